@@ -1,0 +1,65 @@
+import * as v from 'valibot';
+
+const intFromEnv = (fallback: number, min = 0) =>
+  v.pipe(
+    v.optional(v.string(), String(fallback)),
+    v.transform(Number),
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be at least ${min}`),
+  );
+
+const EnvSchema = v.object({
+  AWS_REGION: v.optional(v.string(), 'us-east-1'),
+  TOKENS_TABLE: v.optional(v.string(), 'docrender-dev-tokens'),
+  TEMPLATES_TABLE: v.optional(v.string(), 'docrender-dev-templates'),
+  JOBS_TABLE: v.optional(v.string(), 'docrender-dev-jobs'),
+  FILES_BUCKET: v.optional(v.string(), 'docrender-dev-files'),
+  JOBS_QUEUE_URL: v.optional(v.string(), ''),
+  /** Largest accepted request body in bytes (413 above). */
+  MAX_BODY_BYTES: intFromEnv(5 * 1024 * 1024, 1),
+  /** Time budget of one raw or sync render, kept inside API Gateway's 30 s. */
+  RENDER_TIMEOUT_MS: intFromEnv(25_000, 1000),
+  /** `multi-process` (default) or `single-process` (what @sparticuz/chromium ships for Lambda). */
+  CHROMIUM_MODE: v.optional(v.picklist(['multi-process', 'single-process']), 'multi-process'),
+  /** Use this Chromium binary instead of the one unpacked from @sparticuz/chromium. */
+  CHROMIUM_PATH: v.optional(v.string(), ''),
+  /** Comma-separated host names, IPs or CIDR ranges that may be reached although private. */
+  ALLOW_PRIVATE_HOSTS: v.optional(v.string(), ''),
+});
+
+export type Config = {
+  region: string;
+  tables: { tokens: string; templates: string; jobs: string };
+  filesBucket: string;
+  jobsQueueUrl: string;
+  maxBodyBytes: number;
+  renderTimeoutMs: number;
+  chromiumMode: 'multi-process' | 'single-process';
+  chromiumPath: string | undefined;
+  allowPrivateHosts: string[];
+};
+
+/**
+ * Reads and validates the service configuration from the environment.
+ * Throws at cold start with every problem named, rather than failing later.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = v.safeParse(EnvSchema, env);
+  if (!parsed.success) {
+    const problems = parsed.issues.map((issue) => `${v.getDotPath(issue) ?? '?'} ${issue.message}`);
+    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.output;
+  return {
+    region: e.AWS_REGION,
+    tables: { tokens: e.TOKENS_TABLE, templates: e.TEMPLATES_TABLE, jobs: e.JOBS_TABLE },
+    filesBucket: e.FILES_BUCKET,
+    jobsQueueUrl: e.JOBS_QUEUE_URL,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    renderTimeoutMs: e.RENDER_TIMEOUT_MS,
+    chromiumMode: e.CHROMIUM_MODE,
+    chromiumPath: e.CHROMIUM_PATH || undefined,
+    allowPrivateHosts: e.ALLOW_PRIVATE_HOSTS.split(',').map((s) => s.trim()).filter(Boolean),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Typed errors raised where a failure arises. Each carries the HTTP status it
+ * maps to and whether its message may be shown to the caller; the mapping to
+ * an HTTP response happens once, in `lib/http/error-mapper.ts`.
+ */
+
+/** Map of dotted field paths (e.g. `page.url`) to a human-readable problem. */
+export type FieldErrors = Record<string, string>;
+
+/** Base class: every error the service raises on purpose. */
+export class ServiceError extends Error {
+  readonly statusCode: number;
+  /** When false the caller only sees a generic message (5xx). */
+  readonly expose: boolean;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    message: string,
+    statusCode: number,
+    options: { cause?: unknown; expose?: boolean; headers?: Record<string, string> } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.statusCode = statusCode;
+    this.expose = options.expose ?? statusCode < 500;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400 with the contract's `{message, code, fields}` body. */
+export class ValidationError extends ServiceError {
+  readonly code: string;
+  readonly fields: FieldErrors;
+
+  constructor(fields: FieldErrors, options: { message?: string; code?: string; cause?: unknown } = {}) {
+    super(options.message ?? 'Validation failed', 400, { cause: options.cause });
+    this.code = options.code ?? 'api.validation';
+    this.fields = fields;
+  }
+}
+
+/** The page could not be loaded: DNS failure, refused, blocked, navigation timeout. */
+export class NavigationError extends ValidationError {
+  constructor(reason: string, options: { field?: string; cause?: unknown } = {}) {
+    super({ [options.field ?? 'page.url']: reason }, {
+      message: 'The page could not be loaded',
+      code: 'render.navigation',
+      cause: options.cause,
+    });
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  constructor(message = 'Missing or invalid token') {
+    super(message, 401);
+  }
+}
+
+export class SubscriptionInactiveError extends ServiceError {
+  constructor(message = 'The token has no active subscription') {
+    super(message, 403);
+  }
+}
+
+export class QuotaExceededError extends ServiceError {
+  constructor(message = 'Subscription limit reached') {
+    super(message, 402);
+  }
+}
+
+export class RateLimitedError extends ServiceError {
+  constructor(retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super('Too many requests', 429, { headers: { ...headers, 'retry-after': String(retryAfterSeconds) } });
+  }
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  constructor(limitBytes: number) {
+    super(`Request body too large (limit ${limitBytes} bytes)`, 413);
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(message = 'Not found') {
+    super(message, 404);
+  }
+}
+
+/** The render did not finish inside its time budget. */
+export class RenderTimeoutError extends ServiceError {
+  constructor(budgetMs: number, options: { cause?: unknown } = {}) {
+    super(`Rendering did not finish within ${budgetMs} ms`, 504, { expose: true, cause: options.cause });
+  }
+}
+
+/** Chromium failed for a reason that is ours, not the caller's. */
+export class RenderError extends ServiceError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, 500, { cause: options.cause });
+  }
+}
