@@ -1,0 +1,7 @@
+import { renderDeps, warmRenderer } from '../lib/render-app.js';
+import { rawScreenshotEndpoint } from '../lib/api/raw-render.js';
+
+const deps = renderDeps();
+await warmRenderer(deps);
+
+export const handler = rawScreenshotEndpoint(deps);

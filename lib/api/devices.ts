@@ -1,0 +1,10 @@
+import type { AppDeps } from '../app.js';
+import { httpEndpoint } from '../http/http-endpoint.js';
+import { json } from '../http/responses.js';
+import { listDevices } from '../devices.js';
+
+/** `GET /v1/devices`: every screenshot device preset with its viewport. */
+export function devicesEndpoint(deps: Pick<AppDeps, 'config' | 'tokens' | 'logger'>) {
+  const body = { data: listDevices() };
+  return httpEndpoint({ name: 'devices', handle: async () => json(200, body) }, deps);
+}

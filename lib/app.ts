@@ -1,0 +1,34 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { loadConfig, type Config } from './config.js';
+import { createAwsClients, type AwsClients } from './aws/clients.js';
+import { createDynamoTokenStore } from './aws/dynamo-token-store.js';
+import type { TokenStore } from './tokens/token-store.js';
+
+/** Everything the handlers share within one container (one Lambda execution environment). */
+export type AppDeps = {
+  config: Config;
+  logger: Logger;
+  clients: AwsClients;
+  tokens: TokenStore;
+};
+
+let deps: AppDeps | undefined;
+
+/**
+ * The container's dependencies, built once on first use from the environment:
+ * config (validated, so a bad setting fails the cold start), AWS clients and
+ * stores. The browser lives in `render-app.ts` so that functions which do not
+ * render never load Chromium. Tests build their own instead.
+ */
+export function appDeps(): AppDeps {
+  if (deps) return deps;
+  const config = loadConfig();
+  const clients = createAwsClients(config);
+  deps = {
+    config,
+    logger: new Logger({ serviceName: 'docrender' }),
+    clients,
+    tokens: createDynamoTokenStore(clients.dynamo, config.tables.tokens),
+  };
+  return deps;
+}

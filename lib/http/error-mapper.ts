@@ -1,0 +1,36 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { ServiceError, ValidationError } from '../errors.js';
+import { json } from './responses.js';
+import type { HttpEvent, HttpResult } from './types.js';
+
+/**
+ * Turns any error into the contract's response shape: 400 carries
+ * `{message, code, fields}`, every other status only `{message}`. Errors not
+ * raised on purpose, and every 5xx whose message is not meant for callers,
+ * become a plain 500 so internals never leak. Register it first so its
+ * `onError` runs last.
+ */
+export function errorMapper(opts: { logger: Logger }): MiddlewareObj<HttpEvent, HttpResult> {
+  return {
+    onError: async (request) => {
+      if (request.response && request.error === null) return;
+      const error = request.error;
+      request.response = toResponse(error, opts.logger);
+    },
+  };
+}
+
+/** The HTTP response for an error (exported for handlers that build responses outside middy). */
+export function toResponse(error: unknown, logger?: Logger): HttpResult {
+  if (error instanceof ValidationError) {
+    return json(400, { message: error.message, code: error.code, fields: error.fields }, error.headers);
+  }
+  if (error instanceof ServiceError) {
+    if (error.statusCode >= 500) logger?.error('request failed', { error });
+    const message = error.expose ? error.message : 'Internal server error';
+    return json(error.statusCode, { message }, error.headers);
+  }
+  logger?.error('unexpected error', { error: error as Error });
+  return json(500, { message: 'Internal server error' });
+}

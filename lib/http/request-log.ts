@@ -1,0 +1,36 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { CallerContext } from './http-endpoint.js';
+import type { HttpEvent, HttpResult } from './types.js';
+
+/**
+ * One structured log line per request: route, status, duration, account and
+ * the phase timings the endpoint reported. Never the token, body or headers.
+ */
+export function requestLog(opts: { logger: Logger; endpoint: string }): MiddlewareObj<HttpEvent, HttpResult, Error, CallerContext> {
+  const started = new WeakMap<object, number>();
+  const write = (request: { event: HttpEvent; context: CallerContext; response: HttpResult | null | undefined; error: Error | null }) => {
+    const start = started.get(request.event) ?? performance.now();
+    const status = request.response?.statusCode ?? 500;
+    const entry = {
+      endpoint: opts.endpoint,
+      method: request.event.requestContext?.http?.method,
+      path: request.event.rawPath,
+      status,
+      durationMs: Math.round(performance.now() - start),
+      accountId: request.context.caller?.accountId,
+      requestId: request.event.requestContext?.requestId,
+      timings: request.context.timings,
+      ...(request.error && status >= 400 ? { error: request.error.name } : {}),
+    };
+    if (status >= 500) opts.logger.error('request', entry);
+    else opts.logger.info('request', entry);
+  };
+  return {
+    before: async (request) => {
+      started.set(request.event, performance.now());
+    },
+    after: async (request) => write(request),
+    onError: async (request) => write(request),
+  };
+}

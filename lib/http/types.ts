@@ -1,0 +1,22 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { TokenRecord } from '../tokens/token-store.js';
+
+/** API Gateway HTTP API (payload 2.0) request, as every HTTP handler receives it. */
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers?: Record<string, string> };
+
+/** Who is calling: set by the auth middleware before any handler logic runs. */
+export type Caller = {
+  accountId: string;
+  token: TokenRecord;
+};
+
+/** What the stack hands to an endpoint's logic once auth, size and validation passed. */
+export type HttpRequest<Body> = {
+  event: HttpEvent;
+  context: Context;
+  caller: Caller;
+  body: Body;
+  params: Record<string, string>;
+  query: Record<string, string>;
+};

@@ -1,0 +1,141 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { b64, startService, type RunningService } from '../helpers/service.js';
+import { pdfFillColors, pdfStructure, pdfTextPositions, readPdf } from '../helpers/documents.js';
+
+const threePages = `<html><head><title>Report</title></head><body>
+  <h1>Section one</h1><div style="height: 9in"></div>
+  <h1>Section two</h1><div style="height: 9in"></div>
+  <h1>Section three</h1></body></html>`;
+
+describe('POST /v1/pdf (raw)', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startService();
+  });
+  after(async () => {
+    await service?.stop();
+  });
+
+  const render = async (body: unknown) => {
+    const res = await service.request('/v1/pdf', { json: body });
+    const data = new Uint8Array(await res.arrayBuffer());
+    if (res.status !== 200) assert.fail(`status ${res.status}: ${Buffer.from(data).toString()}`);
+    assert.equal(res.headers.get('content-type'), 'application/pdf');
+    return data;
+  };
+
+  it('renders base64 HTML to an A4 PDF whose footer numbers the pages "1 / 3"', async () => {
+    const data = await render({
+      page: { html: b64(threePages) },
+      pdf: {
+        format: 'a4',
+        displayHeaderFooter: true,
+        footerHtml: b64('<div style="font-size:10px;width:100%;text-align:center"><span class="pageNumber"></span> / <span class="totalPages"></span></div>'),
+      },
+    });
+    const pdf = await readPdf(data);
+    assert.equal(pdf.pageCount, 3);
+    assert.deepEqual(pdf.pages[0], { width: 8.27, height: 11.69 });
+    assert.match(pdf.text[0] ?? '', /1 \/ 3/);
+    assert.match(pdf.text[2] ?? '', /3 \/ 3/);
+    assert.match(pdf.text[1] ?? '', /Section two/);
+  });
+
+  it('defaults to US letter, untagged and without outline', async () => {
+    const data = await render({ page: { html: b64('<h1>Plain</h1>') } });
+    const pdf = await readPdf(data);
+    assert.deepEqual(pdf.pages[0], { width: 8.5, height: 11 });
+    assert.deepEqual(await pdfStructure(data), { outline: false, tagged: false });
+  });
+
+  for (const [format, size] of [
+    ['legal', { width: 8.5, height: 14 }],
+    ['tabloid', { width: 11, height: 17 }],
+    ['a5', { width: 5.83, height: 8.27 }],
+    ['a3', { width: 11.69, height: 16.54 }],
+  ] as const) {
+    it(`uses format ${format}`, async () => {
+      const pdf = await readPdf(await render({ page: { html: b64('<p>x</p>') }, pdf: { format } }));
+      assert.deepEqual(pdf.pages[0], size);
+    });
+  }
+
+  it('swaps width and height with landscape', async () => {
+    const pdf = await readPdf(await render({ page: { html: b64('<p>x</p>') }, pdf: { format: 'a4', landscape: true } }));
+    assert.deepEqual(pdf.pages[0], { width: 11.69, height: 8.27 });
+  });
+
+  it('takes width and height with units or as CSS pixels, and lets format win over them', async () => {
+    const withUnits = await readPdf(await render({ page: { html: b64('<p>x</p>') }, pdf: { width: '5in', height: '7in' } }));
+    assert.deepEqual(withUnits.pages[0], { width: 5, height: 7 });
+    const pixels = await readPdf(await render({ page: { html: b64('<p>x</p>') }, pdf: { width: 480, height: 672 } }));
+    assert.deepEqual(pixels.pages[0], { width: 5, height: 7 });
+    const formatWins = await readPdf(await render({ page: { html: b64('<p>x</p>') }, pdf: { format: 'a5', width: '5in', height: '7in' } }));
+    assert.deepEqual(formatWins.pages[0], { width: 5.83, height: 8.27 });
+  });
+
+  it('honours a CSS @page size with preferCSSPageSize', async () => {
+    const page = { html: b64('<style>@page { size: 4in 6in; }</style><p>x</p>') };
+    const preferred = await readPdf(await render({ page, pdf: { preferCSSPageSize: true } }));
+    assert.deepEqual(preferred.pages[0], { width: 4, height: 6 });
+  });
+
+  it('prints only the requested pageRanges', async () => {
+    const pdf = await readPdf(await render({ page: { html: b64(threePages) }, pdf: { pageRanges: '2-3' } }));
+    assert.equal(pdf.pageCount, 2);
+    assert.match(pdf.text[0] ?? '', /Section two/);
+  });
+
+  it('scales the content down with scale', async () => {
+    const tall = b64('<div style="height: 14in">tall</div>');
+    assert.equal((await readPdf(await render({ page: { html: tall } }))).pageCount, 2);
+    assert.equal((await readPdf(await render({ page: { html: tall }, pdf: { scale: 0.5 } }))).pageCount, 1);
+  });
+
+  it('shows a header template with the document title', async () => {
+    const pdf = await readPdf(await render({
+      page: { html: b64(threePages) },
+      pdf: { displayHeaderFooter: true, headerHtml: b64('<div style="font-size:10px">Title: <span class="title"></span></div>') },
+    }));
+    assert.match(pdf.text[0] ?? '', /Title: Report/);
+  });
+
+  it('applies margins', async () => {
+    const items = await pdfTextPositions(await render({
+      page: { html: b64('<p style="margin:0">Margined</p>') },
+      pdf: { margin: { left: '2in', top: '1in', right: '0', bottom: '0' } },
+    }));
+    const text = items.find((item) => item.str.includes('Margined'));
+    assert.ok(text);
+    assert.ok(text.x >= 143 && text.x < 160, `text starts 2in (144pt) from the left, got ${text.x}`);
+  });
+
+  it('prints backgrounds only with printBackground', async () => {
+    const page = { html: b64('<body style="background:#ff0000"><p>red</p></body>') };
+    assert.equal((await pdfFillColors(await render({ page }))).has('#ff0000'), false);
+    assert.equal((await pdfFillColors(await render({ page, pdf: { printBackground: true } }))).has('#ff0000'), true);
+  });
+
+  it('drops the default white background with omitBackground', async () => {
+    const page = { html: b64('<p>transparent</p>') };
+    const colors = await pdfFillColors(await render({ page, pdf: { printBackground: true, omitBackground: true } }));
+    assert.equal(colors.has('#ffffff'), false);
+  });
+
+  it('adds an outline with outline, and tags with tagged', async () => {
+    const page = { html: b64('<h1>One</h1><p>a</p><h2>Two</h2><p>b</p>') };
+    assert.deepEqual(await pdfStructure(await render({ page, pdf: { outline: true } })), { outline: true, tagged: true });
+    assert.deepEqual(await pdfStructure(await render({ page, pdf: { tagged: true } })), { outline: false, tagged: true });
+  });
+
+  it('keeps a 20-page PDF small because it is untagged by default', async () => {
+    const rows = Array.from({ length: 900 }, (_, i) => `<tr><td>${i}</td><td>Row ${i}</td><td>${i * 3}</td></tr>`).join('');
+    const page = { html: b64(`<table>${rows}</table>`) };
+    const untagged = await render({ page });
+    const tagged = await render({ page, pdf: { tagged: true } });
+    const info = await readPdf(untagged);
+    assert.ok(info.pageCount >= 15, `${info.pageCount} pages`);
+    assert.ok(untagged.length * 3 < tagged.length, `untagged ${untagged.length} B vs tagged ${tagged.length} B`);
+  });
+});

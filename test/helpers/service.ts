@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export type RunningService = {
+  baseUrl: string;
+  token: string;
+  /** All output so far (for diagnosing a failed test). */
+  output: () => string;
+  /** Calls the API with the printed token unless `token: null` or another is given. */
+  request: (path: string, init?: RequestInit & { json?: unknown; token?: string | null }) => Promise<Response>;
+  stop: () => Promise<void>;
+};
+
+/**
+ * Starts the whole local service exactly as `npm start` does (emulators,
+ * provisioning, HTTP API, real Chromium) on a free port, and waits until it
+ * prints its base URL and token.
+ */
+export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const { baseUrl, token } = await waitForReady(child, () => out, 60_000);
+  const request: RunningService['request'] = (path, init = {}) => {
+    const { json, token: override, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    const bearer = override === undefined ? token : override;
+    if (bearer !== null) headers.set('authorization', `Bearer ${bearer}`);
+    if (json !== undefined) headers.set('content-type', 'application/json');
+    return fetch(baseUrl + path, {
+      method: json !== undefined ? 'POST' : 'GET',
+      ...rest,
+      headers,
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+      redirect: 'manual',
+    });
+  };
+  return {
+    baseUrl,
+    token,
+    output: () => out,
+    request,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await once(child, 'exit');
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitForReady(child: ChildProcess, output: () => string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const text = output();
+    const url = /DocRender API listening on (http:\/\/\S+)/.exec(text)?.[1];
+    const token = /^Token: (\S+)$/m.exec(text)?.[1];
+    if (url && token) return { baseUrl: url.replace(/\/$/, ''), token };
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`service did not become ready in ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Base64 of a UTF-8 string, as the API expects for html fields. */
+export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
