@@ -1,0 +1,597 @@
+/**
+ * Valibot schemas of the render options of interface.md (`page`,
+ * `screenshot`, `pdf`, `storage`, `webhook`) with the limits of
+ * decisions.md. Every object is closed: an unknown key is a 400 naming it
+ * ("Unknown field"). Fields are optional and nullable unless the contract
+ * requires them. Schemas are built once, at module load.
+ */
+import * as v from 'valibot';
+import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import { tryDecodeBase64Text } from './base64-text.js';
+import { closedObject, isPlainObject } from './closed-object.js';
+import { httpUrl } from './http-url.js';
+
+// ---------------------------------------------------------------------------
+// Limits the contract leaves open (documented in the README's API section)
+// ---------------------------------------------------------------------------
+
+/**
+ * Longest wait a page may ask for (selector, function, polling): the whole
+ * render of a raw or sync request must fit its 25 s budget inside API
+ * Gateway's 30 s, so a longer wait could never end in "the request continues".
+ */
+export const MAX_WAIT_TIMEOUT_MS = 25_000;
+/** Fastest `waitForFunction` polling interval: faster only burns the render's CPU. */
+export const MIN_POLLING_MS = 10;
+/** Largest screenshot edge in device pixels (Chromium's maximum texture size). */
+export const MAX_IMAGE_PIXELS = 16_384;
+/** Largest `deviceScaleFactor` / `clip.scale`. */
+export const MAX_SCALE_FACTOR = 4;
+/** Largest paper edge or margin: 200 in, the largest page a PDF may declare (14 400 pt). */
+export const MAX_PAPER_INCHES = 200;
+/** Largest `overlay.margin` and `overlay.screenshotBorderRadius`, in CSS pixels. */
+export const MAX_OVERLAY_PX = 1000;
+/**
+ * What a `viewport` that omits a size means: the default device's CSS size
+ * (1536×960) at scale factor 1, as for any custom viewport.
+ */
+export const VIEWPORT_FALLBACK = {
+  width: DEFAULT_DEVICE.viewport.width,
+  height: DEFAULT_DEVICE.viewport.height,
+  deviceScaleFactor: 1,
+} as const;
+
+const MAX_SELECTOR_LENGTH = 1024;
+const MAX_METADATA_BYTES = 1024;
+
+// ---------------------------------------------------------------------------
+// Building blocks
+// ---------------------------------------------------------------------------
+
+const StringSchema = v.string('Must be a string');
+const BooleanSchema = v.boolean('Must be a boolean');
+
+function numberBetween(min: number, max: number) {
+  return v.pipe(
+    v.number('Must be a number'),
+    v.minValue(min, `Must be at least ${min}`),
+    v.maxValue(max, `Must be at most ${max}`),
+  );
+}
+
+function integerBetween(min: number, max: number) {
+  return v.pipe(
+    v.number('Must be a number'),
+    v.integer('Must be a whole number'),
+    v.minValue(min, `Must be at least ${min}`),
+    v.maxValue(max, `Must be at most ${max}`),
+  );
+}
+
+function positiveNumberUpTo(max: number) {
+  return v.pipe(
+    v.number('Must be a number'),
+    v.gtValue(0, 'Must be greater than 0'),
+    v.maxValue(max, `Must be at most ${max}`),
+  );
+}
+
+function textBetween(min: number, max: number) {
+  return v.pipe(
+    StringSchema,
+    v.minLength(min, min === 1 ? 'Must not be empty' : `Must be at least ${min} characters`),
+    v.maxLength(max, `Must be at most ${max} characters`),
+  );
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return v.picklist(values, `Must be one of: ${values.join(', ')}`);
+}
+
+function base64Problem(encoded: string, allowEmpty: boolean): string | undefined {
+  const result = tryDecodeBase64Text(encoded);
+  if (!result.ok) return result.problem;
+  if (!allowEmpty && result.text.length === 0) return 'Must not be empty';
+  return undefined;
+}
+
+/** Base64 UTF-8 text; the output is the base64 string exactly as sent. */
+function base64Text(allowEmpty: boolean) {
+  return v.pipe(
+    StringSchema,
+    v.check(
+      (encoded) => base64Problem(encoded, allowEmpty) === undefined,
+      (issue) => base64Problem(issue.input, allowEmpty) ?? 'Must be valid base64',
+    ),
+  );
+}
+
+const JsonObjectSchema = v.custom<Record<string, unknown>>(isPlainObject, 'Must be a JSON object');
+
+// RFC 9110 token; values may not break the header line.
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+const HeadersSchema = v.pipe(
+  JsonObjectSchema,
+  v.record(
+    v.pipe(v.string(), v.regex(HEADER_NAME, 'Must be a valid HTTP header name')),
+    v.pipe(StringSchema, v.regex(HEADER_VALUE, 'Must not contain line breaks')),
+  ),
+);
+
+/** Record of strings, for `webhook.metadata`. */
+const StringRecordSchema = v.pipe(JsonObjectSchema, v.record(v.string(), StringSchema));
+
+// ---------------------------------------------------------------------------
+// Time zones
+// ---------------------------------------------------------------------------
+
+const CANONICAL_TIME_ZONES = new Set(Intl.supportedValuesOf('timeZone'));
+
+function resolveTimeZone(timeZone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An ICU zone ID as Chromium's timezone emulation understands it: canonical
+ * IDs and their aliases (`UTC`, `US/Eastern`) in their proper spelling.
+ * Offsets such as `+01:00` pass `Intl` but Chromium ignores them, and
+ * Chromium does not match names case-insensitively (`utc` becomes an
+ * unknown zone), so both are refused.
+ */
+function isIcuTimeZone(timeZone: string): boolean {
+  if (CANONICAL_TIME_ZONES.has(timeZone)) return true;
+  if (!/^[A-Za-z]/.test(timeZone)) return false;
+  const resolved = resolveTimeZone(timeZone);
+  if (resolved === undefined) return false;
+  if (resolved.toLowerCase() === timeZone.toLowerCase()) return resolved === timeZone;
+  return timeZone.split('/').every((part) => /^[A-Z]/.test(part));
+}
+
+function timeZoneMessage(timeZone: string): string {
+  const resolved = resolveTimeZone(timeZone);
+  if (resolved !== undefined && resolved !== timeZone && resolved.toLowerCase() === timeZone.toLowerCase()) {
+    return `Unknown time zone; did you mean ${resolved}?`;
+  }
+  return 'Unknown time zone; use an ICU time zone ID such as Europe/Paris';
+}
+
+const TimeZoneSchema = v.pipe(
+  StringSchema,
+  v.maxLength(64, 'Must be at most 64 characters'),
+  v.check(isIcuTimeZone, (issue) => timeZoneMessage(issue.input)),
+);
+
+// ---------------------------------------------------------------------------
+// CSS strings of the overlay
+// ---------------------------------------------------------------------------
+
+// Enough for colours, gradients and filter functions; without `;`, `{`, `}`,
+// `<`, quotes, `\`, `*` or `!` a value cannot end its declaration, open a
+// rule, a comment or an HTML tag.
+const CSS_VALUE = /^[A-Za-z0-9#%.,()+\-/ ]*$/;
+// `url()` would load an arbitrary resource past the checks on the image URL.
+const CSS_URL_FUNCTION = /url\s*\(/i;
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+function cssValueProblem(value: string): string | undefined {
+  if (!CSS_VALUE.test(value)) {
+    return 'May contain only letters, digits, spaces and # % . , ( ) + - /';
+  }
+  if (CSS_URL_FUNCTION.test(value)) return 'Must not use url(); give the image URL alone';
+  return undefined;
+}
+
+const BackgroundUrlSchema = httpUrl('image URL');
+
+/** `overlay.background`: a colour, a gradient, or an http(s) image URL. */
+function backgroundProblem(background: string): string | undefined {
+  if (SCHEME.test(background.trim())) {
+    const parsed = v.safeParse(BackgroundUrlSchema, background);
+    return parsed.success ? undefined : parsed.issues[0].message;
+  }
+  return cssValueProblem(background);
+}
+
+const BackgroundSchema = v.pipe(
+  StringSchema,
+  v.maxLength(2048, 'Must be at most 2048 characters'),
+  v.check(
+    (background) => backgroundProblem(background) === undefined,
+    (issue) => backgroundProblem(issue.input) ?? 'Invalid background',
+  ),
+);
+
+const CssFilterSchema = v.pipe(
+  StringSchema,
+  v.maxLength(512, 'Must be at most 512 characters'),
+  v.check(
+    (filter) => cssValueProblem(filter) === undefined,
+    (issue) => cssValueProblem(issue.input) ?? 'Invalid filter',
+  ),
+);
+
+// ---------------------------------------------------------------------------
+// PDF lengths and page ranges
+// ---------------------------------------------------------------------------
+
+const PX_PER_UNIT = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 } as const;
+const MAX_PAPER_PX = MAX_PAPER_INCHES * 96;
+// What puppeteer's paper-size parser reads: a number, optionally a unit.
+const PAPER_LENGTH = /^(\d+(?:\.\d+)?|\.\d+)(px|in|cm|mm)?$/i;
+
+function paperLengthInPx(length: string): number {
+  const match = PAPER_LENGTH.exec(length);
+  if (!match) return Number.NaN;
+  const unit = (match[2]?.toLowerCase() ?? 'px') as keyof typeof PX_PER_UNIT;
+  return Number(match[1]) * PX_PER_UNIT[unit];
+}
+
+/** A paper length: a number of CSS pixels or a string such as `"210mm"`. */
+function paperLength(allowZero: boolean) {
+  return v.union(
+    [
+      v.pipe(
+        v.number(),
+        v.check((length) => (allowZero ? length >= 0 : length > 0), allowZero ? 'Must be at least 0' : 'Must be greater than 0'),
+        v.maxValue(MAX_PAPER_PX, `Must be at most ${MAX_PAPER_PX} (${MAX_PAPER_INCHES}in)`),
+      ),
+      v.pipe(
+        v.string(),
+        v.regex(PAPER_LENGTH, 'Must be a number followed by px, in, cm or mm, e.g. "210mm"'),
+        v.check((length) => allowZero || paperLengthInPx(length) > 0, 'Must be greater than 0'),
+        v.check((length) => paperLengthInPx(length) <= MAX_PAPER_PX, `Must be at most ${MAX_PAPER_INCHES}in`),
+      ),
+    ],
+    'Must be a number of CSS pixels or a string such as "210mm" (px, in, cm or mm)',
+  );
+}
+
+// Chromium's syntax: single pages and ranges, open at either end ("-3", "5-").
+const PAGE_RANGE = /^(?:(\d+)(?:-(\d*))?|-(\d+))$/;
+
+function pageRangesProblem(ranges: string): string | undefined {
+  if (ranges.trim() === '') return undefined;
+  for (const part of ranges.split(',')) {
+    const match = PAGE_RANGE.exec(part.trim());
+    if (!match) return 'Must be pages and ranges separated by commas, e.g. "1-5, 8, 11-13"';
+    const [, first, last, upTo] = match;
+    const numbers = [first, last, upTo].filter((n): n is string => n !== undefined && n !== '').map(Number);
+    if (numbers.some((page) => page < 1)) return 'Page numbers start at 1';
+    if (first !== undefined && last && Number(first) > Number(last)) {
+      return `Range ${part.trim()} ends before it starts`;
+    }
+  }
+  return undefined;
+}
+
+const PageRangesSchema = v.pipe(
+  StringSchema,
+  v.maxLength(1000, 'Must be at most 1000 characters'),
+  v.check(
+    (ranges) => pageRangesProblem(ranges) === undefined,
+    (issue) => pageRangesProblem(issue.input) ?? 'Invalid page ranges',
+  ),
+);
+
+export const PAPER_FORMATS = [
+  'letter', 'legal', 'tabloid', 'ledger', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6',
+] as const;
+
+/** Lower-case names as in the contract; `A4` or `Letter` are accepted and lower-cased. */
+const PaperFormatSchema = v.pipe(
+  v.string(`Must be one of: ${PAPER_FORMATS.join(', ')}`),
+  v.toLowerCase(),
+  oneOf(PAPER_FORMATS),
+);
+
+// ---------------------------------------------------------------------------
+// page
+// ---------------------------------------------------------------------------
+
+/** Cookie added to the page before it loads. */
+export const CookieSchema = closedObject({
+  name: v.pipe(StringSchema, v.nonEmpty('Must not be empty')),
+  value: StringSchema,
+  domain: v.nullish(StringSchema),
+  url: v.nullish(httpUrl()),
+  path: v.nullish(StringSchema),
+  secure: v.nullish(BooleanSchema),
+  httpOnly: v.nullish(BooleanSchema),
+  sameSite: v.nullish(oneOf(['Strict', 'Lax', 'None'])),
+  // Unix seconds; -1 is how Chromium writes a session cookie.
+  expires: v.nullish(v.pipe(v.number('Must be a number'), v.minValue(-1, 'Must be at least -1'))),
+});
+
+const WaitForSelectorOptionsSchema = v.pipe(
+  closedObject({
+    visible: v.nullish(BooleanSchema),
+    hidden: v.nullish(BooleanSchema),
+    timeout: v.nullish(integerBetween(0, MAX_WAIT_TIMEOUT_MS)),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['visible'], ['hidden']],
+      (options) => !(options.visible === true && options.hidden === true),
+      'Cannot be combined with visible',
+    ),
+    ['hidden'],
+  ),
+);
+
+const selectorEntries = {
+  selector: textBetween(1, MAX_SELECTOR_LENGTH),
+  options: v.nullish(WaitForSelectorOptionsSchema),
+};
+
+/** Wait for a CSS selector before rendering; the render continues after `timeout`. */
+export const WaitForSelectorSchema = closedObject(selectorEntries);
+
+const PollingSchema = v.union(
+  [oneOf(['raf', 'mutation']), integerBetween(MIN_POLLING_MS, MAX_WAIT_TIMEOUT_MS)],
+  `Must be raf, mutation or a number of milliseconds (${MIN_POLLING_MS} to ${MAX_WAIT_TIMEOUT_MS})`,
+);
+
+const functionEntries = {
+  pageFunction: textBetween(1, MAX_SELECTOR_LENGTH),
+  options: v.nullish(
+    closedObject({
+      polling: v.nullish(PollingSchema),
+      timeout: v.nullish(integerBetween(0, MAX_WAIT_TIMEOUT_MS)),
+    }),
+  ),
+};
+
+/** Wait for a JavaScript expression to be truthy; the render continues after `timeout`. */
+export const WaitForFunctionSchema = closedObject(functionEntries);
+
+const AuthenticationSchema = closedObject({
+  username: StringSchema,
+  password: StringSchema,
+});
+
+const pageEntries = {
+  url: v.nullish(httpUrl()),
+  html: v.nullish(base64Text(false)),
+  htmlTemplate: v.nullish(base64Text(false)),
+  templateData: v.nullish(JsonObjectSchema),
+  waitUntil: v.nullish(oneOf(['auto', 'load', 'domcontentloaded', 'networkidle0', 'networkidle2'])),
+  waitForMilliseconds: v.nullish(numberBetween(0, 5000)),
+  waitForSelector: v.nullish(WaitForSelectorSchema),
+  waitForFunction: v.nullish(WaitForFunctionSchema),
+  headers: v.nullish(HeadersSchema),
+  adblock: v.nullish(BooleanSchema),
+  javascript: v.nullish(BooleanSchema),
+  cookies: v.nullish(v.array(CookieSchema, 'Must be an array')),
+  authentication: v.nullish(AuthenticationSchema),
+  colorScheme: v.nullish(
+    v.pipe(
+      StringSchema,
+      v.maxLength(20, 'Must be at most 20 characters'),
+      oneOf(['light', 'dark', 'no-preference']),
+    ),
+  ),
+  mediaType: v.nullish(oneOf(['screen', 'print'])),
+  timezone: v.nullish(TimeZoneSchema),
+};
+
+/**
+ * The fields of `page`, each checked on its own. Which page source must be
+ * present is decided per endpoint (see render-requests.ts).
+ */
+export const PageOptionsSchema = closedObject(pageEntries);
+
+/**
+ * `page` of a template render: merged key by key over the stored page, so
+ * the required fields of nested objects may come from the template.
+ */
+export const PageOverridesSchema = closedObject({
+  ...pageEntries,
+  waitForSelector: v.nullish(closedObject({ ...selectorEntries, selector: v.nullish(selectorEntries.selector) })),
+  waitForFunction: v.nullish(
+    closedObject({ ...functionEntries, pageFunction: v.nullish(functionEntries.pageFunction) }),
+  ),
+});
+
+// ---------------------------------------------------------------------------
+// screenshot
+// ---------------------------------------------------------------------------
+
+const DeviceNameSchema = v.pipe(
+  StringSchema,
+  v.check((name) => findDevice(name) !== undefined, 'Unknown device; see GET /v1/devices'),
+);
+
+/**
+ * A custom viewport. Omitted sizes fall back to the default device's CSS size
+ * (1536×960) at scale factor 1; omitted booleans are false.
+ */
+export const ViewportSchema = v.pipe(
+  closedObject({
+    width: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
+    height: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
+    deviceScaleFactor: v.nullish(numberBetween(0.1, MAX_SCALE_FACTOR)),
+    isMobile: v.nullish(BooleanSchema),
+    hasTouch: v.nullish(BooleanSchema),
+    isLandscape: v.nullish(BooleanSchema),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['width'], ['deviceScaleFactor']],
+      (viewport) =>
+        (viewport.width ?? VIEWPORT_FALLBACK.width) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
+      `Width × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
+    ),
+    ['width'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['height'], ['deviceScaleFactor']],
+      (viewport) =>
+        (viewport.height ?? VIEWPORT_FALLBACK.height) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
+      `Height × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
+    ),
+    ['height'],
+  ),
+);
+
+const clipEntries = {
+  x: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),
+  y: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),
+  width: positiveNumberUpTo(MAX_IMAGE_PIXELS),
+  height: positiveNumberUpTo(MAX_IMAGE_PIXELS),
+  scale: v.nullish(positiveNumberUpTo(MAX_SCALE_FACTOR)),
+};
+
+/** Region to capture, in CSS pixels. x, y, width and height are required: a region needs all four. */
+export const ClipSchema = closedObject(clipEntries);
+
+/** Frame composed around the screenshot (decisions.md "Smart defaults"). */
+export const OverlaySchema = closedObject({
+  background: v.nullish(BackgroundSchema),
+  filter: v.nullish(CssFilterSchema),
+  margin: v.nullish(numberBetween(0, MAX_OVERLAY_PX)),
+  browser: v.nullish(oneOf(['light', 'dark'])),
+  screenshotBorderRadius: v.nullish(numberBetween(0, MAX_OVERLAY_PX)),
+});
+
+const screenshotEntries = {
+  type: v.nullish(oneOf(['png', 'jpeg', 'webp'])),
+  device: v.nullish(DeviceNameSchema),
+  viewport: v.nullish(ViewportSchema),
+  fullPage: v.nullish(BooleanSchema),
+  fromSurface: v.nullish(BooleanSchema),
+  omitBackground: v.nullish(BooleanSchema),
+  optimizeForSpeed: v.nullish(BooleanSchema),
+  quality: v.nullish(integerBetween(0, 100)),
+  captureBeyondViewport: v.nullish(BooleanSchema),
+  clip: v.nullish(ClipSchema),
+  element: v.nullish(textBetween(1, MAX_SELECTOR_LENGTH)),
+  overlay: v.nullish(OverlaySchema),
+};
+
+/** Screenshot options with their cross-field rules (quality vs png, overlay vs fullPage). */
+export const ScreenshotOptionsSchema = v.pipe(
+  closedObject(screenshotEntries),
+  v.forward(
+    v.partialCheck(
+      [['type'], ['quality']],
+      (screenshot) => screenshot.quality == null || (screenshot.type ?? 'png') !== 'png',
+      'Not applicable to png',
+    ),
+    ['quality'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['overlay'], ['fullPage']],
+      (screenshot) => screenshot.overlay == null || screenshot.fullPage !== true,
+      'Cannot be used together with fullPage',
+    ),
+    ['overlay'],
+  ),
+);
+
+/**
+ * `screenshot` of a template render: merged over the stored options, so the
+ * cross-field rules wait for the merge and `clip` may be partial.
+ */
+export const ScreenshotOverridesSchema = closedObject({
+  ...screenshotEntries,
+  clip: v.nullish(
+    closedObject({
+      ...clipEntries,
+      x: v.nullish(clipEntries.x),
+      y: v.nullish(clipEntries.y),
+      width: v.nullish(clipEntries.width),
+      height: v.nullish(clipEntries.height),
+    }),
+  ),
+});
+
+// ---------------------------------------------------------------------------
+// pdf, storage, webhook
+// ---------------------------------------------------------------------------
+
+const PdfMarginSchema = closedObject({
+  top: v.nullish(paperLength(true)),
+  bottom: v.nullish(paperLength(true)),
+  left: v.nullish(paperLength(true)),
+  right: v.nullish(paperLength(true)),
+});
+
+/** PDF options. Nothing here depends on another field, so templates reuse it as is. */
+export const PdfOptionsSchema = closedObject({
+  scale: v.nullish(numberBetween(0.1, 2)),
+  displayHeaderFooter: v.nullish(BooleanSchema),
+  headerHtml: v.nullish(base64Text(true)),
+  footerHtml: v.nullish(base64Text(true)),
+  printBackground: v.nullish(BooleanSchema),
+  landscape: v.nullish(BooleanSchema),
+  pageRanges: v.nullish(PageRangesSchema),
+  format: v.nullish(PaperFormatSchema),
+  width: v.nullish(paperLength(false)),
+  height: v.nullish(paperLength(false)),
+  preferCSSPageSize: v.nullish(BooleanSchema),
+  margin: v.nullish(PdfMarginSchema),
+  omitBackground: v.nullish(BooleanSchema),
+  outline: v.nullish(BooleanSchema),
+  tagged: v.nullish(BooleanSchema),
+});
+
+/** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
+export const StorageOptionsSchema = closedObject({
+  preSignedUrl: httpUrl('pre-signed URL'),
+});
+
+/** The webhook called when an async job ends. */
+export const WebhookOptionsSchema = closedObject({
+  url: httpUrl('webhook URL'),
+  receiveType: v.nullish(oneOf(['base64', 'URL'])),
+  method: v.nullish(oneOf(['POST', 'PUT'])),
+  headers: v.nullish(HeadersSchema),
+  metadata: v.nullish(
+    v.pipe(
+      StringRecordSchema,
+      v.check(
+        (metadata) => Buffer.byteLength(JSON.stringify(metadata)) <= MAX_METADATA_BYTES,
+        `Must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
+      ),
+    ),
+  ),
+});
+
+// ---------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------
+
+export type PageOptionsInput = v.InferInput<typeof PageOptionsSchema>;
+export type PageOptionsOutput = v.InferOutput<typeof PageOptionsSchema>;
+export type PageOverridesInput = v.InferInput<typeof PageOverridesSchema>;
+export type PageOverridesOutput = v.InferOutput<typeof PageOverridesSchema>;
+export type CookieInput = v.InferInput<typeof CookieSchema>;
+export type CookieOutput = v.InferOutput<typeof CookieSchema>;
+export type WaitForSelectorInput = v.InferInput<typeof WaitForSelectorSchema>;
+export type WaitForSelectorOutput = v.InferOutput<typeof WaitForSelectorSchema>;
+export type WaitForFunctionInput = v.InferInput<typeof WaitForFunctionSchema>;
+export type WaitForFunctionOutput = v.InferOutput<typeof WaitForFunctionSchema>;
+export type PdfOptionsInput = v.InferInput<typeof PdfOptionsSchema>;
+export type PdfOptionsOutput = v.InferOutput<typeof PdfOptionsSchema>;
+export type ScreenshotOptionsInput = v.InferInput<typeof ScreenshotOptionsSchema>;
+export type ScreenshotOptionsOutput = v.InferOutput<typeof ScreenshotOptionsSchema>;
+export type ScreenshotOverridesInput = v.InferInput<typeof ScreenshotOverridesSchema>;
+export type ScreenshotOverridesOutput = v.InferOutput<typeof ScreenshotOverridesSchema>;
+export type ViewportInput = v.InferInput<typeof ViewportSchema>;
+export type ViewportOutput = v.InferOutput<typeof ViewportSchema>;
+export type ClipInput = v.InferInput<typeof ClipSchema>;
+export type ClipOutput = v.InferOutput<typeof ClipSchema>;
+export type OverlayInput = v.InferInput<typeof OverlaySchema>;
+export type OverlayOutput = v.InferOutput<typeof OverlaySchema>;
+export type StorageOptionsInput = v.InferInput<typeof StorageOptionsSchema>;
+export type StorageOptionsOutput = v.InferOutput<typeof StorageOptionsSchema>;
+export type WebhookOptionsInput = v.InferInput<typeof WebhookOptionsSchema>;
+export type WebhookOptionsOutput = v.InferOutput<typeof WebhookOptionsSchema>;

@@ -1,0 +1,182 @@
+/**
+ * Request body schemas, one per rendering endpoint, and the page source rule
+ * of decisions.md. Each body is closed, so an object the endpoint does not
+ * take (`screenshot` on /v1/pdf, `webhook` on a sync endpoint) is an
+ * "Unknown field".
+ */
+import * as v from 'valibot';
+import { closedObject } from './closed-object.js';
+import { parseInput } from './parse.js';
+import {
+  PageOptionsSchema,
+  type PageOptionsOutput,
+  PageOverridesSchema,
+  PdfOptionsSchema,
+  ScreenshotOptionsSchema,
+  ScreenshotOverridesSchema,
+  StorageOptionsSchema,
+  WebhookOptionsSchema,
+} from './render-options.js';
+
+type SourceField = 'url' | 'html' | 'htmlTemplate';
+type PageSources = { [K in SourceField]?: string | null | undefined };
+
+const SOURCE_FIELDS: readonly SourceField[] = ['url', 'html', 'htmlTemplate'];
+const NO_SOURCE = 'Exactly one of page.url, page.html or page.htmlTemplate is required';
+const MANY_SOURCES = 'Only one of page.url, page.html or page.htmlTemplate may be given';
+
+function countSources(page: PageSources): number {
+  return SOURCE_FIELDS.filter((field) => page[field] != null).length;
+}
+
+/**
+ * The issue of one source field: every given source when there are several,
+ * all three when there is none and one is required.
+ */
+function sourceRule(field: SourceField, required: boolean) {
+  return v.forward<PageOptionsOutput, v.PartialCheckIssue<PageSources>, [SourceField]>(
+    v.partialCheck(
+      [['url'], ['html'], ['htmlTemplate']],
+      (page: PageSources) => {
+        const sources = countSources(page);
+        if (sources > 1) return page[field] == null;
+        return sources === 1 || !required;
+      },
+      (issue) => (countSources(issue.input) > 1 ? MANY_SOURCES : NO_SOURCE),
+    ),
+    [field],
+  );
+}
+
+/**
+ * `page` of a direct render, or of a template render after the merge:
+ * exactly one of url, html, htmlTemplate, and templateData only with
+ * htmlTemplate.
+ */
+export const PageWithSourceSchema = v.pipe(
+  PageOptionsSchema,
+  sourceRule('url', true),
+  sourceRule('html', true),
+  sourceRule('htmlTemplate', true),
+  v.forward(
+    v.partialCheck(
+      [['templateData'], ['htmlTemplate']],
+      (page) => page.templateData == null || page.htmlTemplate != null,
+      'Only used together with page.htmlTemplate',
+    ),
+    ['templateData'],
+  ),
+);
+
+/**
+ * `page` stored in a template: at most one source, since the request may
+ * supply it; templateData alone is allowed as the request may bring the
+ * htmlTemplate.
+ */
+export const TemplatePageSchema = v.pipe(
+  PageOptionsSchema,
+  sourceRule('url', false),
+  sourceRule('html', false),
+  sourceRule('htmlTemplate', false),
+);
+
+// A missing page is checked as an empty one, so the error names the three
+// source fields rather than just "page".
+const page = v.nullish(PageWithSourceSchema, {});
+const pdf = v.nullish(PdfOptionsSchema);
+const screenshot = v.nullish(ScreenshotOptionsSchema);
+const storage = v.nullish(StorageOptionsSchema);
+const webhook = WebhookOptionsSchema;
+
+/** POST /v1/pdf */
+export const PdfRequestSchema = closedObject({ page, pdf });
+/** POST /v1/pdf/sync */
+export const PdfSyncRequestSchema = closedObject({ page, pdf, storage });
+/** POST /v1/pdf/async */
+export const PdfAsyncRequestSchema = closedObject({ page, pdf, storage, webhook });
+/** POST /v1/screenshot */
+export const ScreenshotRequestSchema = closedObject({ page, screenshot });
+/** POST /v1/screenshot/sync */
+export const ScreenshotSyncRequestSchema = closedObject({ page, screenshot, storage });
+/** POST /v1/screenshot/async */
+export const ScreenshotAsyncRequestSchema = closedObject({ page, screenshot, storage, webhook });
+
+// Template renders send overrides: every field optional, checked alone; the
+// rules between fields run on the merged options (MergedRenderOptionsSchema).
+const pageOverrides = v.nullish(PageOverridesSchema);
+const screenshotOverrides = v.nullish(ScreenshotOverridesSchema);
+
+/** POST /v1/template/{id} */
+export const TemplateRenderRequestSchema = closedObject({
+  page: pageOverrides,
+  screenshot: screenshotOverrides,
+  pdf,
+});
+/** POST /v1/template/{id}/sync */
+export const TemplateRenderSyncRequestSchema = closedObject({
+  page: pageOverrides,
+  screenshot: screenshotOverrides,
+  pdf,
+  storage,
+});
+/** POST /v1/template/{id}/async */
+export const TemplateRenderAsyncRequestSchema = closedObject({
+  page: pageOverrides,
+  screenshot: screenshotOverrides,
+  pdf,
+  storage,
+  webhook,
+});
+
+/**
+ * A template's `variables`: each object valid on its own, except that the
+ * page source may be left to the request (at most one is stored).
+ */
+export const TemplateVariablesSchema = closedObject({
+  page: v.nullish(TemplatePageSchema),
+  screenshot,
+  pdf,
+});
+
+/**
+ * The options of a template render after the request is merged over the
+ * stored variables: everything a direct render requires.
+ */
+export const MergedRenderOptionsSchema = closedObject({ page, screenshot, pdf });
+
+/** Checks merged template options; throws ValidationError keyed like the request (`page.url`). */
+export function parseMergedOptions(merged: unknown): MergedRenderOptionsOutput {
+  return parseInput(MergedRenderOptionsSchema, merged);
+}
+
+/** Applies the page source rule to a page on its own; throws ValidationError keyed `page.*`. */
+export function assertPageSource(pageOptions: unknown): PageWithSourceOutput {
+  return parseInput(PageOnlySchema, { page: pageOptions }).page;
+}
+
+const PageOnlySchema = closedObject({ page });
+
+export type PageWithSourceInput = v.InferInput<typeof PageWithSourceSchema>;
+export type PageWithSourceOutput = v.InferOutput<typeof PageWithSourceSchema>;
+export type PdfRequestInput = v.InferInput<typeof PdfRequestSchema>;
+export type PdfRequestOutput = v.InferOutput<typeof PdfRequestSchema>;
+export type PdfSyncRequestInput = v.InferInput<typeof PdfSyncRequestSchema>;
+export type PdfSyncRequestOutput = v.InferOutput<typeof PdfSyncRequestSchema>;
+export type PdfAsyncRequestInput = v.InferInput<typeof PdfAsyncRequestSchema>;
+export type PdfAsyncRequestOutput = v.InferOutput<typeof PdfAsyncRequestSchema>;
+export type ScreenshotRequestInput = v.InferInput<typeof ScreenshotRequestSchema>;
+export type ScreenshotRequestOutput = v.InferOutput<typeof ScreenshotRequestSchema>;
+export type ScreenshotSyncRequestInput = v.InferInput<typeof ScreenshotSyncRequestSchema>;
+export type ScreenshotSyncRequestOutput = v.InferOutput<typeof ScreenshotSyncRequestSchema>;
+export type ScreenshotAsyncRequestInput = v.InferInput<typeof ScreenshotAsyncRequestSchema>;
+export type ScreenshotAsyncRequestOutput = v.InferOutput<typeof ScreenshotAsyncRequestSchema>;
+export type TemplateRenderRequestInput = v.InferInput<typeof TemplateRenderRequestSchema>;
+export type TemplateRenderRequestOutput = v.InferOutput<typeof TemplateRenderRequestSchema>;
+export type TemplateRenderSyncRequestInput = v.InferInput<typeof TemplateRenderSyncRequestSchema>;
+export type TemplateRenderSyncRequestOutput = v.InferOutput<typeof TemplateRenderSyncRequestSchema>;
+export type TemplateRenderAsyncRequestInput = v.InferInput<typeof TemplateRenderAsyncRequestSchema>;
+export type TemplateRenderAsyncRequestOutput = v.InferOutput<typeof TemplateRenderAsyncRequestSchema>;
+export type TemplateVariablesInput = v.InferInput<typeof TemplateVariablesSchema>;
+export type TemplateVariablesOutput = v.InferOutput<typeof TemplateVariablesSchema>;
+export type MergedRenderOptionsInput = v.InferInput<typeof MergedRenderOptionsSchema>;
+export type MergedRenderOptionsOutput = v.InferOutput<typeof MergedRenderOptionsSchema>;
