@@ -2,6 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { loadConfig, type Config } from './config.js';
 import { createAwsClients, type AwsClients } from './aws/clients.js';
 import { createDynamoTokenStore } from './aws/dynamo-token-store.js';
+import { createDynamoTemplateStore } from './aws/dynamo-template-store.js';
+import type { TemplateStore } from './templates/template-store.js';
 import type { TokenStore } from './tokens/token-store.js';
 
 /** Everything the handlers share within one container (one Lambda execution environment). */
@@ -10,6 +12,7 @@ export type AppDeps = {
   logger: Logger;
   clients: AwsClients;
   tokens: TokenStore;
+  templates: TemplateStore;
 };
 
 let deps: AppDeps | undefined;
@@ -29,6 +32,12 @@ export function appDeps(): AppDeps {
     logger: new Logger({ serviceName: 'docrender' }),
     clients,
     tokens: createDynamoTokenStore(clients.dynamo, config.tables.tokens),
+    templates: createDynamoTemplateStore({
+      dynamo: clients.dynamo,
+      s3: clients.s3,
+      tableName: config.tables.templates,
+      bucket: config.filesBucket,
+    }),
   };
   return deps;
 }

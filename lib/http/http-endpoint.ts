@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type * as v from 'valibot';
 import type { Config } from '../config.js';
@@ -10,10 +9,7 @@ import { bodyLimit } from './body-limit.js';
 import { errorMapper } from './error-mapper.js';
 import { parseJsonBody } from './json-body.js';
 import { requestLog } from './request-log.js';
-import type { Caller, HttpEvent, HttpRequest, HttpResult } from './types.js';
-
-/** Lambda context as the stack enriches it. */
-export type CallerContext = Context & { caller?: Caller; timings?: Record<string, number> };
+import type { Caller, CallerContext, HttpEvent, HttpRequest, HttpResult } from './types.js';
 
 /** What every HTTP endpoint needs from the outside world. */
 export type HttpDeps = {

@@ -1,7 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { CallerContext } from './http-endpoint.js';
-import type { HttpEvent, HttpResult } from './types.js';
+import type { CallerContext, HttpEvent, HttpResult } from './types.js';
 
 /**
  * One structured log line per request: route, status, duration, account and
@@ -9,7 +8,7 @@ import type { HttpEvent, HttpResult } from './types.js';
  */
 export function requestLog(opts: { logger: Logger; endpoint: string }): MiddlewareObj<HttpEvent, HttpResult, Error, CallerContext> {
   const started = new WeakMap<object, number>();
-  const write = (request: { event: HttpEvent; context: CallerContext; response: HttpResult | null | undefined; error: Error | null }) => {
+  const write = (request: { event: HttpEvent; context: CallerContext; response: HttpResult | null | undefined; error: Error | null | undefined }) => {
     const start = started.get(request.event) ?? performance.now();
     const status = request.response?.statusCode ?? 500;
     const entry = {

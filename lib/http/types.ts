@@ -11,10 +11,13 @@ export type Caller = {
   token: TokenRecord;
 };
 
+/** Lambda context as the stack enriches it: the caller, and the render's phase timings for the log line. */
+export type CallerContext = Context & { caller?: Caller; timings?: Record<string, number> };
+
 /** What the stack hands to an endpoint's logic once auth, size and validation passed. */
 export type HttpRequest<Body> = {
   event: HttpEvent;
-  context: Context;
+  context: CallerContext;
   caller: Caller;
   body: Body;
   params: Record<string, string>;

@@ -1,0 +1,48 @@
+/** Bodies and query of the template management endpoints. */
+import * as v from 'valibot';
+import { closedObject } from './closed-object.js';
+import { TemplateVariablesSchema } from './render-requests.js';
+
+const NameSchema = v.pipe(
+  v.string('Must be a string'),
+  v.trim(),
+  v.minLength(1, 'Must not be empty'),
+  v.maxLength(200, 'Must be at most 200 characters'),
+);
+const OutputSchema = v.picklist(['PDF', 'IMAGE'], 'Must be one of: PDF, IMAGE');
+
+/** POST /v1/templates */
+export const TemplateCreateSchema = closedObject({
+  name: NameSchema,
+  output: v.nullish(OutputSchema),
+  variables: v.nullish(TemplateVariablesSchema),
+});
+
+/** PUT /v1/templates/{id}: at least one of name, variables, output. */
+export const TemplateUpdateSchema = v.pipe(
+  closedObject({
+    name: v.optional(NameSchema),
+    output: v.optional(OutputSchema),
+    variables: v.optional(TemplateVariablesSchema),
+  }),
+  v.check(
+    (body) => body.name !== undefined || body.output !== undefined || body.variables !== undefined,
+    'At least one of name, variables, output is required',
+  ),
+);
+
+/** GET /v1/templates?page=N (N >= 1, default 1); other parameters are ignored. */
+export const TemplateListQuerySchema = v.object({
+  page: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,9}$/, 'Must be an integer of at least 1'),
+      v.transform(Number),
+      v.minValue(1, 'Must be an integer of at least 1'),
+    ),
+    '1',
+  ),
+});
+
+export type TemplateCreateOutput = v.InferOutput<typeof TemplateCreateSchema>;
+export type TemplateUpdateOutput = v.InferOutput<typeof TemplateUpdateSchema>;
