@@ -1,6 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -11,6 +15,8 @@ export type RunningService = {
   output: () => string;
   /** Calls the API with the printed token unless `token: null` or another is given. */
   request: (path: string, init?: RequestInit & { json?: unknown; token?: string | null }) => Promise<Response>;
+  /** Runs the token CLI (`npm run tokens -- …`) against this service's stack. */
+  tokens: (...args: string[]) => Promise<{ stdout: string; stderr: string }>;
   stop: () => Promise<void>;
 };
 
@@ -20,9 +26,12 @@ export type RunningService = {
  * prints its base URL and token.
  */
 export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
+  // Each service gets its own stack file so tests never touch a developer's `npm start`.
+  const stackFile = join(mkdtempSync(join(tmpdir(), 'docrender-e2e-')), 'dev-stack.json');
+  const fullEnv = { ...process.env, PORT: '0', ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', DEV_STACK_FILE: stackFile, ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', ...env },
+    env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -43,11 +52,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
       redirect: 'manual',
     });
   };
+  const tokens: RunningService['tokens'] = (...args) =>
+    run(process.execPath, ['--import', 'tsx', 'scripts/tokens.ts', ...args], { cwd: root, env: fullEnv });
   return {
     baseUrl,
     token,
     output: () => out,
     request,
+    tokens,
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -57,6 +69,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     },
   };
 }
+
+const run = promisify(execFile);
 
 async function waitForReady(child: ChildProcess, output: () => string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
