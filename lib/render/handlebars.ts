@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import Handlebars from 'handlebars';
+import { ValidationError } from '../errors.js';
+
+/**
+ * Handlebars for caller templates.
+ *
+ * One environment for the whole process, built once: only the built-in
+ * helpers (`if`, `unless`, `each`, `with`, `lookup`, plus the two "missing"
+ * fallbacks), no partials, no decorators, and its registries frozen so that
+ * nothing can be registered later. Callers can never add helpers or
+ * partials, so there is nothing for one render to leak into the next, and a
+ * shared environment lets compiled templates be cached (a compiled template
+ * is bound to the environment that compiled it; a fresh environment per
+ * render would mean compiling on every render).
+ */
+
+const FIELD = 'page.htmlTemplate';
+const DATA_FIELD = 'page.templateData';
+
+/** Largest rendered HTML, in bytes. */
+export const MAX_OUTPUT_BYTES = 5 * 1024 * 1024;
+/** Most `#each` iterations one render may run (nested loops multiply). */
+export const MAX_ITERATIONS = 1_000_000;
+/** Deepest nesting of `templateData` accepted. */
+export const MAX_DATA_DEPTH = 100;
+
+const CACHE_ENTRIES = 100;
+/** Total template text the compile cache keeps alive. */
+const CACHE_TEMPLATE_CHARS = 16 * 1024 * 1024;
+
+const COMPILE_OPTIONS = {
+  strict: false,
+  noEscape: false,
+  assumeObjects: false,
+  preventIndent: false,
+  // `log` is removed from the environment; without this the compiler would still call it directly.
+  knownHelpers: { log: false },
+};
+// The 4.6+ defaults, spelled out: prototype properties and methods are never resolved.
+const RUNTIME_OPTIONS = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false } as const;
+
+/** Thrown from inside a render when it outgrows its limits; becomes a ValidationError. */
+class TemplateLimitError extends Error {}
+
+type Budget = { iterations: number };
+// Renders are synchronous, so the budget of the one render in progress can live here.
+let activeBudget: Budget | null = null;
+
+type HelperOptions = Handlebars.HelperOptions;
+type Program = (context: unknown, options?: unknown) => string;
+
+function createEnvironment(): typeof Handlebars {
+  const env = Handlebars.create();
+  const builtinEach = env.helpers.each as (this: unknown, context: unknown, options: HelperOptions) => string;
+
+  // `#each` is the only construct that multiplies work: count its iterations
+  // and the size of what each loop builds, and stop a template that explodes.
+  env.registerHelper('each', function boundedEach(this: unknown, context: unknown, options: HelperOptions) {
+    const budget = activeBudget;
+    if (!budget || !options || typeof options.fn !== 'function') return builtinEach.call(this, context, options);
+    const body = options.fn as Program;
+    let produced = 0;
+    const counted = Object.assign(function (this: unknown, value: unknown, frame?: unknown) {
+      budget.iterations += 1;
+      if (budget.iterations > MAX_ITERATIONS) {
+        throw new TemplateLimitError(`Template runs more than ${MAX_ITERATIONS} loop iterations`);
+      }
+      const out = body.call(this, value, frame);
+      produced += out.length;
+      if (produced > MAX_OUTPUT_BYTES) {
+        throw new TemplateLimitError(`Rendered HTML is larger than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB`);
+      }
+      return out;
+    }, body);
+    return builtinEach.call(this, context, { ...options, fn: counted as unknown as HelperOptions['fn'] });
+  });
+  // `{{log}}` would write caller content into our logs.
+  env.unregisterHelper('log');
+
+  Object.freeze(env.helpers);
+  Object.freeze(env.partials);
+  Object.freeze(env.decorators);
+  return env;
+}
+
+const env = createEnvironment();
+// Denied prototype lookups are otherwise reported on the console with the
+// caller's property names; the denial itself is what matters. The logger is
+// Handlebars' own module-level one (level above `error` = silent).
+(Handlebars.logger as { level: number | string }).level = 4;
+
+type CacheEntry = { template: HandlebarsTemplateDelegate; chars: number };
+const cache = new Map<string, CacheEntry>();
+let cachedChars = 0;
+const stats = { hits: 0, misses: 0 };
+
+function cacheKey(templateBase64: string): string {
+  return createHash('sha256').update(templateBase64).digest('base64url');
+}
+
+function remember(key: string, entry: CacheEntry): void {
+  if (entry.chars > CACHE_TEMPLATE_CHARS / 4) return;
+  cache.set(key, entry);
+  cachedChars += entry.chars;
+  // Map iteration order is insertion order: the first key is the least recently used.
+  for (const [oldKey, old] of cache) {
+    if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_TEMPLATE_CHARS) break;
+    cache.delete(oldKey);
+    cachedChars -= old.chars;
+  }
+}
+
+function recall(key: string): CacheEntry | undefined {
+  const entry = cache.get(key);
+  if (entry) {
+    cache.delete(key);
+    cache.set(key, entry);
+  }
+  return entry;
+}
+
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * A plain copy of the caller's data without the keys that name prototype
+ * machinery, so that no template can reach them even as own properties and
+ * nothing downstream can turn them into prototype pollution.
+ */
+function cleanData(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'function' || typeof value === 'symbol' ? undefined : value;
+  }
+  if (depth >= MAX_DATA_DEPTH) {
+    throw new ValidationError({ [DATA_FIELD]: `Must not be nested deeper than ${MAX_DATA_DEPTH} levels` });
+  }
+  if (Array.isArray(value)) return value.map((item) => cleanData(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (UNSAFE_KEYS.has(key)) continue;
+    copy[key] = cleanData((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return copy;
+}
+
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // Parse errors carry a multi-line excerpt with a caret; keep it short.
+  const compact = message.replace(/\s*\n\s*/g, ' ').trim();
+  const text = compact.length > 300 ? `${compact.slice(0, 297)}...` : compact;
+  return `Template could not be rendered: ${text}`;
+}
+
+/** Renders a base64 Handlebars template with caller data into HTML. Throws ValidationError({'page.htmlTemplate': reason}) on a template that does not compile/render. */
+export function renderHandlebars(templateBase64: string, data: unknown): string {
+  const key = cacheKey(templateBase64);
+  const cached = recall(key);
+  if (cached) stats.hits += 1;
+  else stats.misses += 1;
+  const source = cached ? undefined : Buffer.from(templateBase64, 'base64').toString('utf8');
+  const template = cached?.template ?? env.compile(source ?? '', COMPILE_OPTIONS);
+  const context = cleanData(data ?? {});
+
+  let html: string;
+  activeBudget = { iterations: 0 };
+  try {
+    // Compilation is lazy: syntax errors surface on this first call too.
+    html = template(context, RUNTIME_OPTIONS);
+  } catch (error) {
+    if (error instanceof TemplateLimitError) throw new ValidationError({ [FIELD]: error.message }, { cause: error });
+    if (error instanceof RangeError) {
+      // Stack or string-length exhaustion: the template is too big or too deep to render.
+      throw new ValidationError({ [FIELD]: 'Template is too large or too deeply nested to render' }, { cause: error });
+    }
+    throw new ValidationError({ [FIELD]: describeFailure(error) }, { cause: error });
+  } finally {
+    activeBudget = null;
+  }
+
+  if (html.length > MAX_OUTPUT_BYTES || Buffer.byteLength(html, 'utf8') > MAX_OUTPUT_BYTES) {
+    throw new ValidationError({ [FIELD]: `Rendered HTML is larger than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB` });
+  }
+  if (!cached && source !== undefined) remember(key, { template, chars: source.length });
+  return html;
+}
+
+/** Compile-cache counters since the process started (diagnostics and tests). */
+export function handlebarsCacheStats(): { entries: number; hits: number; misses: number } {
+  return { entries: cache.size, ...stats };
+}
