@@ -19,14 +19,37 @@ import {
 } from './render-options.js';
 
 type SourceField = 'url' | 'html' | 'htmlTemplate';
-type PageSources = { [K in SourceField]?: string | null | undefined };
+/** What the page rules read: which fields are present, valid or not. */
+type PagePresence = Pick<PageOptionsOutput, SourceField | 'templateData'>;
 
 const SOURCE_FIELDS: readonly SourceField[] = ['url', 'html', 'htmlTemplate'];
 const NO_SOURCE = 'Exactly one of page.url, page.html or page.htmlTemplate is required';
 const MANY_SOURCES = 'Only one of page.url, page.html or page.htmlTemplate may be given';
 
-function countSources(page: PageSources): number {
+function countSources(page: PagePresence): number {
   return SOURCE_FIELDS.filter((field) => page[field] != null).length;
+}
+
+/**
+ * A rule over the page reported on one field. The partial check names only
+ * that field, so it still runs when other fields have issues (an unknown
+ * key, or the same rule already reported on a sibling); valibot hands the
+ * requirement the whole page object, of which the rules read only which
+ * fields are present.
+ */
+function pageRule(
+  field: SourceField | 'templateData',
+  requirement: (page: PagePresence) => boolean,
+  message: (page: PagePresence) => string,
+) {
+  return v.forward<PageOptionsOutput, v.PartialCheckIssue<PagePresence>, [typeof field]>(
+    v.partialCheck(
+      [[field]],
+      (page: PagePresence) => requirement(page),
+      (issue) => message(issue.input),
+    ),
+    [field],
+  );
 }
 
 /**
@@ -34,19 +57,22 @@ function countSources(page: PageSources): number {
  * all three when there is none and one is required.
  */
 function sourceRule(field: SourceField, required: boolean) {
-  return v.forward<PageOptionsOutput, v.PartialCheckIssue<PageSources>, [SourceField]>(
-    v.partialCheck(
-      [['url'], ['html'], ['htmlTemplate']],
-      (page: PageSources) => {
-        const sources = countSources(page);
-        if (sources > 1) return page[field] == null;
-        return sources === 1 || !required;
-      },
-      (issue) => (countSources(issue.input) > 1 ? MANY_SOURCES : NO_SOURCE),
-    ),
-    [field],
+  return pageRule(
+    field,
+    (page) => {
+      const sources = countSources(page);
+      if (sources > 1) return page[field] == null;
+      return sources === 1 || !required;
+    },
+    (page) => (countSources(page) > 1 ? MANY_SOURCES : NO_SOURCE),
   );
 }
+
+const templateDataRule = pageRule(
+  'templateData',
+  (page) => page.templateData == null || page.htmlTemplate != null,
+  () => 'Only used together with page.htmlTemplate',
+);
 
 /**
  * `page` of a direct render, or of a template render after the merge:
@@ -58,14 +84,7 @@ export const PageWithSourceSchema = v.pipe(
   sourceRule('url', true),
   sourceRule('html', true),
   sourceRule('htmlTemplate', true),
-  v.forward(
-    v.partialCheck(
-      [['templateData'], ['htmlTemplate']],
-      (page) => page.templateData == null || page.htmlTemplate != null,
-      'Only used together with page.htmlTemplate',
-    ),
-    ['templateData'],
-  ),
+  templateDataRule,
 );
 
 /**
@@ -149,12 +168,12 @@ export function parseMergedOptions(merged: unknown): MergedRenderOptionsOutput {
   return parseInput(MergedRenderOptionsSchema, merged);
 }
 
+const PageOnlySchema = closedObject({ page });
+
 /** Applies the page source rule to a page on its own; throws ValidationError keyed `page.*`. */
 export function assertPageSource(pageOptions: unknown): PageWithSourceOutput {
   return parseInput(PageOnlySchema, { page: pageOptions }).page;
 }
-
-const PageOnlySchema = closedObject({ page });
 
 export type PageWithSourceInput = v.InferInput<typeof PageWithSourceSchema>;
 export type PageWithSourceOutput = v.InferOutput<typeof PageWithSourceSchema>;
