@@ -1,10 +1,14 @@
 import * as v from 'valibot';
 
-const objectMessage = (issue: v.StrictObjectIssue): string => {
-  if (issue.expected === 'never') return 'Unknown field';
-  if (issue.expected?.startsWith('"')) return 'Required';
-  return 'Must be an object';
-};
+const UNKNOWN_FIELD = 'Unknown field';
+
+const objectMessage = (issue: v.ObjectWithRestIssue): string =>
+  issue.expected?.startsWith('"') ? 'Required' : 'Must be an object';
+
+// Keys valibot's object schemas skip without a word (prototype-pollution
+// guard); JSON.parse makes them ordinary own keys, so they must be refused
+// here or they would be dropped silently instead of named.
+const SKIPPED_KEYS = ['__proto__', 'constructor', 'prototype'];
 
 /** True for a JSON object: not null, not an array. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -18,18 +22,33 @@ export type ClosedObjectSchema<E extends v.ObjectEntries> = v.GenericSchema<
 >;
 
 /**
- * Object schema of the API: unknown keys are an "Unknown field" issue on
- * their own path, missing required keys "Required", and arrays are refused
- * (valibot's objects accept them, so `"pdf": []` would silently mean "no
- * options"). Only the first unknown key of each object is reported, as
- * valibot's strictObject does.
+ * Object schema of the API: every unknown key is an "Unknown field" issue on
+ * its own path (strictObject would stop at the first), a missing required
+ * key is "Required", and arrays are refused (valibot's objects accept them,
+ * so `"pdf": []` would silently mean "no options").
  */
 export function closedObject<const E extends v.ObjectEntries>(entries: E): ClosedObjectSchema<E> {
-  // The leading `unknown` only hosts the array check; the typed view is the
-  // strict object's, which is what callers send and get back.
+  // At run time the rest of the keys meet `never`; to TypeScript the schema
+  // is the strict object it behaves as, without objectWithRest's index
+  // signature (which would make every known key `never`).
   return v.pipe(
     v.unknown(),
-    v.check((input) => !Array.isArray(input), 'Must be an object'),
-    v.strictObject(entries, objectMessage),
+    v.rawCheck(({ dataset, addIssue }) => {
+      const input = dataset.value;
+      if (Array.isArray(input)) {
+        addIssue({ message: 'Must be an object' });
+        return;
+      }
+      if (!isPlainObject(input)) return;
+      for (const key of SKIPPED_KEYS) {
+        if (Object.hasOwn(input, key) && !Object.hasOwn(entries, key)) {
+          addIssue({
+            message: UNKNOWN_FIELD,
+            path: [{ type: 'object', origin: 'value', input, key, value: input[key] }],
+          });
+        }
+      }
+    }),
+    v.objectWithRest(entries, v.never(UNKNOWN_FIELD), objectMessage),
   ) as unknown as ClosedObjectSchema<E>;
 }

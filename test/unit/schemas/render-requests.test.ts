@@ -331,7 +331,7 @@ describe('TemplateVariablesSchema', () => {
   });
 
   it('rejects storage and webhook, which are per request', () => {
-    assertRejected(TemplateVariablesSchema, { storage: STORAGE, webhook: WEBHOOK }, ['storage']);
+    assertRejected(TemplateVariablesSchema, { storage: STORAGE, webhook: WEBHOOK }, ['storage', 'webhook']);
   });
 });
 
