@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url';
+import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import { loadConfig, type Config } from '../../lib/config.js';
+import { startLocalAws, type LocalAws, type LocalAwsOptions } from '../../lib/local/local-aws.js';
+
+/** The fixture service of the local-stack tests: routes, queues, a schedule. */
+export const FIXTURE_SERVERLESS_FILE = fileURLToPath(
+  new URL('../integration/local/fixtures/serverless.yml', import.meta.url),
+);
+
+export type LocalAwsForTests = {
+  /** Config as a function would load it, pointing at the provisioned resources. */
+  config: Config;
+  clients: AwsClients;
+  local: LocalAws;
+  /** Stops the emulators and restores process.env. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts the embedded emulators, provisions what serverless.yml (the
+ * project's unless told otherwise) declares, and sets the functions'
+ * environment into process.env, as `npm start` does. Call `stop()` in `after`.
+ */
+export async function withLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAwsForTests> {
+  const local = await startLocalAws(opts);
+  const config = loadConfig();
+  const clients = createAwsClients(config);
+  return {
+    config,
+    clients,
+    local,
+    async stop() {
+      clients.dynamo.destroy();
+      clients.s3.destroy();
+      clients.sqs.destroy();
+      await local.stop();
+    },
+  };
+}
