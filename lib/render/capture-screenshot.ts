@@ -1,0 +1,202 @@
+import type { Page, ScreenshotOptions } from 'puppeteer-core';
+import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import { RenderError, ValidationError } from '../errors.js';
+import { MAX_IMAGE_PIXELS, VIEWPORT_FALLBACK, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
+import { waitAllowanceMs, within, type Deadline } from './deadline.js';
+import type { ScreenEmulation } from './load-page.js';
+import { composeOverlay } from './overlay.js';
+import type { PageSession } from './page-session.js';
+
+export type ImageType = 'png' | 'jpeg' | 'webp';
+
+/** How long `screenshot.element` waits for its element to become visible (the contract's limit). */
+export const ELEMENT_WAIT_MS = 15_000;
+
+/** Tallest full-page capture, in CSS pixels; the rest of a longer page is cut off. */
+export const MAX_FULL_PAGE_CSS_HEIGHT = 16_384;
+
+/** How long a full-page capture may spend scrolling through the page to wake lazy content. */
+const LAZY_SCROLL_MS = 2_000;
+
+/** Then how long it waits for what the scrolling started to load. */
+const LAZY_LOAD_MS = 2_000;
+
+const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+
+/** The screen a screenshot is taken on: the custom viewport if given, else the device preset (default Macbook Pro 16). */
+export function screenFor(screenshot: ScreenshotOptionsOutput | null | undefined): ScreenEmulation {
+  const viewport = screenshot?.viewport;
+  if (viewport) {
+    return {
+      viewport: {
+        width: viewport.width ?? VIEWPORT_FALLBACK.width,
+        height: viewport.height ?? VIEWPORT_FALLBACK.height,
+        deviceScaleFactor: viewport.deviceScaleFactor ?? VIEWPORT_FALLBACK.deviceScaleFactor,
+        isMobile: viewport.isMobile ?? false,
+        hasTouch: viewport.hasTouch ?? false,
+        isLandscape: viewport.isLandscape ?? false,
+      },
+    };
+  }
+  const device = screenshot?.device != null ? findDevice(screenshot.device) : DEFAULT_DEVICE;
+  if (!device) throw new ValidationError({ 'screenshot.device': 'Unknown device; see GET /v1/devices' });
+  return device.userAgent ? { viewport: { ...device.viewport }, userAgent: device.userAgent } : { viewport: { ...device.viewport } };
+}
+
+/**
+ * Takes the screenshot of the loaded page as the `screenshot` options ask:
+ * the viewport, a clip, one element, or the full page (lazy content woken
+ * first), then composes the overlay if one is asked for.
+ */
+export async function captureScreenshot(
+  session: PageSession,
+  screenshot: ScreenshotOptionsOutput | null | undefined,
+  screen: ScreenEmulation,
+  deadline: Deadline,
+): Promise<{ body: Buffer; contentType: (typeof CONTENT_TYPES)[ImageType] }> {
+  const s = screenshot ?? {};
+  const type: ImageType = s.type ?? 'png';
+  const quality = type !== 'png' && s.quality != null ? s.quality : undefined;
+  const overlay = s.overlay ?? undefined;
+  const base: ScreenshotOptions = {
+    // The overlay is composed from a lossless shot and encoded once, at the end.
+    type: overlay ? 'png' : type,
+    omitBackground: s.omitBackground ?? false,
+    optimizeForSpeed: s.optimizeForSpeed ?? true,
+    fromSurface: s.fromSurface ?? true,
+  };
+  if (quality !== undefined && !overlay) base.quality = quality;
+
+  const data = await shoot(session, s, screen, base, deadline);
+  if (!overlay) return { body: data, contentType: CONTENT_TYPES[type] };
+
+  const side = await session.openSidePage();
+  try {
+    const { width, height } = pngSize(data);
+    const out: { type: ImageType; quality?: number; omitBackground?: boolean } = { type, omitBackground: base.omitBackground ?? false };
+    if (quality !== undefined) out.quality = quality;
+    const body = await composeOverlay(side, { data, type: 'png', width, height }, overlay, out);
+    return { body, contentType: CONTENT_TYPES[type] };
+  } finally {
+    await side.close().catch(() => undefined);
+  }
+}
+
+async function shoot(
+  session: PageSession,
+  s: ScreenshotOptionsOutput,
+  screen: ScreenEmulation,
+  base: ScreenshotOptions,
+  deadline: Deadline,
+): Promise<Buffer> {
+  const { page } = session;
+  if (s.element != null) return await shootElement(page, s.element, base, deadline);
+  if (s.fullPage === true) {
+    await wakeLazyContent(session, deadline);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight).catch(() => 0);
+    const maxHeight = maxFullPageHeight(screen.viewport.deviceScaleFactor ?? 1);
+    if (height <= maxHeight) {
+      return await capture(page, { ...base, fullPage: true, captureBeyondViewport: s.captureBeyondViewport ?? true });
+    }
+    return await capture(page, {
+      ...base,
+      clip: { x: 0, y: 0, width: screen.viewport.width, height: maxHeight },
+      captureBeyondViewport: true,
+    });
+  }
+  if (s.clip != null) {
+    const clip = { x: s.clip.x, y: s.clip.y, width: s.clip.width, height: s.clip.height, scale: s.clip.scale ?? 1 };
+    return await capture(page, { ...base, clip, captureBeyondViewport: s.captureBeyondViewport ?? true });
+  }
+  return await capture(page, { ...base, captureBeyondViewport: s.captureBeyondViewport ?? false });
+}
+
+/**
+ * Full-page height limit in CSS pixels: {@link MAX_FULL_PAGE_CSS_HEIGHT}, or
+ * less where the device scale factor would make the image taller than the
+ * largest edge Chromium can capture.
+ */
+export function maxFullPageHeight(deviceScaleFactor: number): number {
+  return Math.min(MAX_FULL_PAGE_CSS_HEIGHT, Math.floor(MAX_IMAGE_PIXELS / Math.max(deviceScaleFactor, 0.1)));
+}
+
+async function capture(page: Page, options: ScreenshotOptions): Promise<Buffer> {
+  try {
+    const data = await page.screenshot(options);
+    return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  } catch (error) {
+    throw new RenderError('Capturing the screenshot failed', { cause: error });
+  }
+}
+
+async function shootElement(page: Page, selector: string, base: ScreenshotOptions, deadline: Deadline): Promise<Buffer> {
+  const waitMs = Math.max(1, Math.min(ELEMENT_WAIT_MS, waitAllowanceMs(deadline)));
+  const notFound = `No visible element matches the selector within ${Math.round(waitMs / 1000)} s`;
+  let element;
+  try {
+    element = await page.waitForSelector(selector, { visible: true, timeout: waitMs });
+  } catch (error) {
+    const problem = /is not a valid selector/i.test((error as Error).message) ? 'Not a valid CSS selector' : notFound;
+    throw new ValidationError({ 'screenshot.element': problem }, { cause: error });
+  }
+  if (!element) throw new ValidationError({ 'screenshot.element': notFound });
+  try {
+    const data = await element.screenshot(base);
+    return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  } catch (error) {
+    // The element can vanish or collapse between being found and being shot.
+    if (/not visible|no longer attached|detached/i.test((error as Error).message)) {
+      throw new ValidationError({ 'screenshot.element': notFound }, { cause: error });
+    }
+    throw new RenderError('Capturing the element failed', { cause: error });
+  } finally {
+    await element.dispose().catch(() => undefined);
+  }
+}
+
+/**
+ * Scrolls down the page a screen at a time so that lazy images and
+ * scroll-triggered content load, back to the top, then waits (bounded) for
+ * what that started: the network going quiet and the images decoding.
+ */
+async function wakeLazyContent(session: PageSession, deadline: Deadline): Promise<void> {
+  const { page } = session;
+  const scrollMs = Math.min(LAZY_SCROLL_MS, waitAllowanceMs(deadline));
+  await within(page.evaluate(scrollThroughPage(MAX_FULL_PAGE_CSS_HEIGHT, scrollMs)).catch(() => undefined), scrollMs + 500, undefined);
+  const loadMs = Math.min(LAZY_LOAD_MS, waitAllowanceMs(deadline));
+  const until = Date.now() + loadMs;
+  await session.activity.waitForQuiet({ idleMs: 100, until });
+  await within(
+    page
+      .evaluate(async () => {
+        await Promise.all(Array.from(document.images, (image) => (image.complete ? undefined : image.decode().catch(() => undefined))));
+      })
+      .catch(() => undefined),
+    Math.max(0, until - Date.now()),
+    undefined,
+  );
+}
+
+/**
+ * Page-side scrolling, one screen at a time, with a frame (or 50 ms where
+ * frames do not come) at each stop for lazy loading to react. Plain
+ * JavaScript in a string so no bundler helper slips into the page.
+ */
+const scrollThroughPage = (maxHeight: number, maxMs: number) => `(async () => {
+  const started = Date.now();
+  const scroller = document.scrollingElement || document.documentElement;
+  const step = Math.max(200, Math.floor(window.innerHeight * 0.9));
+  const pause = () => new Promise((resolve) => { requestAnimationFrame(() => resolve()); window.setTimeout(resolve, 50); });
+  for (let y = step; y < Math.min(scroller.scrollHeight, ${maxHeight}) && Date.now() - started < ${maxMs}; y += step) {
+    window.scrollTo(0, y);
+    await pause();
+  }
+  window.scrollTo(0, Math.min(scroller.scrollHeight, ${maxHeight}));
+  await pause();
+  window.scrollTo(0, 0);
+})()`;
+
+/** Pixel size of a PNG, from its header. */
+function pngSize(data: Buffer): { width: number; height: number } {
+  return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
+}

@@ -1,0 +1,232 @@
+import type { Page, Viewport } from 'puppeteer-core';
+import { ValidationError } from '../errors.js';
+import type { PageOptionsOutput } from '../schemas/render-options.js';
+import { loadAdblockEngine, readPageTokens } from './adblock.js';
+import { dismissCookieBanners, prepareCookieConsent } from './cookie-consent.js';
+import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from './deadline.js';
+import { toNavigationError } from './navigation-error.js';
+import type { PageSource } from './page-source.js';
+import type { PageSession } from './page-session.js';
+import { AUTO_SETTLE_MAX_MS, waitForSettled } from './settle.js';
+
+/** Screen a screenshot is taken on; a PDF keeps the page's default. */
+export type ScreenEmulation = { viewport: Viewport; userAgent?: string };
+
+type CookieParam = {
+  name: string;
+  value: string;
+  url?: string;
+  domain?: string;
+  path?: string;
+  secure?: boolean;
+  httpOnly?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+  expires?: number;
+};
+
+const noop = () => undefined;
+
+/**
+ * Loads the page source into the session's page with every page option
+ * applied, and waits as the options ask. Phase durations go into `timings`.
+ */
+export async function loadPage(
+  session: PageSession,
+  options: PageOptionsOutput,
+  source: PageSource,
+  deadline: Deadline,
+  screen: ScreenEmulation | null,
+  timings: Record<string, number>,
+): Promise<void> {
+  const { page } = session;
+  const javascript = options.javascript !== false;
+  const adblock = options.adblock !== false;
+  const fromUrl = source.kind === 'url';
+
+  let started = Date.now();
+  const [engine] = await Promise.all([
+    adblock ? loadAdblockEngine() : null,
+    applyPageOptions(session, options, source, screen),
+    adblock && fromUrl ? prepareCookieConsent(page) : undefined,
+  ]);
+  session.policy.adblock = engine;
+  session.policy.pageUrl = fromUrl ? source.url : 'about:blank';
+  timings.setup = Date.now() - started;
+
+  started = Date.now();
+  const waitUntil = options.waitUntil ?? 'auto';
+  const timeout = Math.max(1, waitAllowanceMs(deadline));
+  try {
+    if (fromUrl) {
+      await page.goto(source.url, { waitUntil: waitUntil === 'auto' ? 'load' : waitUntil, timeout });
+    } else {
+      // setContent knows no network idleness: wait for it the way goto would (500 ms idle).
+      await page.setContent(source.html, { waitUntil: waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', timeout });
+      if (waitUntil === 'networkidle0' || waitUntil === 'networkidle2') {
+        const concurrency = waitUntil === 'networkidle0' ? 0 : 2;
+        await page.waitForNetworkIdle({ idleTime: 500, concurrency, timeout: Math.max(1, started + timeout - Date.now()) });
+      }
+    }
+  } catch (error) {
+    throw toNavigationError(error, { field: source.field, timeoutMs: timeout });
+  }
+  timings.navigate = Date.now() - started;
+
+  started = Date.now();
+  // The banner hunt takes a while even when there is no banner: let it run alongside the settling.
+  const banners = adblock && fromUrl ? within(dismissCookieBanners(page).catch(noop), waitAllowanceMs(deadline), undefined) : undefined;
+  if (waitUntil === 'auto') {
+    const until = Math.min(Date.now() + AUTO_SETTLE_MAX_MS, deadline.at - captureReserveMs(deadline.budgetMs));
+    await waitForSettled(page, session.activity, { until, javascript });
+  }
+  await banners;
+  // Element hiding only for sites: in the caller's own HTML a class named "ad" is theirs.
+  if (engine && fromUrl) await hideAdElements(page, engine.cosmeticCss(page.url(), await readPageTokens(page)));
+  if (options.waitForSelector) await waitForSelectorOption(page, options.waitForSelector, deadline);
+  if (options.waitForFunction) await waitForFunctionOption(page, options.waitForFunction, deadline);
+  if (options.waitForMilliseconds) await sleep(Math.min(options.waitForMilliseconds, waitAllowanceMs(deadline)));
+  timings.wait = Date.now() - started;
+}
+
+/** Everything that must be in place before the first request leaves: one round of CDP calls, in parallel. */
+async function applyPageOptions(
+  session: PageSession,
+  options: PageOptionsOutput,
+  source: PageSource,
+  screen: ScreenEmulation | null,
+): Promise<void> {
+  const { page } = session;
+  const pageUrl = source.kind === 'url' ? source.url : undefined;
+  const { cookie: cookieHeader, ...headers } = lowerCaseKeys(options.headers ?? {});
+  const cookies = [
+    ...(options.cookies ?? []).map((cookie, index) => toCookieParam(cookie, pageUrl, `page.cookies.${index}.url`)),
+    ...(cookieHeader ? parseCookieHeader(cookieHeader, pageUrl) : []),
+  ];
+
+  const steps: Array<Promise<unknown>> = [];
+  if (Object.keys(headers).length > 0) steps.push(page.setExtraHTTPHeaders(headers));
+  if (cookies.length > 0) steps.push(setCookies(session, cookies));
+  if (options.authentication) {
+    session.policy.usedCredentials = true;
+    steps.push(page.authenticate({ username: options.authentication.username, password: options.authentication.password }));
+  }
+  if (options.javascript === false) steps.push(page.setJavaScriptEnabled(false));
+  if (options.colorScheme) steps.push(page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: options.colorScheme }]));
+  if (options.mediaType) steps.push(page.emulateMediaType(options.mediaType));
+  if (options.timezone) steps.push(emulateTimezone(page, options.timezone));
+  if (screen) {
+    steps.push(page.setViewport(screen.viewport));
+    if (screen.userAgent) steps.push(page.setUserAgent(screen.userAgent));
+  }
+  await Promise.all(steps);
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+function toCookieParam(
+  cookie: NonNullable<PageOptionsOutput['cookies']>[number],
+  pageUrl: string | undefined,
+  field: string,
+): CookieParam {
+  const url = cookie.url ?? (cookie.domain ? undefined : pageUrl);
+  if (!url && !cookie.domain) {
+    throw new ValidationError({ [field]: 'Give url or domain: the page is given as HTML, so the cookie has no site' });
+  }
+  const param: CookieParam = { name: cookie.name, value: cookie.value };
+  if (url) param.url = url;
+  if (cookie.domain) param.domain = cookie.domain;
+  if (cookie.path != null) param.path = cookie.path;
+  if (cookie.secure != null) param.secure = cookie.secure;
+  if (cookie.httpOnly != null) param.httpOnly = cookie.httpOnly;
+  if (cookie.sameSite != null) param.sameSite = cookie.sameSite;
+  if (cookie.expires != null && cookie.expires >= 0) param.expires = cookie.expires;
+  return param;
+}
+
+/** `headers.cookie` is cookies for the page's site, as a browser would have sent them. */
+function parseCookieHeader(header: string, pageUrl: string | undefined): CookieParam[] {
+  if (!pageUrl) {
+    throw new ValidationError({ 'page.headers.cookie': 'Cookies need a site: use page.url, or page.cookies with a domain' });
+  }
+  return header
+    .split(';')
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      return at < 0 ? { name: '', value: pair.trim() } : { name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim() };
+    })
+    .filter((cookie) => cookie.name !== '')
+    .map((cookie) => ({ ...cookie, url: pageUrl }));
+}
+
+async function setCookies(session: PageSession, cookies: CookieParam[]): Promise<void> {
+  try {
+    await session.cdp.send('Network.setCookies', { cookies });
+  } catch (error) {
+    throw new ValidationError({ 'page.cookies': `Chromium refused a cookie: ${(error as Error).message}` }, { cause: error });
+  }
+}
+
+async function emulateTimezone(page: Page, timezone: string): Promise<void> {
+  try {
+    await page.emulateTimezone(timezone);
+  } catch (error) {
+    throw new ValidationError({ 'page.timezone': 'Unknown time zone' }, { cause: error });
+  }
+}
+
+/** Adds the ad blocker's element-hiding rules; a constructed sheet is not subject to the page's CSP. */
+async function hideAdElements(page: Page, css: string): Promise<void> {
+  if (!css) return;
+  await page
+    .evaluate((rules: string) => {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(rules);
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    }, css)
+    .catch(noop);
+}
+
+/** Puppeteer reads a timeout of 0 as "forever"; the contract means "do not wait". */
+function boundedTimeout(requested: number | null | undefined, deadline: Deadline): number {
+  return Math.max(1, Math.min(requested ?? Number.POSITIVE_INFINITY, waitAllowanceMs(deadline)));
+}
+
+async function waitForSelectorOption(
+  page: Page,
+  option: NonNullable<PageOptionsOutput['waitForSelector']>,
+  deadline: Deadline,
+): Promise<void> {
+  const visible = option.options?.visible ?? undefined;
+  const hidden = option.options?.hidden ?? undefined;
+  try {
+    await page.waitForSelector(option.selector, { visible, hidden, timeout: boundedTimeout(option.options?.timeout, deadline) });
+  } catch (error) {
+    if (/is not a valid selector/i.test((error as Error).message)) {
+      throw new ValidationError({ 'page.waitForSelector.selector': 'Not a valid CSS selector' }, { cause: error });
+    }
+    // The contract: when the selector does not appear in time, the render continues.
+  }
+}
+
+async function waitForFunctionOption(
+  page: Page,
+  option: NonNullable<PageOptionsOutput['waitForFunction']>,
+  deadline: Deadline,
+): Promise<void> {
+  const expression = option.pageFunction.trim().replace(/;+\s*$/, '');
+  // An expression that throws (its element does not exist yet) counts as "not yet", not as a failure.
+  const guarded = `(() => { try { return (${expression}\n); } catch { return false; } })()`;
+  try {
+    await page.waitForFunction(guarded, {
+      polling: option.options?.polling ?? 'raf',
+      timeout: boundedTimeout(option.options?.timeout, deadline),
+    });
+  } catch (error) {
+    if (/SyntaxError/.test((error as Error).message)) {
+      throw new ValidationError({ 'page.waitForFunction.pageFunction': 'Not a valid JavaScript expression' }, { cause: error });
+    }
+    // The contract: when the function does not succeed in time, the render continues.
+  }
+}

@@ -1,0 +1,50 @@
+import { NavigationError, RenderError, type ServiceError } from '../errors.js';
+
+/** Chromium's network error names, with what they mean to someone who is not a Chromium developer. */
+const EXPLANATIONS: Record<string, string> = {
+  ERR_NAME_NOT_RESOLVED: 'the host name could not be resolved',
+  ERR_NAME_RESOLUTION_FAILED: 'the host name could not be resolved',
+  ERR_CONNECTION_REFUSED: 'the server refused the connection',
+  ERR_CONNECTION_RESET: 'the connection was reset',
+  ERR_CONNECTION_CLOSED: 'the server closed the connection without answering',
+  ERR_CONNECTION_TIMED_OUT: 'the connection timed out',
+  ERR_CONNECTION_FAILED: 'the connection failed',
+  ERR_TIMED_OUT: 'the request timed out',
+  ERR_ADDRESS_UNREACHABLE: 'the address is unreachable',
+  ERR_EMPTY_RESPONSE: 'the server sent an empty response',
+  ERR_ABORTED: 'the load was aborted, for example because the URL is a file download',
+  ERR_BLOCKED_BY_CLIENT: 'the address is blocked',
+  ERR_ACCESS_DENIED: 'the address may not be loaded',
+  ERR_INVALID_URL: 'the URL is not valid',
+  ERR_UNSAFE_PORT: 'the port is not allowed',
+  ERR_TOO_MANY_REDIRECTS: 'the page redirects too many times',
+  ERR_INVALID_RESPONSE: 'the server sent an invalid response',
+  ERR_CERT_AUTHORITY_INVALID: 'the TLS certificate is not trusted',
+  ERR_CERT_COMMON_NAME_INVALID: 'the TLS certificate does not match the host name',
+  ERR_CERT_DATE_INVALID: 'the TLS certificate has expired or is not yet valid',
+  ERR_SSL_PROTOCOL_ERROR: 'the TLS handshake failed',
+  ERR_HTTP2_PROTOCOL_ERROR: 'the server broke the HTTP/2 protocol',
+};
+
+/**
+ * Turns what puppeteer throws while loading the page into the error the
+ * caller sees: a `NavigationError` with a readable reason when the page could
+ * not be loaded, a `RenderError` (500) when the browser itself failed.
+ */
+export function toNavigationError(error: unknown, options: { field: string; timeoutMs: number }): ServiceError {
+  const { field } = options;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    const seconds = Math.round(options.timeoutMs / 100) / 10;
+    return new NavigationError(`Navigation timeout: the page did not finish loading within ${seconds} s`, { field, cause: error });
+  }
+  const code = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
+  if (code) {
+    const explanation = EXPLANATIONS[code];
+    return new NavigationError(explanation ? `net::${code} (${explanation})` : `net::${code}`, { field, cause: error });
+  }
+  if (/frame was detached/i.test(message)) {
+    return new NavigationError('The page replaced itself while loading', { field, cause: error });
+  }
+  return new RenderError('The browser failed while loading the page', { cause: error });
+}

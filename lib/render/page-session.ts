@@ -1,0 +1,207 @@
+import type { BrowserContext, CDPSession, HTTPRequest, Page, Target } from 'puppeteer-core';
+import type { AdblockEngine } from './adblock.js';
+import type { LaunchedBrowser } from './browser-process.js';
+import { createNetworkActivity, type NetworkActivity } from './network-activity.js';
+import { prepareSettleTracking } from './settle.js';
+
+/** What the request handler of a session decides with; set per render before the page loads. */
+export type RequestPolicy = {
+  /** Consulted for every subresource when set (page option `adblock`). */
+  adblock: AdblockEngine | null;
+  /** The page's own URL, the source of requests whose frame is unknown. */
+  pageUrl: string;
+  /**
+   * HTTP credentials were used (page option, or a URL with user:password@).
+   * Chromium keeps them in a cache no DevTools call clears, so under
+   * --single-process the browser is not reused after such a render.
+   */
+  usedCredentials: boolean;
+};
+
+/** An isolated page, ready to load what one render asks for. */
+export type PageSession = {
+  page: Page;
+  /** A CDP session of the page, for what puppeteer has no call for (cookies by URL, stopping scripts). */
+  cdp: CDPSession;
+  launched: LaunchedBrowser;
+  activity: NetworkActivity;
+  policy: RequestPolicy;
+  /** Another page in the same isolation (used to compose overlays). */
+  openSidePage(): Promise<Page>;
+  /** Stops the scripts of a page that hangs, so that it can be closed. */
+  interrupt(): Promise<void>;
+  /**
+   * Closes the pages (and context); in single-process mode also wipes what
+   * they stored. Resolves false when the browser holds state of this render
+   * that could not be wiped and must not serve another one.
+   */
+  dispose(): Promise<boolean>;
+};
+
+/** Opens render sessions in one browser and closes every window nobody asked for. */
+export type SessionFactory = {
+  open(): Promise<PageSession>;
+};
+
+const noop = () => undefined;
+
+/**
+ * Subresources may only come over http(s), or from `data:` and `blob:` URLs
+ * the page builds itself; `file:`, `chrome:`, `view-source:`… are refused.
+ */
+function allowedScheme(url: string): boolean {
+  return url.startsWith('https://') || url.startsWith('http://') || url.startsWith('data:') || url.startsWith('blob:');
+}
+
+/** An http(s) URL whose authority carries `user[:password]@`. */
+const USERINFO = /^https?:\/\/[^/?#]*@/i;
+
+function originOf(url: string): string | undefined {
+  if (!url.startsWith('http')) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Creates sessions for one launched browser. In multi-process mode each
+ * session is a fresh incognito context; under `--single-process`, where
+ * creating a context kills the browser, it is a fresh page in the default
+ * context whose cookies, storage and cache are wiped when it is disposed.
+ */
+export function createSessionFactory(launched: LaunchedBrowser): SessionFactory {
+  const { browser, mode } = launched;
+  const ownTargets = new WeakSet<Target>();
+  let creating: Promise<unknown> = Promise.resolve();
+  let janitor: Promise<CDPSession> | undefined;
+  // Taken before any page of ours exists: the blank page Chromium opened at launch.
+  const initialPages = mode === 'single-process' ? browser.pages() : Promise.resolve([]);
+
+  // A target event for one of our own pages arrives before newPage() resolves,
+  // so wait for creations in flight before calling a page a popup.
+  browser.on('targetcreated', (target: Target) => {
+    if (target.type() !== 'page') return;
+    void (async () => {
+      await creating;
+      if (ownTargets.has(target)) return;
+      const popup = await target.page();
+      await popup?.close();
+    })().catch(noop);
+  });
+
+  const newOwnPage = (context: BrowserContext): Promise<Page> => {
+    const created = context.newPage().then((page) => {
+      ownTargets.add(page.target());
+      return page;
+    });
+    creating = Promise.allSettled([creating, created]);
+    return created;
+  };
+
+  /**
+   * Wipes what pages left in the default context. Storage calls only work on a
+   * page's session, and the render's own pages are closed first (a page that
+   * still runs could write again), so this goes through the blank page Chromium
+   * opened at launch, which is never used for anything else.
+   */
+  const wipeDefaultContext = async (origins: Set<string>) => {
+    janitor ??= initialPages.then((pages) => {
+      const blank = pages.find((p) => !p.isClosed());
+      if (!blank) throw new Error('The initial blank page is gone');
+      return blank.createCDPSession();
+    });
+    const cdp = await janitor;
+    await Promise.all([
+      cdp.send('Network.clearBrowserCookies'),
+      cdp.send('Network.clearBrowserCache'),
+      ...[...origins].map((origin) => cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+    ]);
+  };
+
+  return {
+    async open() {
+      const context = mode === 'multi-process'
+        ? await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } })
+        : browser.defaultBrowserContext();
+      const pages: Page[] = [];
+      const origins = new Set<string>();
+      const trackOrigins = mode === 'single-process';
+      const activity = createNetworkActivity();
+      const policy: RequestPolicy = { adblock: null, pageUrl: '', usedCredentials: false };
+
+      const closeAll = async (): Promise<boolean> => {
+        if (mode === 'multi-process') {
+          await context.close();
+          return true;
+        }
+        await Promise.all(pages.map((p) => p.close()));
+        await wipeDefaultContext(origins);
+        return !policy.usedCredentials;
+      };
+
+      try {
+        const page = await newOwnPage(context);
+        pages.push(page);
+        const main = page.mainFrame();
+
+        // The one request handler: cheap checks first, it runs for every request.
+        page.on('request', (request: HTTPRequest) => {
+          activity.started(request);
+          const url = request.url();
+          if (!allowedScheme(url)) {
+            void request.abort('accessdenied').catch(noop);
+            return;
+          }
+          if (trackOrigins) {
+            const origin = originOf(url);
+            if (origin) origins.add(origin);
+            if (USERINFO.test(url)) policy.usedCredentials = true;
+          }
+          const engine = policy.adblock;
+          if (engine && url.startsWith('http')) {
+            const frame = request.frame();
+            const mainDocument = frame === main && request.isNavigationRequest();
+            if (!mainDocument && engine.shouldBlock({ url, type: request.resourceType(), sourceUrl: frame?.url() || policy.pageUrl })) {
+              void request.abort('blockedbyclient').catch(noop);
+              return;
+            }
+          }
+          void request.continue().catch(noop);
+        });
+        page.on('requestfinished', (request: HTTPRequest) => activity.ended(request));
+        page.on('requestfailed', (request: HTTPRequest) => activity.ended(request));
+        page.on('requestservedfromcache', (request: HTTPRequest) => activity.ended(request));
+        page.on('dialog', (dialog) => void dialog.dismiss().catch(noop));
+
+        const [pageCdp] = await Promise.all([
+          page.createCDPSession(),
+          page.setRequestInterception(true),
+          page.setUserAgent(launched.userAgent),
+          prepareSettleTracking(page),
+        ]);
+
+        return {
+          page,
+          cdp: pageCdp,
+          launched,
+          activity,
+          policy,
+          async openSidePage() {
+            const side = await newOwnPage(context);
+            pages.push(side);
+            return side;
+          },
+          async interrupt() {
+            await pageCdp.send('Runtime.terminateExecution');
+          },
+          dispose: closeAll,
+        };
+      } catch (error) {
+        await closeAll().catch(noop);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
+import { loadAdblockEngine } from './adblock.js';
+import { launchBrowser, type LaunchedBrowser } from './browser-process.js';
+import { startDeadline, within, type Deadline } from './deadline.js';
+import { createSessionFactory, type PageSession, type SessionFactory } from './page-session.js';
+import { renderInSession } from './render-page.js';
+import type { RenderInput, Renderer, RendererOptions, RenderResult } from './types.js';
+
+/** One launched browser and the session prepared for its next render. */
+type BrowserSlot = {
+  launched: LaunchedBrowser;
+  sessions: SessionFactory;
+  spare: Promise<PageSession | undefined> | undefined;
+};
+
+/** How long closing what a timed-out render left behind may take before the browser is killed instead. */
+const RECOVERY_MS = 2_000;
+
+/** How long wiping a single-process render's cookies and storage may take before the browser is killed instead. */
+const WIPE_MS = 5_000;
+
+const noop = () => undefined;
+
+/** Loads the filter lists and runs one lookup of each kind: the first one builds indexes (~0.5 s). */
+async function warmAdblock(): Promise<void> {
+  try {
+    const engine = await loadAdblockEngine();
+    engine.shouldBlock({ url: 'https://example.com/ad.js', type: 'script', sourceUrl: 'https://example.com/' });
+    engine.cosmeticCss('https://example.com/', {});
+  } catch {
+    // The first render that asks for the ad blocker reports the problem.
+  }
+}
+
+/**
+ * Creates the renderer of this process: one Chromium, launched on first use
+ * (or by `warm()`) and reused, a fresh isolated session per render prepared
+ * ahead of time, a time budget per render after which the render fails with
+ * `RenderTimeoutError` and whatever hung is closed or the browser killed, and
+ * a relaunch whenever the browser has gone away.
+ */
+export function createRenderer(options: RendererOptions): Renderer {
+  const { mode } = options;
+  let slot: BrowserSlot | undefined;
+  let launching: Promise<BrowserSlot> | undefined;
+  let closed = false;
+  // Cleanup the next render must wait for: wiping state (single-process), or closing what a timed-out render left.
+  let pending: Promise<void> = Promise.resolve();
+  // Under --single-process all pages share one context, so renders take turns.
+  let turn: Promise<unknown> = Promise.resolve();
+
+  const waitForIt = (task: Promise<void>) => {
+    pending = Promise.all([pending, task]).then(noop);
+  };
+
+  const retire = (s: BrowserSlot) => {
+    if (slot === s) slot = undefined;
+    s.launched.kill();
+  };
+
+  const browserSlot = (): Promise<BrowserSlot> => {
+    if (closed) return Promise.reject(new RenderError('The renderer is closed'));
+    if (slot?.launched.browser.connected) return Promise.resolve(slot);
+    if (slot) retire(slot);
+    launching ??= (async () => {
+      const launchOptions = options.executablePath ? { mode, executablePath: options.executablePath } : { mode };
+      const launched = await launchBrowser(launchOptions);
+      const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spare: undefined };
+      if (closed) {
+        launched.kill();
+        throw new RenderError('The renderer is closed');
+      }
+      launched.browser.once('disconnected', () => {
+        if (slot === s) slot = undefined;
+      });
+      slot = s;
+      return s;
+    })().finally(() => {
+      launching = undefined;
+    });
+    return launching;
+  };
+
+  const prepareSpare = (s: BrowserSlot) => {
+    if (closed || s.spare || slot !== s || !s.launched.browser.connected) return;
+    s.spare = s.sessions.open().catch(() => undefined);
+  };
+
+  const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
+    const spare = s.spare;
+    s.spare = undefined;
+    const session = spare ? await spare : undefined;
+    // Opening a session costs a renderer process start (~70 ms): begin the next one now, so that
+    // it is ready when the next request comes rather than started by it.
+    prepareSpare(s);
+    if (session && s.launched.browser.connected) return session;
+    return s.sessions.open();
+  };
+
+  /** A browser that cannot open a page is broken: replace it once before giving up. */
+  const openSession = async (): Promise<{ s: BrowserSlot; session: PageSession }> => {
+    const s = await browserSlot();
+    try {
+      return { s, session: await takeSession(s) };
+    } catch {
+      retire(s);
+      const fresh = await browserSlot();
+      return { s: fresh, session: await fresh.sessions.open() };
+    }
+  };
+
+  /** Closes a finished render's session; single-process renders also wipe what the page stored. */
+  const release = (s: BrowserSlot, session: PageSession) => {
+    if (mode === 'multi-process') {
+      void session.dispose().catch(noop);
+      prepareSpare(s);
+      return;
+    }
+    waitForIt((async () => {
+      const wiped = await within(session.dispose().catch(() => false), WIPE_MS, false);
+      // State that could not be wiped must not reach the next render: start over.
+      if (!wiped) retire(s);
+      else prepareSpare(s);
+    })());
+  };
+
+  /** After a timeout: stop and close what hung; if that does not work at once, kill the browser. */
+  const recover = (s: BrowserSlot | undefined, session: PageSession | undefined) => {
+    waitForIt((async () => {
+      if (!s) return;
+      if (!session) {
+        // The browser did not even give us a page within the budget.
+        retire(s);
+        return;
+      }
+      const closedInTime = await within(
+        session.interrupt().catch(noop).then(() => session.dispose()).catch(() => false),
+        RECOVERY_MS,
+        false,
+      );
+      if (!closedInTime) retire(s);
+      else prepareSpare(s);
+    })());
+  };
+
+  const run = async (input: RenderInput, deadline: Deadline): Promise<RenderResult> => {
+    const started = Date.now();
+    const timings: Record<string, number> = {};
+    let s: BrowserSlot | undefined;
+    let session: PageSession | undefined;
+    let timedOut = false;
+
+    const work = (async () => {
+      await within(pending, deadline.remaining(), undefined);
+      const opened = await openSession();
+      if (timedOut) {
+        // Too late: the caller has had its answer; the session was never used.
+        release(opened.s, opened.session);
+        throw new RenderTimeoutError(deadline.budgetMs);
+      }
+      ({ s, session } = opened);
+      timings.context = Date.now() - started;
+      return renderInSession(opened.session, input, deadline, timings);
+    })();
+
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new RenderTimeoutError(deadline.budgetMs));
+      }, deadline.remaining());
+    });
+
+    try {
+      const result = await Promise.race([work, expired]);
+      timings.total = Date.now() - started;
+      return result;
+    } catch (error) {
+      if (timedOut) {
+        work.catch(noop);
+        recover(s, session);
+        throw error;
+      }
+      if (s && !s.launched.browser.connected) {
+        throw new RenderError('The browser stopped while rendering', { cause: error });
+      }
+      if (error instanceof ServiceError) throw error;
+      throw new RenderError('Rendering failed', { cause: error });
+    } finally {
+      clearTimeout(timer);
+      if (!timedOut && s && session) release(s, session);
+    }
+  };
+
+  return {
+    render(input, renderOptions) {
+      const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs);
+      if (mode === 'multi-process') return run(input, deadline);
+      const result = turn.then(() => run(input, deadline));
+      turn = result.catch(noop);
+      return result;
+    },
+
+    async warm() {
+      const [s] = await Promise.all([browserSlot(), warmAdblock()]);
+      prepareSpare(s);
+      await s.spare;
+    },
+
+    async close() {
+      closed = true;
+      const current = slot ?? (await launching?.catch(() => undefined));
+      if (!current) return;
+      retire(current);
+      await current.launched.gone;
+    },
+  };
+}

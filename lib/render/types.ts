@@ -1,0 +1,32 @@
+import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput } from '../schemas/render-options.js';
+
+/** What to render: the page to load and the output to make of it. */
+export type RenderInput =
+  | { output: 'PDF'; page: PageOptionsOutput; pdf?: PdfOptionsOutput | null }
+  | { output: 'IMAGE'; page: PageOptionsOutput; screenshot?: ScreenshotOptionsOutput | null };
+
+export type RenderResult = {
+  body: Buffer;
+  contentType: 'application/pdf' | 'image/png' | 'image/jpeg' | 'image/webp';
+  output: 'PDF' | 'IMAGE';
+  /** Milliseconds per phase (context, navigate, wait, capture…) for the request log line. */
+  timings: Record<string, number>;
+};
+
+export type Renderer = {
+  render(input: RenderInput, options?: { timeoutMs?: number }): Promise<RenderResult>;
+  /** Launches the browser (and prepares what can be prepared) ahead of the first request. */
+  warm(): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** How Chromium runs: separate processes, or everything in one (what Lambda images often force). */
+export type ChromiumMode = 'multi-process' | 'single-process';
+
+export type RendererOptions = {
+  mode: ChromiumMode;
+  /** A Chromium binary to use instead of the one unpacked from `@sparticuz/chromium`. */
+  executablePath?: string;
+  /** Default time budget of one render. */
+  timeoutMs: number;
+};
