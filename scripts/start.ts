@@ -52,40 +52,39 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  // Undone in order on failure or on SIGINT/SIGTERM: last started, first stopped.
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
-  let local: LocalAws | undefined;
   try {
     const port = parsePort(process.env.PORT);
-    local = await startLocalAws({ serverlessFile: values.config, stage: values.stage, region: values.region });
-    cleanups.push(() => local?.stop());
+    const local = await startLocalAws({ serverlessFile: values.config, stage: values.stage, region: values.region });
+    cleanups.unshift(() => local.stop());
     reportSetup(local);
 
     const config = loadConfig();
     const clients = createAwsClients(config);
     const store = createDynamoTokenStore(clients.dynamo, config.tables.tokens);
     const devToken = process.env.DEV_TOKEN;
-    const { token } = await createToken(store, devToken ? { token: devToken } : {});
+    const { token } = await createToken(store, devToken ? { token: devToken } : {}).catch((error: Error) => {
+      throw devToken ? new Error(`DEV_TOKEN cannot be used: ${error.message}`, { cause: error }) : error;
+    });
 
     const { region } = local.serverless.config.provider;
     const functions = listFunctions(local.serverless);
     const runtime = createLambdaRuntime({ serviceDir: local.serverless.serviceDir, region, accountId: LOCAL_ACCOUNT_ID });
+    cleanups.unshift(() => shutdownModules(runtime));
     const api = createHttpApi({ functions, runtime, region, accountId: LOCAL_ACCOUNT_ID, log: (line) => console.log(line) });
     const url = await api.listen(port);
-    const localAws = local;
+    cleanups.unshift(() => api.close());
     const pollers = await startSqsPollers({
       functions,
       runtime,
       sqs: clients.sqs,
       region,
-      resolveArn: (arn) => localAws.provisioned.resolve(arn, 'sqs event arn'),
+      resolveArn: (arn) => local.provisioned.resolve(arn, 'sqs event arn'),
     });
+    cleanups.unshift(() => pollers.stop());
     const schedules = startSchedules({ functions, runtime, region, accountId: LOCAL_ACCOUNT_ID });
-    cleanups.unshift(
-      () => api.close(),
-      () => schedules.stop(),
-      () => pollers.stop(),
-      () => shutdownModules(runtime),
-    );
+    cleanups.unshift(() => schedules.stop());
 
     writeDevStack({
       pid: process.pid,
@@ -121,7 +120,13 @@ async function main(): Promise<void> {
     handleSignals(cleanups);
   } catch (error) {
     console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
-    for (const cleanup of cleanups) await Promise.resolve(cleanup()).catch(() => undefined);
+    for (const cleanup of cleanups) {
+      try {
+        await cleanup();
+      } catch {
+        // Already failing: the first error is the one worth reporting.
+      }
+    }
     process.exitCode = 1;
   }
 }

@@ -58,7 +58,10 @@ export async function createToken(store: TokenStore, opts: CreateTokenOptions = 
   if (opts.token !== undefined && !TOKEN_SHAPE.test(opts.token)) {
     problems.token = 'must be 16 to 512 characters among A-Z a-z 0-9 . _ ~ + / = -';
   }
-  if (Object.keys(problems).length > 0) throw new ValidationError(problems, { message: 'Invalid token options' });
+  if (Object.keys(problems).length > 0) {
+    const detail = Object.entries(problems).map(([field, problem]) => `${field} ${problem}`);
+    throw new ValidationError(problems, { message: `Invalid token options: ${detail.join('; ')}` });
+  }
 
   const token = opts.token ?? generateToken();
   const created: NewToken = { token, accountId: randomUUID(), webhookSecret: generateWebhookSecret() };
