@@ -75,7 +75,9 @@ export async function captureScreenshot(
     const { width, height } = pngSize(data);
     const out: { type: ImageType; quality?: number; omitBackground?: boolean } = { type, omitBackground: base.omitBackground ?? false };
     if (quality !== undefined) out.quality = quality;
-    const body = await composeOverlay(side, { data, type: 'png', width, height }, overlay, out);
+    // Image pixels per CSS pixel, so the overlay's margin and radius keep their CSS size on a 2× shot.
+    const scale = (screen.viewport.deviceScaleFactor ?? 1) * (s.element == null && s.fullPage !== true ? (s.clip?.scale ?? 1) : 1);
+    const body = await composeOverlay(side, { data, type: 'png', width, height, scale }, overlay, out);
     return { body, contentType: CONTENT_TYPES[type] };
   } finally {
     await side.close().catch(() => undefined);

@@ -1,0 +1,30 @@
+import { readImage, readPdf, type PdfInfo } from '../../helpers/documents.js';
+import type { Renderer, RenderInput } from '../../../lib/render/index.js';
+
+type PageInput = RenderInput['page'];
+type PdfInput = Extract<RenderInput, { output: 'PDF' }>['pdf'];
+type ScreenshotInput = Extract<RenderInput, { output: 'IMAGE' }>['screenshot'];
+
+/** Base64 of a UTF-8 string, as the contract sends HTML. */
+export const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+/** A small viewport at scale 1, so pixel positions are CSS positions. */
+export const oneX = { width: 800, height: 600, deviceScaleFactor: 1 };
+
+/** Renders a PDF and reads what a person would check in it. */
+export async function renderPdf(renderer: Renderer, page: PageInput, pdf?: PdfInput): Promise<PdfInfo & { data: Buffer }> {
+  const result = await renderer.render({ output: 'PDF', page, pdf });
+  return { ...(await readPdf(new Uint8Array(result.body))), data: result.body };
+}
+
+/** Text of the whole rendered PDF, whitespace collapsed. */
+export async function pdfText(renderer: Renderer, page: PageInput, pdf?: PdfInput): Promise<string> {
+  const info = await renderPdf(renderer, page, pdf);
+  return info.text.join('\n').replace(/[ \t]+/g, ' ');
+}
+
+/** Renders a screenshot and reads its format and pixel size. */
+export async function renderImage(renderer: Renderer, page: PageInput, screenshot?: ScreenshotInput) {
+  const result = await renderer.render({ output: 'IMAGE', page, screenshot });
+  return { data: result.body, contentType: result.contentType, ...readImage(new Uint8Array(result.body)) };
+}
