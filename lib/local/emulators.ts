@@ -4,6 +4,7 @@ import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
 import type { EmulatorEndpoints } from './local-endpoints.js';
 
+export type { EmulatorEndpoints };
 
 export type RunningEmulators = {
   endpoints: EmulatorEndpoints;
