@@ -63,14 +63,32 @@ function requestType(type: string, url: string, sourceUrl: string): RequestType 
   return (KNOWN_TYPES.has(type) ? type : 'other') as RequestType;
 }
 
+/** Host name and registrable domain of a URL, as the engine computes them. */
+type Site = { hostname: string; domain: string };
+const SOURCE_CACHE_ENTRIES = 256;
+
 /** Wraps the two deserialised engines in the small interface the renderer uses. */
 export function createAdblockEngine(network: FiltersEngine, cosmetic: FiltersEngine): AdblockEngine {
+  // A page makes hundreds of requests from the same few source URLs: parse each once.
+  const sources = new Map<string, Site>();
+  const siteOf = (sourceUrl: string): Site => {
+    let site = sources.get(sourceUrl);
+    if (!site) {
+      const parsed = Request.fromRawDetails({ url: sourceUrl, type: 'main_frame' });
+      site = { hostname: parsed.hostname, domain: parsed.domain || parsed.hostname };
+      if (sources.size >= SOURCE_CACHE_ENTRIES) sources.delete(sources.keys().next().value as string);
+      sources.set(sourceUrl, site);
+    }
+    return site;
+  };
+
   return {
     shouldBlock({ url, type, sourceUrl }) {
       const kind = requestType(type, url, sourceUrl);
       // The page the caller asked for is never the ad blocker's to refuse.
       if (kind === 'main_frame') return false;
-      const request = Request.fromRawDetails({ url, sourceUrl, type: kind });
+      const source = siteOf(sourceUrl);
+      const request = Request.fromRawDetails({ url, sourceUrl, sourceHostname: source.hostname, sourceDomain: source.domain, type: kind });
       if (!request.isSupported) return false;
       return network.match(request).match;
     },
