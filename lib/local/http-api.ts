@@ -196,7 +196,7 @@ function compareSpecificity(a: number[], b: number[]): number {
 }
 
 /** The most specific route matching the request, with its decoded path parameters. */
-export function matchRoute(routes: CompiledRoute[], method: string, rawPath: string) {
+function matchRoute(routes: CompiledRoute[], method: string, rawPath: string) {
   const parts = rawPath.split('/').slice(1);
   let best: { route: CompiledRoute; pathParameters: Record<string, string> } | undefined;
   for (const route of routes) {
