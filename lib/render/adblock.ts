@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { access, readFile } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress } from 'node:zlib';
 import { ENGINE_VERSION, FiltersEngine, Request, type RequestType } from '@ghostery/adblocker';
@@ -26,7 +26,16 @@ export type AdblockEngine = {
  */
 export type PageTokens = { classes?: string[]; ids?: string[]; hrefs?: string[] };
 
-const ASSETS = new URL('./assets/', import.meta.url);
+/**
+ * Where the engine files are: beside this module when run from source, and,
+ * in a bundle (functions/*.mjs) packaged with `lib/render/assets/**`, under
+ * the package root.
+ */
+const ASSET_DIRS = [
+  new URL('./assets/', import.meta.url),
+  new URL('../lib/render/assets/', import.meta.url),
+  pathToFileURL(`${process.cwd()}/lib/render/assets/`),
+];
 const NETWORK_FILE = 'adblock-network.bin.br';
 const COSMETIC_FILE = 'adblock-cosmetic.bin.br';
 
@@ -115,11 +124,24 @@ export function createAdblockEngine(network: FiltersEngine, cosmetic: FiltersEng
   };
 }
 
+async function assetsDir(): Promise<URL> {
+  for (const dir of ASSET_DIRS) {
+    try {
+      await access(fileURLToPath(new URL(NETWORK_FILE, dir)));
+      return dir;
+    } catch {
+      // try the next layout
+    }
+  }
+  throw new Error(`${NETWORK_FILE} not found; package lib/render/assets/** with the function`);
+}
+
 let loading: Promise<AdblockEngine> | undefined;
 
 /** Deserialises the shipped engine once per process (cache the promise). */
 export function loadAdblockEngine(): Promise<AdblockEngine> {
-  loading ??= Promise.all([readEngine(ASSETS, NETWORK_FILE), readEngine(ASSETS, COSMETIC_FILE)])
+  loading ??= assetsDir()
+    .then((dir) => Promise.all([readEngine(dir, NETWORK_FILE), readEngine(dir, COSMETIC_FILE)]))
     .then(([network, cosmetic]) => createAdblockEngine(network, cosmetic))
     .catch((error: unknown) => {
       // Let a later render try again rather than caching the failure for the life of the container.
