@@ -3,7 +3,7 @@ import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { RenderError, ValidationError } from '../errors.js';
 import { MAX_IMAGE_PIXELS, VIEWPORT_FALLBACK, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
 import { waitAllowanceMs, within, type Deadline } from './deadline.js';
-import type { ScreenEmulation } from './load-page.js';
+import { assertSelector, type ScreenEmulation } from './load-page.js';
 import { composeOverlay } from './overlay.js';
 import type { PageSession } from './page-session.js';
 
@@ -134,12 +134,12 @@ async function capture(page: Page, options: ScreenshotOptions): Promise<Buffer> 
 async function shootElement(page: Page, selector: string, base: ScreenshotOptions, deadline: Deadline): Promise<Buffer> {
   const waitMs = Math.max(1, Math.min(ELEMENT_WAIT_MS, waitAllowanceMs(deadline)));
   const notFound = `No visible element matches the selector within ${Math.round(waitMs / 1000)} s`;
+  await assertSelector(page, selector, 'screenshot.element');
   let element;
   try {
     element = await page.waitForSelector(selector, { visible: true, timeout: waitMs });
   } catch (error) {
-    const problem = /is not a valid selector/i.test((error as Error).message) ? 'Not a valid CSS selector' : notFound;
-    throw new ValidationError({ 'screenshot.element': problem }, { cause: error });
+    throw new ValidationError({ 'screenshot.element': notFound }, { cause: error });
   }
   if (!element) throw new ValidationError({ 'screenshot.element': notFound });
   try {

@@ -111,8 +111,11 @@ async function applyPageOptions(
     steps.push(page.authenticate({ username: options.authentication.username, password: options.authentication.password }));
   }
   if (options.javascript === false) steps.push(page.setJavaScriptEnabled(false));
-  if (options.colorScheme) steps.push(page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: options.colorScheme }]));
-  if (options.mediaType) steps.push(page.emulateMediaType(options.mediaType));
+  if (options.colorScheme || options.mediaType) {
+    // One call for both: each setEmulatedMedia replaces the whole media emulation, so two calls would undo each other.
+    const features = options.colorScheme ? [{ name: 'prefers-color-scheme', value: options.colorScheme }] : [];
+    steps.push(session.cdp.send('Emulation.setEmulatedMedia', { media: options.mediaType ?? '', features }));
+  }
   if (options.timezone) steps.push(emulateTimezone(page, options.timezone));
   if (screen) {
     steps.push(page.setViewport(screen.viewport));
@@ -200,13 +203,27 @@ async function waitForSelectorOption(
 ): Promise<void> {
   const visible = option.options?.visible ?? undefined;
   const hidden = option.options?.hidden ?? undefined;
+  await assertSelector(page, option.selector, 'page.waitForSelector.selector');
   try {
     await page.waitForSelector(option.selector, { visible, hidden, timeout: boundedTimeout(option.options?.timeout, deadline) });
-  } catch (error) {
-    if (/is not a valid selector/i.test((error as Error).message)) {
-      throw new ValidationError({ 'page.waitForSelector.selector': 'Not a valid CSS selector' }, { cause: error });
-    }
+  } catch {
     // The contract: when the selector does not appear in time, the render continues.
+  }
+}
+
+/**
+ * Refuses a selector that is not valid CSS (puppeteer's waits would only
+ * time out on it): one query, which throws a SyntaxError for bad syntax.
+ */
+export async function assertSelector(page: Page, selector: string, field: string): Promise<void> {
+  try {
+    const found = await page.$(selector);
+    await found?.dispose();
+  } catch (error) {
+    if (/SyntaxError|not a valid selector|Invalid selector/i.test(String((error as Error).message ?? error))) {
+      throw new ValidationError({ [field]: 'Not a valid CSS selector' }, { cause: error });
+    }
+    // Anything else (a navigation in progress) is for the wait itself to deal with.
   }
 }
 
