@@ -44,8 +44,6 @@ export async function launchBrowser(options: { mode: ChromiumMode; executablePat
       executablePath,
       headless: 'shell',
       args: chromiumArgs(chromium.args, options.mode),
-      // Popups are closed anyway; letting Chromium block them saves creating the target at all.
-      ignoreDefaultArgs: ['--disable-popup-blocking'],
       userDataDir,
       // A pipe dies with the process, so a killed browser is noticed at once.
       pipe: true,

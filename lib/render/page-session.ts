@@ -46,6 +46,13 @@ export type SessionFactory = {
 const noop = () => undefined;
 
 /**
+ * Headless Chromium has no popup blocker: `window.open` answers as a blocked
+ * popup does, so nothing is loaded. Windows opened another way (a link with
+ * target=_blank) are closed as soon as they appear.
+ */
+const NO_POPUPS_SOURCE = 'window.open = function open() { return null; };';
+
+/**
  * Subresources may only come over http(s), or from `data:` and `blob:` URLs
  * the page builds itself; `file:`, `chrome:`, `view-source:`… are refused.
  */
@@ -180,6 +187,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
           page.setRequestInterception(true),
           page.setUserAgent(launched.userAgent),
           prepareSettleTracking(page),
+          page.evaluateOnNewDocument(NO_POPUPS_SOURCE),
         ]);
 
         return {
