@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,19 @@ export type LaunchedBrowser = {
 };
 
 let unpacked: Promise<string> | undefined;
+
+/** Profile directories of browsers still alive; removed synchronously if this process exits first. */
+const liveProfiles = new Set<string>();
+let exitHookInstalled = false;
+
+function trackProfile(dir: string): void {
+  liveProfiles.add(dir);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const profile of liveProfiles) rmSync(profile, { recursive: true, force: true });
+  });
+}
 
 /** The bundled Chromium, unpacked to /tmp once per container. */
 function bundledExecutable(): Promise<string> {
@@ -62,7 +76,11 @@ export async function launchBrowser(options: { mode: ChromiumMode; executablePat
     if (!child || child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-  const gone = exited.then(() => rm(userDataDir, { recursive: true, force: true })).catch(() => undefined);
+  trackProfile(userDataDir);
+  const gone = exited
+    .then(() => rm(userDataDir, { recursive: true, force: true }))
+    .catch(() => undefined)
+    .finally(() => liveProfiles.delete(userDataDir));
   // If Chromium dies on its own, its children and profile must still go.
   browser.once('disconnected', () => kill());
 

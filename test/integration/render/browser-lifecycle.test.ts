@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { NavigationError, RenderTimeoutError } from '../../../lib/errors.js';
+import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { b64, pdfText } from './render-fixtures.js';
@@ -125,6 +125,20 @@ describe('renderer › browser lifecycle', () => {
     // Assess
     assert.match(text, /after the kill/);
     assert.notDeepEqual(chromiumPids(), pids, 'a new browser');
+  });
+
+  it('answers a 500 RenderError, not a navigation error, when the browser dies mid-render, and recovers', async () => {
+    // Prepare
+    await pdfText(renderer, { html: b64('<p>warm</p>') });
+    const pids = chromiumPids();
+    setTimeout(() => pids.forEach((pid) => process.kill(pid, 'SIGKILL')), 300);
+
+    // Act
+    const attempt = renderer.render({ output: 'PDF', page: { url: `${site.url}/hang`, adblock: false } }, { timeoutMs: 10_000 });
+
+    // Assess
+    await assert.rejects(attempt, (error: unknown) => error instanceof RenderError && error.statusCode === 500);
+    assert.match(await pdfText(renderer, { html: b64('<p>recovered</p>') }), /recovered/);
   });
 
   it('renders a page that opens dialogs, popups, downloads and print without hanging, and never loads the popup', async () => {
