@@ -8,7 +8,7 @@ const page = { html };
 /** [what is wrong, endpoint, body, the field the 400 must name] — one row per rule of the contract. */
 const cases: Array<[string, string, unknown, string]> = [
   ['no page source', '/v1/pdf', { page: {} }, 'page.url'],
-  ['no page at all', '/v1/pdf', {}, 'page'],
+  ['no page at all', '/v1/pdf', {}, 'page.url'],
   ['two page sources', '/v1/pdf', { page: { html, url: 'https://example.com' } }, 'page.url'],
   ['templateData without htmlTemplate', '/v1/pdf', { page: { html, templateData: { a: 1 } } }, 'page.templateData'],
   ['a non-URL page.url', '/v1/pdf', { page: { url: 'not a url' } }, 'page.url'],
