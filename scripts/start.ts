@@ -16,9 +16,10 @@ import { listFunctions, type LocalFunction } from '../lib/local/serverless-confi
 import { startSqsPollers } from '../lib/local/sqs-poller.js';
 import { createToken } from '../lib/tokens/tokens.js';
 
-const USAGE = `Usage: npm start [-- --config serverless.yml] [--stage dev] [--region us-east-1] [--no-warm]
+const USAGE = `Usage: npm start [-- --config serverless.yml] [--stage dev] [--region us-east-1] [--endpoint URL] [--no-warm]
 
 Serves the API locally on embedded DynamoDB/S3/SQS emulators.
+  --endpoint  use the AWS-compatible services at URL (LocalStack: http://localhost:4566) instead
   PORT        port on 127.0.0.1 (default 3000, 0 picks a free one)
   DEV_TOKEN   register this exact value as an active, unlimited token
   --no-warm   do not import the functions (and launch Chromium) right after start
@@ -34,6 +35,7 @@ function parseOptions() {
         config: { type: 'string', short: 'c' },
         stage: { type: 'string' },
         region: { type: 'string' },
+        endpoint: { type: 'string' },
         warm: { type: 'boolean', default: true },
         help: { type: 'boolean', short: 'h' },
       },
@@ -56,7 +58,12 @@ async function main(): Promise<void> {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   try {
     const port = parsePort(process.env.PORT);
-    const local = await startLocalAws({ serverlessFile: values.config, stage: values.stage, region: values.region });
+    const local = await startLocalAws({
+      serverlessFile: values.config,
+      stage: values.stage,
+      region: values.region,
+      endpoint: values.endpoint,
+    });
     cleanups.unshift(() => local.stop());
     reportSetup(local);
 

@@ -11,6 +11,11 @@ export type LocalAwsOptions = {
   serverlessFile?: string;
   stage?: string;
   region?: string;
+  /**
+   * Use AWS-compatible services already running there (LocalStack's
+   * `http://localhost:4566`) instead of starting the embedded emulators.
+   */
+  endpoint?: string;
 };
 
 export type LocalAws = {
@@ -37,7 +42,9 @@ export async function startLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAw
     region: opts.region,
     accountId: LOCAL_ACCOUNT_ID,
   });
-  const emulators = await startEmulators();
+  const emulators = opts.endpoint
+    ? { endpoints: { dynamodb: opts.endpoint, s3: opts.endpoint, sqs: opts.endpoint }, stop: async () => undefined }
+    : await startEmulators();
   const saved = { ...process.env };
   const restore = () => {
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
