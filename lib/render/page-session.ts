@@ -103,7 +103,8 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
       ownTargets.add(page.target());
       return page;
     });
-    creating = Promise.allSettled([creating, created]);
+    // `.then(noop)`: the chain must not hold on to every page ever created.
+    creating = Promise.allSettled([creating, created]).then(noop);
     return created;
   };
 

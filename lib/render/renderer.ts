@@ -97,22 +97,13 @@ export function createRenderer(options: RendererOptions): Renderer {
     return s.sessions.open();
   };
 
-  /** A browser that cannot open a page is broken: replace it once before giving up. */
-  const openSession = async (): Promise<{ s: BrowserSlot; session: PageSession }> => {
-    const s = await browserSlot();
-    try {
-      return { s, session: await takeSession(s) };
-    } catch {
-      retire(s);
-      const fresh = await browserSlot();
-      return { s: fresh, session: await fresh.sessions.open() };
-    }
-  };
-
   /** Closes a finished render's session; single-process renders also wipe what the page stored. */
   const release = (s: BrowserSlot, session: PageSession) => {
     if (mode === 'multi-process') {
-      void session.dispose().catch(noop);
+      // Off the critical path; a context that will not close means a browser in trouble.
+      void within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
+        if (!closedInTime) retire(s);
+      });
       prepareSpare(s);
       return;
     }
@@ -129,7 +120,7 @@ export function createRenderer(options: RendererOptions): Renderer {
     waitForIt((async () => {
       if (!s) return;
       if (!session) {
-        // The browser did not even give us a page within the budget.
+        // The browser did not even give us a page within the whole budget: it hangs.
         retire(s);
         return;
       }
@@ -152,15 +143,26 @@ export function createRenderer(options: RendererOptions): Renderer {
 
     const work = (async () => {
       await within(pending, deadline.remaining(), undefined);
-      const opened = await openSession();
+      let current = await browserSlot();
+      s = current;
+      let opened: PageSession;
+      try {
+        opened = await takeSession(current);
+      } catch {
+        // A browser that cannot open a page is broken: replace it once before giving up.
+        retire(current);
+        current = await browserSlot();
+        s = current;
+        opened = await current.sessions.open();
+      }
       if (timedOut) {
         // Too late: the caller has had its answer; the session was never used.
-        release(opened.s, opened.session);
+        release(current, opened);
         throw new RenderTimeoutError(deadline.budgetMs);
       }
-      ({ s, session } = opened);
+      session = opened;
       timings.context = Date.now() - started;
-      return renderInSession(opened.session, input, deadline, timings);
+      return renderInSession(opened, input, deadline, timings);
     })();
 
     let timer: NodeJS.Timeout | undefined;

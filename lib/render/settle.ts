@@ -25,7 +25,7 @@ export const AUTO_IDLE_MS = 150;
  * Plain JavaScript in a string: a bundler that keeps function names (tsx,
  * esbuild's keepNames) would otherwise slip helper calls into the page.
  */
-export const SETTLE_TRACKER_SOURCE = `(() => {
+const SETTLE_TRACKER_SOURCE = `(() => {
   const symbol = Symbol.for(${JSON.stringify(SETTLE_KEY)});
   if (window[symbol]) return;
   const pending = new Set();
