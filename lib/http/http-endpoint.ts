@@ -30,6 +30,12 @@ export type EndpointSpec<S extends v.GenericSchema | undefined, L> = {
    * e.g. loading a template (404 before 400). Receives the parsed-but-unvalidated body.
    */
   preload?: (req: HttpRequest<unknown>) => Promise<L>;
+  /**
+   * True for render endpoints: a request that passed every other check spends
+   * one unit of the token's monthly quota (402 once spent) just before `handle`,
+   * and gets it back when the service itself fails (5xx).
+   */
+  spendsQuota?: boolean;
   /** The endpoint's logic: receives the caller and the validated body. */
   handle: (req: HttpRequest<Output<S>>, loaded: L) => Promise<HttpResult>;
 };
