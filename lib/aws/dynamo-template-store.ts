@@ -1,5 +1,4 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -8,6 +7,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { Template, TemplatePage, TemplateStore, TemplateVariables } from '../templates/template-store.js';
+import { awsErrorName, storageError } from './errors.js';
 
 /** Variables larger than this go to S3: DynamoDB items stop at 400 KB. */
 const INLINE_LIMIT_BYTES = 300 * 1024;
@@ -74,7 +74,7 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
     return item as Item | undefined;
   };
 
-  return {
+  const store: TemplateStore = {
     async create(template) {
       await dynamo.send(new PutCommand({
         TableName: tableName,
@@ -147,7 +147,7 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
           ConditionExpression: 'attribute_exists(templateId)',
         }));
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
+        if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
         throw error;
       }
       const newKey = variablesKey(template.accountId, template.id);
@@ -168,5 +168,26 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       if (key) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
       return true;
     },
+  };
+  return guarded(store, tableName);
+}
+
+/** The same store, with every SDK exception turned into a StorageError where it arises. */
+function guarded(store: TemplateStore, tableName: string): TemplateStore {
+  const wrap =
+    <A extends unknown[], R>(action: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (error) {
+        throw storageError(`${action} (table ${tableName})`, error);
+      }
+    };
+  return {
+    create: wrap('Creating a template', store.create),
+    get: wrap('Reading a template', store.get),
+    list: wrap('Listing templates', store.list),
+    replace: wrap('Updating a template', store.replace),
+    remove: wrap('Deleting a template', store.remove),
   };
 }
