@@ -16,6 +16,22 @@ const EnvSchema = v.object({
   JOBS_TABLE: v.optional(v.string(), 'docrender-dev-jobs'),
   FILES_BUCKET: v.optional(v.string(), 'docrender-dev-files'),
   JOBS_QUEUE_URL: v.optional(v.string(), ''),
+  WEBHOOKS_QUEUE_URL: v.optional(v.string(), ''),
+  /** How long temporary files live: download URLs expire then and the sweeper deletes them. */
+  FILE_LIFETIME_SECONDS: intFromEnv(3600, 1),
+  /** Seconds to wait before each webhook retry (SQS delays stop at 900); one attempt more than delays. */
+  WEBHOOK_RETRY_DELAYS: v.pipe(
+    v.optional(v.string(), '30,120,300,900,900'),
+    v.transform((list) => list.split(',').map((item) => item.trim()).filter(Boolean).map(Number)),
+    v.array(
+      v.pipe(
+        v.number('must be numbers of seconds, comma-separated'),
+        v.integer('must be whole seconds'),
+        v.minValue(0, 'must be 0 seconds or more'),
+        v.maxValue(900, 'must be at most 900 seconds (the longest SQS delay)'),
+      ),
+    ),
+  ),
   /** Largest accepted request body in bytes (413 above). */
   MAX_BODY_BYTES: intFromEnv(5 * 1024 * 1024, 1),
   /** Time budget of one raw or sync render, kept inside API Gateway's 30 s. */
@@ -33,6 +49,9 @@ export type Config = {
   tables: { tokens: string; templates: string; jobs: string };
   filesBucket: string;
   jobsQueueUrl: string;
+  webhooksQueueUrl: string;
+  fileLifetimeSeconds: number;
+  webhookRetryDelaysSeconds: number[];
   maxBodyBytes: number;
   renderTimeoutMs: number;
   chromiumMode: 'multi-process' | 'single-process';
@@ -56,6 +75,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tables: { tokens: e.TOKENS_TABLE, templates: e.TEMPLATES_TABLE, jobs: e.JOBS_TABLE },
     filesBucket: e.FILES_BUCKET,
     jobsQueueUrl: e.JOBS_QUEUE_URL,
+    webhooksQueueUrl: e.WEBHOOKS_QUEUE_URL,
+    fileLifetimeSeconds: e.FILE_LIFETIME_SECONDS,
+    webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     renderTimeoutMs: e.RENDER_TIMEOUT_MS,
     chromiumMode: e.CHROMIUM_MODE,
