@@ -14,6 +14,8 @@ const EnvSchema = v.object({
   TOKENS_TABLE: v.optional(v.string(), 'docrender-dev-tokens'),
   TEMPLATES_TABLE: v.optional(v.string(), 'docrender-dev-templates'),
   JOBS_TABLE: v.optional(v.string(), 'docrender-dev-jobs'),
+  /** Monthly quota and rate-limit counters. */
+  USAGE_TABLE: v.optional(v.string(), 'docrender-dev-usage'),
   FILES_BUCKET: v.optional(v.string(), 'docrender-dev-files'),
   JOBS_QUEUE_URL: v.optional(v.string(), ''),
   WEBHOOKS_QUEUE_URL: v.optional(v.string(), ''),
@@ -46,7 +48,7 @@ const EnvSchema = v.object({
 
 export type Config = {
   region: string;
-  tables: { tokens: string; templates: string; jobs: string };
+  tables: { tokens: string; templates: string; jobs: string; usage: string };
   filesBucket: string;
   jobsQueueUrl: string;
   webhooksQueueUrl: string;
@@ -72,7 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.output;
   return {
     region: e.AWS_REGION,
-    tables: { tokens: e.TOKENS_TABLE, templates: e.TEMPLATES_TABLE, jobs: e.JOBS_TABLE },
+    tables: { tokens: e.TOKENS_TABLE, templates: e.TEMPLATES_TABLE, jobs: e.JOBS_TABLE, usage: e.USAGE_TABLE },
     filesBucket: e.FILES_BUCKET,
     jobsQueueUrl: e.JOBS_QUEUE_URL,
     webhooksQueueUrl: e.WEBHOOKS_QUEUE_URL,
