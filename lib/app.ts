@@ -3,6 +3,8 @@ import { loadConfig, type Config } from './config.js';
 import { createAwsClients, type AwsClients } from './aws/clients.js';
 import { createDynamoTokenStore } from './aws/dynamo-token-store.js';
 import { createDynamoTemplateStore } from './aws/dynamo-template-store.js';
+import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
+import type { UsageStore } from './quota/usage-store.js';
 import type { TemplateStore } from './templates/template-store.js';
 import type { TokenStore } from './tokens/token-store.js';
 
@@ -13,6 +15,8 @@ export type AppDeps = {
   clients: AwsClients;
   tokens: TokenStore;
   templates: TemplateStore;
+  /** Quota and rate-limit counters, shared by every instance. */
+  usage: UsageStore;
 };
 
 let deps: AppDeps | undefined;
@@ -38,6 +42,7 @@ export function appDeps(): AppDeps {
       tableName: config.tables.templates,
       bucket: config.filesBucket,
     }),
+    usage: createDynamoUsageStore(clients.dynamo, config.tables.usage),
   };
   return deps;
 }

@@ -1,0 +1,88 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { QuotaCounterKey, UsageStore } from '../quota/usage-store.js';
+import { awsErrorName, storageError } from './errors.js';
+
+/**
+ * Usage counters on a DynamoDB table keyed by `pk`, one item per counter:
+ * `quota#<tokenHash>#<YYYY-MM>` holds `used` and the `refunded` spend ids,
+ * `rate#<tokenHash>#<windowStart>` holds the window's request count `n`.
+ * Every operation is one UpdateItem (or GetItem), atomic on its own, with no
+ * transactions; `expiresAt` (epoch seconds) is the table's TTL attribute.
+ */
+export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName: string): UsageStore {
+  const quotaKey = (key: QuotaCounterKey) => ({ pk: `quota#${key.tokenHash}#${key.period}` });
+
+  return {
+    async spend(key, limit, expiresAt) {
+      try {
+        const { Attributes } = await dynamo.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: quotaKey(key),
+            UpdateExpression: 'ADD used :one SET expiresAt = :expiresAt',
+            ...(limit === null
+              ? {}
+              : {
+                  // Check and spend in one write: concurrent spends are serialised by DynamoDB on the item.
+                  ConditionExpression: 'attribute_not_exists(used) OR used < :limit',
+                }),
+            ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt, ...(limit === null ? {} : { ':limit': limit }) },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return Number(Attributes?.used ?? 0);
+      } catch (error) {
+        if (awsErrorName(error) === 'ConditionalCheckFailedException') return undefined;
+        throw storageError(`Spending quota in table ${tableName}`, error);
+      }
+    },
+
+    async refund(key, spendId) {
+      try {
+        await dynamo.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: quotaKey(key),
+            // Recording the spend id in the same write makes a repeated refund fail its condition.
+            UpdateExpression: 'ADD used :minusOne, refunded :spendIds',
+            ConditionExpression: 'used > :zero AND NOT contains(refunded, :spendId)',
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':spendIds': new Set([spendId]), ':spendId': spendId },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+        throw storageError(`Refunding quota in table ${tableName}`, error);
+      }
+    },
+
+    async used(key) {
+      try {
+        const { Item } = await dynamo.send(
+          new GetCommand({ TableName: tableName, Key: quotaKey(key), ProjectionExpression: 'used' }),
+        );
+        return Number(Item?.used ?? 0);
+      } catch (error) {
+        throw storageError(`Reading quota usage from table ${tableName}`, error);
+      }
+    },
+
+    async countRequest(tokenHash, windowStart, expiresAt) {
+      try {
+        const { Attributes } = await dynamo.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: `rate#${tokenHash}#${windowStart}` },
+            UpdateExpression: 'ADD n :one SET expiresAt = :expiresAt',
+            ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return Number(Attributes?.n ?? 1);
+      } catch (error) {
+        throw storageError(`Counting a request in table ${tableName}`, error);
+      }
+    },
+  };
+}
