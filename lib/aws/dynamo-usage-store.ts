@@ -9,6 +9,7 @@ import { awsErrorName, storageError } from './errors.js';
  * `rate#<tokenHash>#<windowStart>` holds the window's request count `n`.
  * Every operation is one UpdateItem (or GetItem), atomic on its own, with no
  * transactions; `expiresAt` (epoch seconds) is the table's TTL attribute.
+ * Attribute names go through aliases so no DynamoDB reserved word can bite.
  */
 export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName: string): UsageStore {
   const quotaKey = (key: QuotaCounterKey) => ({ pk: `quota#${key.tokenHash}#${key.period}` });
@@ -20,13 +21,14 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName
           new UpdateCommand({
             TableName: tableName,
             Key: quotaKey(key),
-            UpdateExpression: 'ADD used :one SET expiresAt = :expiresAt',
+            UpdateExpression: 'ADD #used :one SET #expiresAt = :expiresAt',
             ...(limit === null
               ? {}
               : {
                   // Check and spend in one write: concurrent spends are serialised by DynamoDB on the item.
-                  ConditionExpression: 'attribute_not_exists(used) OR used < :limit',
+                  ConditionExpression: 'attribute_not_exists(#used) OR #used < :limit',
                 }),
+            ExpressionAttributeNames: { '#used': 'used', '#expiresAt': 'expiresAt' },
             ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt, ...(limit === null ? {} : { ':limit': limit }) },
             ReturnValues: 'UPDATED_NEW',
           }),
@@ -45,8 +47,9 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName
             TableName: tableName,
             Key: quotaKey(key),
             // Recording the spend id in the same write makes a repeated refund fail its condition.
-            UpdateExpression: 'ADD used :minusOne, refunded :spendIds',
-            ConditionExpression: 'used > :zero AND NOT contains(refunded, :spendId)',
+            UpdateExpression: 'ADD #used :minusOne, #refunded :spendIds',
+            ConditionExpression: '#used > :zero AND NOT contains(#refunded, :spendId)',
+            ExpressionAttributeNames: { '#used': 'used', '#refunded': 'refunded' },
             ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':spendIds': new Set([spendId]), ':spendId': spendId },
           }),
         );
@@ -60,7 +63,12 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName
     async used(key) {
       try {
         const { Item } = await dynamo.send(
-          new GetCommand({ TableName: tableName, Key: quotaKey(key), ProjectionExpression: 'used' }),
+          new GetCommand({
+            TableName: tableName,
+            Key: quotaKey(key),
+            ProjectionExpression: '#used',
+            ExpressionAttributeNames: { '#used': 'used' },
+          }),
         );
         return Number(Item?.used ?? 0);
       } catch (error) {
@@ -74,7 +82,8 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName
           new UpdateCommand({
             TableName: tableName,
             Key: { pk: `rate#${tokenHash}#${windowStart}` },
-            UpdateExpression: 'ADD n :one SET expiresAt = :expiresAt',
+            UpdateExpression: 'ADD #n :one SET #expiresAt = :expiresAt',
+            ExpressionAttributeNames: { '#n': 'n', '#expiresAt': 'expiresAt' },
             ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt },
             ReturnValues: 'UPDATED_NEW',
           }),

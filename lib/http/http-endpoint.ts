@@ -1,13 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import type { Config } from '../config.js';
+import type { UsageStore } from '../quota/usage-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { parseInput } from '../schemas/parse.js';
 import { authenticate } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import { errorMapper } from './error-mapper.js';
 import { parseJsonBody } from './json-body.js';
+import { withQuotaSpend } from './quota-spend.js';
+import { enforceRateLimit, rateLimitHeadersMiddleware } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import type { Caller, CallerContext, HttpEvent, HttpRequest, HttpResult } from './types.js';
 
@@ -16,11 +21,17 @@ export type HttpDeps = {
   config: Pick<Config, 'maxBodyBytes'>;
   tokens: TokenStore;
   logger: Logger;
+  /**
+   * Quota and rate counters. Required: building an endpoint without them
+   * throws. Typed optional only so that endpoint modules whose dependency
+   * types predate quotas still compile while they are brought up to date.
+   */
+  usage?: UsageStore;
 };
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
-export type EndpointSpec<S extends v.GenericSchema | undefined, L> = {
+export type EndpointSpec<S extends v.GenericSchema | undefined, L, P = undefined> = {
   /** Name used in logs, e.g. `render-pdf`. */
   name: string;
   /** Body schema, applied after `preload`. Omit for endpoints without a body. */
@@ -31,30 +42,44 @@ export type EndpointSpec<S extends v.GenericSchema | undefined, L> = {
    */
   preload?: (req: HttpRequest<unknown>) => Promise<L>;
   /**
+   * Checks that need the validated body and what `preload` loaded (e.g. the
+   * template's stored options merged with the request's), run before any quota
+   * is spent so that their 400 wins over a 402. Its result goes to `handle`.
+   */
+  prepare?: (req: HttpRequest<Output<S>>, loaded: L) => Promise<P> | P;
+  /**
    * True for render endpoints: a request that passed every other check spends
    * one unit of the token's monthly quota (402 once spent) just before `handle`,
    * and gets it back when the service itself fails (5xx).
    */
   spendsQuota?: boolean;
-  /** The endpoint's logic: receives the caller and the validated body. */
-  handle: (req: HttpRequest<Output<S>>, loaded: L) => Promise<HttpResult>;
+  /** The endpoint's logic: receives the caller, the validated body and what preload and prepare gave. */
+  handle: (req: HttpRequest<Output<S>>, loaded: L, prepared: P) => Promise<HttpResult>;
 };
 
 /**
  * Builds an HTTP Lambda handler with the one middleware stack every endpoint
- * shares: request log → error mapper → bearer auth (401/403) → body size (413)
- * → JSON parse → [preload] → valibot validation (400) → handler.
+ * shares, in the contract's order of checks: bearer auth (401, 403) → rate
+ * limit (429) → body size (413) → JSON parse → [preload: 404] → valibot
+ * validation and [prepare] (400) → [quota: 402] → handler. Around them: one
+ * log line per request, the error mapper, and the rate-limit headers on
+ * every answer given after the rate was counted.
  */
-export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, L = undefined>(
-  spec: EndpointSpec<S, L>,
+export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, L = undefined, P = undefined>(
+  spec: EndpointSpec<S, L, P>,
   deps: HttpDeps,
 ) {
+  const usage = deps.usage;
+  if (!usage) throw new Error(`httpEndpoint(${spec.name}): deps.usage is missing; rate limits and quotas need the usage store`);
   return middy<HttpEvent, HttpResult, Error, CallerContext>()
     .use(requestLog({ logger: deps.logger, endpoint: spec.name }))
+    .use(rateLimitHeadersMiddleware())
     .use(errorMapper({ logger: deps.logger }))
     .use({
       before: async (request) => {
-        request.context.caller = await authenticate(request.event, deps.tokens);
+        const caller = await authenticate(request.event, deps.tokens);
+        request.context.caller = caller;
+        await enforceRateLimit(request.context, caller.token, usage);
       },
     })
     .use(bodyLimit({ maxBytes: deps.config.maxBodyBytes }))
@@ -77,8 +102,19 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
       const loaded = spec.preload ? await spec.preload({ ...base, body: raw }) : (undefined as L);
       if (parseError) throw parseError;
       const body = (spec.schema ? parseInput(spec.schema, raw) : undefined) as Output<S>;
-      return spec.handle({ ...base, body }, loaded);
+      const prepared = spec.prepare ? await spec.prepare({ ...base, body }, loaded) : (undefined as P);
+      if (!spec.spendsQuota) return spec.handle({ ...base, body }, loaded, prepared);
+      return withQuotaSpend(
+        { usage, logger: deps.logger },
+        { token: base.caller.token, spendId: requestIdOf(event, context), context },
+        (spend) => spec.handle({ ...base, body, spend }, loaded, prepared),
+      );
     });
+}
+
+/** API Gateway's id of the request (unique per request), else Lambda's, else a fresh one. */
+function requestIdOf(event: HttpEvent, context: Context): string {
+  return event.requestContext?.requestId || context.awsRequestId || randomUUID();
 }
 
 function definedEntries(record: Record<string, string | undefined> | undefined): Record<string, string> {

@@ -3,8 +3,9 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { CallerContext, HttpEvent, HttpResult } from './types.js';
 
 /**
- * One structured log line per request: route, status, duration, account and
- * the phase timings the endpoint reported. Never the token, body or headers.
+ * One structured log line per request: route, status, duration, account,
+ * what happened to its quota and the phase timings the endpoint reported.
+ * Never the token, body or headers.
  */
 export function requestLog(opts: { logger: Logger; endpoint: string }): MiddlewareObj<HttpEvent, HttpResult, Error, CallerContext> {
   const started = new WeakMap<object, number>();
@@ -20,6 +21,7 @@ export function requestLog(opts: { logger: Logger; endpoint: string }): Middlewa
       accountId: request.context.caller?.accountId,
       requestId: request.event.requestContext?.requestId,
       timings: request.context.timings,
+      quota: request.context.quota,
       ...(request.error && status >= 400 ? { error: request.error.name } : {}),
     };
     if (status >= 500) opts.logger.error('request', entry);

@@ -9,6 +9,7 @@ import { NotFoundError, RenderError } from '../../../lib/errors.js';
 import { hashToken } from '../../../lib/tokens/tokens.js';
 import type { TokenRecord, TokenStore } from '../../../lib/tokens/token-store.js';
 import type { HttpEvent } from '../../../lib/http/types.js';
+import { memoryUsageStore } from '../quota/memory-usage-store.js';
 
 const ACTIVE = 'dr_active_token_0123456789abcdef';
 const INACTIVE = 'dr_inactive_token_0123456789abcdef';
@@ -62,7 +63,7 @@ describe('httpEndpoint (the shared middleware stack)', () => {
     const { logger, lines } = capturingLogger();
     const handler = httpEndpoint(
       { name: 'thing', schema: Body, preload, handle },
-      { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger },
+      { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger, usage: memoryUsageStore().store },
     );
     return { handler, lines };
   };

@@ -1,0 +1,51 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { ServiceError, ValidationError } from '../errors.js';
+import { refundQuota, spendQuota, type QuotaSpend } from '../quota/quota.js';
+import type { UsageStore } from '../quota/usage-store.js';
+import type { TokenRecord } from '../tokens/token-store.js';
+import type { CallerContext, HttpResult } from './types.js';
+
+/**
+ * Whether a request that spent a unit gets it back: when the service itself
+ * failed (5xx), or when the request was refused as invalid before anything
+ * was rendered (`api.validation`). A page that could not be loaded
+ * (`render.navigation`) was rendered for, and stays counted.
+ */
+export function earnsRefund(outcome: unknown): boolean {
+  if (typeof outcome === 'number') return outcome >= 500;
+  if (outcome instanceof ValidationError) return outcome.code === 'api.validation';
+  return !(outcome instanceof ServiceError) || outcome.statusCode >= 500;
+}
+
+/**
+ * Spends one unit of the caller's monthly quota (402 when none is left),
+ * then runs the render; if it fails in a way that `earnsRefund`, the unit is
+ * given back once before the failure goes on to the error mapper. A failed
+ * refund is logged, never allowed to replace the caller's answer.
+ */
+export async function withQuotaSpend(
+  deps: { usage: UsageStore; logger: Logger },
+  request: { token: TokenRecord; spendId: string; context: CallerContext },
+  render: (spend: QuotaSpend) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  const spend = await spendQuota(deps.usage, request.token, request.spendId);
+  request.context.quota = 'spent';
+  const giveBack = async () => {
+    try {
+      await refundQuota(deps.usage, spend);
+      request.context.quota = 'refunded';
+    } catch (error) {
+      request.context.quota = 'refund-failed';
+      deps.logger.error('quota refund failed', { error: error as Error, period: spend.period });
+    }
+  };
+  let result: HttpResult;
+  try {
+    result = await render(spend);
+  } catch (error) {
+    if (earnsRefund(error)) await giveBack();
+    throw error;
+  }
+  if (earnsRefund(result.statusCode)) await giveBack();
+  return result;
+}

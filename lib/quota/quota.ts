@@ -1,0 +1,91 @@
+import { QuotaExceededError } from '../errors.js';
+import type { TokenRecord } from '../tokens/token-store.js';
+import type { UsageStore } from './usage-store.js';
+
+/** A calendar month in UTC: the span a monthly quota counts over. */
+export type BillingPeriod = {
+  /** `YYYY-MM`, part of the counter's key. */
+  key: string;
+  start: Date;
+  /** Exclusive: the first instant of the next month, when the quota renews. */
+  end: Date;
+};
+
+/** Proof that a request spent a unit: what it takes to give that unit back. */
+export type QuotaSpend = {
+  tokenHash: string;
+  period: string;
+  /** Unique per request (the API Gateway request id); a refund counts once per spendId. */
+  spendId: string;
+};
+
+/** The quota part of a usage report. */
+export type QuotaUsage = {
+  /** Renders allowed per month; null means unlimited. */
+  limit: number | null;
+  /** Renders counted this month, refunds deducted. */
+  used: number;
+  /** Renders left this month; null when unlimited. */
+  remaining: number | null;
+  period: { start: string; end: string };
+};
+
+/** Monthly counters outlive their month by this long, so past usage stays readable for a while. */
+const KEEP_PAST_MONTHS_SECONDS = 400 * 24 * 3600;
+
+/** The calendar month (UTC) that `now` falls in. */
+export function billingPeriod(now: Date): BillingPeriod {
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth();
+  return {
+    key: `${year}-${String(month + 1).padStart(2, '0')}`,
+    start: new Date(Date.UTC(year, month, 1)),
+    end: new Date(Date.UTC(year, month + 1, 1)),
+  };
+}
+
+/**
+ * Spends one unit of the token's monthly quota in a single conditional write,
+ * so concurrent requests on any number of instances never exceed the limit.
+ * Throws QuotaExceededError (402) when the month's quota is used up. An
+ * unlimited token is counted too, so its usage can be reported.
+ */
+export async function spendQuota(store: UsageStore, token: TokenRecord, spendId: string, now = new Date()): Promise<QuotaSpend> {
+  const period = billingPeriod(now);
+  const key = { tokenHash: token.tokenHash, period: period.key };
+  const limit = token.monthlyLimit;
+  // A zero quota needs no write: the conditional one would accept the first unit of an absent counter.
+  const counted = limit !== null && limit <= 0 ? undefined : await store.spend(key, limit, expiry(period));
+  if (counted === undefined) {
+    throw new QuotaExceededError(
+      `Subscription limit reached: all ${limit} renders of this month are used; the quota renews at ${period.end.toISOString()}`,
+    );
+  }
+  return { ...key, spendId };
+}
+
+/**
+ * Gives back the unit a request spent, once: a second refund for the same
+ * spend (a retry, a redelivered message) changes nothing. Resolves true when
+ * this call gave the unit back.
+ */
+export function refundQuota(store: UsageStore, spend: QuotaSpend): Promise<boolean> {
+  return store.refund({ tokenHash: spend.tokenHash, period: spend.period }, spend.spendId);
+}
+
+/** The token's quota, units used and what is left in the month `now` falls in. */
+export async function readQuota(store: UsageStore, token: TokenRecord, now = new Date()): Promise<QuotaUsage> {
+  const period = billingPeriod(now);
+  const used = await store.used({ tokenHash: token.tokenHash, period: period.key });
+  const limit = token.monthlyLimit;
+  return {
+    limit,
+    used,
+    remaining: limit === null ? null : Math.max(0, limit - used),
+    period: { start: period.start.toISOString(), end: period.end.toISOString() },
+  };
+}
+
+function expiry(period: BillingPeriod): number {
+  return Math.floor(period.end.getTime() / 1000) + KEEP_PAST_MONTHS_SECONDS;
+}
