@@ -1,25 +1,27 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TokenExistsError } from '../tokens/errors.js';
-import type { TokenRecord, TokenStore } from '../tokens/token-store.js';
+import type { TokenRecord, TokenStore, TokenTermsStore } from '../tokens/token-store.js';
 import { DEFAULT_RATE_PER_SECOND } from '../tokens/tokens.js';
 import { awsErrorName, storageError } from './errors.js';
 
 /**
  * Token store on a DynamoDB table keyed by `tokenHash`. Conditional writes
- * make `create` refuse an existing hash and `setActive` refuse to create a
- * record; SDK exceptions become our own errors here.
+ * make `create` refuse an existing hash and `setActive` / `updateTerms`
+ * refuse to create a record; SDK exceptions become our own errors here.
  */
-export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName: string): TokenStore {
+export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName: string): TokenStore & TokenTermsStore {
+  const findByHash = async (tokenHash: string) => {
+    try {
+      const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: { tokenHash } }));
+      return Item ? toRecord(Item) : undefined;
+    } catch (error) {
+      throw storageError(`Reading a token from table ${tableName}`, error);
+    }
+  };
+
   return {
-    async findByHash(tokenHash) {
-      try {
-        const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: { tokenHash } }));
-        return Item ? toRecord(Item) : undefined;
-      } catch (error) {
-        throw storageError(`Reading a token from table ${tableName}`, error);
-      }
-    },
+    findByHash,
 
     async create(record) {
       try {
@@ -51,6 +53,35 @@ export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName
       } catch (error) {
         if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
         throw storageError(`Updating a token in table ${tableName}`, error);
+      }
+    },
+
+    async updateTerms(tokenHash, terms) {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      for (const [field, value] of Object.entries(terms)) {
+        if (value === undefined) continue;
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+      }
+      const assignments = Object.keys(names).map((name) => `${name} = :${name.slice(1)}`);
+      if (assignments.length === 0) return findByHash(tokenHash);
+      try {
+        const { Attributes } = await dynamo.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { tokenHash },
+            UpdateExpression: `SET ${assignments.join(', ')}`,
+            ConditionExpression: 'attribute_exists(tokenHash)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes ? toRecord(Attributes) : undefined;
+      } catch (error) {
+        if (awsErrorName(error) === 'ConditionalCheckFailedException') return undefined;
+        throw storageError(`Updating a token's terms in table ${tableName}`, error);
       }
     },
   };

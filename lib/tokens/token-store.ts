@@ -1,3 +1,5 @@
+import type { SubscriptionTerms } from './plans.js';
+
 /** A subscription token as stored: only its SHA-256 hash, never the token itself. */
 export type TokenRecord = {
   /** Hex SHA-256 of the bearer token; the table's key. */
@@ -23,4 +25,13 @@ export interface TokenStore {
   create(record: TokenRecord): Promise<void>;
   /** Sets `active`; resolves false when the token does not exist. */
   setActive(tokenHash: string, active: boolean): Promise<boolean>;
+}
+
+/**
+ * Port: changing a subscription's terms. Kept apart from `TokenStore` because
+ * only the admin CLI writes terms; request handling only reads them.
+ */
+export interface TokenTermsStore {
+  /** Sets the given terms; resolves to the updated record, or undefined when the token does not exist. */
+  updateTerms(tokenHash: string, terms: Partial<SubscriptionTerms>): Promise<TokenRecord | undefined>;
 }

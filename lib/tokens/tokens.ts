@@ -1,9 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { TokenStore } from './token-store.js';
+import { DEFAULT_PLAN, PLANS, type PlanName, type SubscriptionTerms } from './plans.js';
+import type { TokenRecord, TokenStore, TokenTermsStore } from './token-store.js';
 
-/** Requests per second a new token may make unless told otherwise. */
-export const DEFAULT_RATE_PER_SECOND = 10;
+/** Requests per second of a token issued without a plan or rate: the default plan's. */
+export const DEFAULT_RATE_PER_SECOND: number = PLANS[DEFAULT_PLAN].ratePerSecond;
 
 /**
  * What a bearer token may look like: RFC 6750's token68 characters, 16 to 512
@@ -20,9 +21,11 @@ export type NewToken = {
 };
 
 export type CreateTokenOptions = {
-  /** Monthly render quota; null or absent means unlimited. */
+  /** Preset the terms start from; default DEFAULT_PLAN (unlimited). */
+  plan?: PlanName;
+  /** Monthly render quota, overriding the plan's; null means unlimited. */
   limit?: number | null;
-  /** Requests per second; defaults to DEFAULT_RATE_PER_SECOND. */
+  /** Requests per second, overriding the plan's. */
   rate?: number;
   /** False creates the token with its subscription inactive (403). Default true. */
   active?: boolean;
@@ -50,18 +53,12 @@ export function generateWebhookSecret(): string {
  * The clear token is returned once and kept nowhere.
  */
 export async function createToken(store: TokenStore, opts: CreateTokenOptions = {}): Promise<NewToken> {
-  const limit = opts.limit ?? null;
-  const rate = opts.rate ?? DEFAULT_RATE_PER_SECOND;
-  const problems: Record<string, string> = {};
-  if (limit !== null && !(Number.isSafeInteger(limit) && limit >= 0)) problems.limit = 'must be a whole number of renders, 0 or more';
-  if (!(Number.isFinite(rate) && rate > 0)) problems.rate = 'must be a number of requests per second above 0';
+  const terms: SubscriptionTerms = { ...PLANS[opts.plan ?? DEFAULT_PLAN], ...explicitTerms(opts) };
+  const problems = termProblems(terms);
   if (opts.token !== undefined && !TOKEN_SHAPE.test(opts.token)) {
     problems.token = 'must be 16 to 512 characters among A-Z a-z 0-9 . _ ~ + / = -';
   }
-  if (Object.keys(problems).length > 0) {
-    const detail = Object.entries(problems).map(([field, problem]) => `${field} ${problem}`);
-    throw new ValidationError(problems, { message: `Invalid token options: ${detail.join('; ')}` });
-  }
+  throwIfAny(problems, 'Invalid token options');
 
   const token = opts.token ?? generateToken();
   const created: NewToken = { token, accountId: randomUUID(), webhookSecret: generateWebhookSecret() };
@@ -69,8 +66,8 @@ export async function createToken(store: TokenStore, opts: CreateTokenOptions = 
     tokenHash: hashToken(token),
     accountId: created.accountId,
     active: opts.active ?? true,
-    monthlyLimit: limit,
-    ratePerSecond: rate,
+    monthlyLimit: terms.monthlyLimit,
+    ratePerSecond: terms.ratePerSecond,
     webhookSecret: created.webhookSecret,
     createdAt: new Date().toISOString(),
   });
@@ -84,4 +81,51 @@ export async function createToken(store: TokenStore, opts: CreateTokenOptions = 
 export async function setTokenActive(store: TokenStore, token: string, active: boolean): Promise<void> {
   const found = await store.setActive(hashToken(token), active);
   if (!found) throw new NotFoundError('Unknown token');
+}
+
+export type TermsChange = {
+  /** Start from this preset's terms instead of the token's current ones. */
+  plan?: PlanName;
+  /** New monthly render quota; null means unlimited. */
+  limit?: number | null;
+  /** New requests per second. */
+  rate?: number;
+};
+
+/**
+ * Changes a token's subscription terms: a plan's preset and/or an explicit
+ * limit and rate. Takes effect on the next request; units already spent this
+ * month stay spent. Throws NotFoundError for a token never issued.
+ */
+export async function setTokenTerms(store: TokenTermsStore, token: string, change: TermsChange): Promise<TokenRecord> {
+  const terms: Partial<SubscriptionTerms> = { ...(change.plan ? PLANS[change.plan] : {}), ...explicitTerms(change) };
+  if (Object.keys(terms).length === 0) throw new ValidationError({ terms: 'nothing to change' }, { message: 'Give a plan, a limit or a rate' });
+  throwIfAny(termProblems(terms), 'Invalid terms');
+  const updated = await store.updateTerms(hashToken(token), terms);
+  if (!updated) throw new NotFoundError('Unknown token');
+  return updated;
+}
+
+/** The terms given explicitly (a null limit included), to lay over a plan's. */
+function explicitTerms(change: { limit?: number | null; rate?: number }): Partial<SubscriptionTerms> {
+  return {
+    ...(change.limit !== undefined ? { monthlyLimit: change.limit } : {}),
+    ...(change.rate !== undefined ? { ratePerSecond: change.rate } : {}),
+  };
+}
+
+function termProblems(terms: Partial<SubscriptionTerms>): Record<string, string> {
+  const problems: Record<string, string> = {};
+  const { monthlyLimit: limit, ratePerSecond: rate } = terms;
+  if (limit !== undefined && limit !== null && !(Number.isSafeInteger(limit) && limit >= 0)) {
+    problems.limit = 'must be a whole number of renders, 0 or more';
+  }
+  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) problems.rate = 'must be a number of requests per second above 0';
+  return problems;
+}
+
+function throwIfAny(problems: Record<string, string>, summary: string): void {
+  if (Object.keys(problems).length === 0) return;
+  const detail = Object.entries(problems).map(([field, problem]) => `${field} ${problem}`);
+  throw new ValidationError(problems, { message: `${summary}: ${detail.join('; ')}` });
 }
