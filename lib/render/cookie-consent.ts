@@ -3,27 +3,34 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer-core';
+import { SETTLE_KEY } from './settle.js';
 
 /**
  * Cookie-consent banners, dismissed with DuckDuckGo's autoconsent: its rules
  * recognise several hundred consent platforms and click "reject" (opt out).
- * Wired as its Puppeteer guide describes: the content bundle runs in every
- * new document (`evaluateOnNewDocument`) and talks to us through an exposed
- * binding; we answer its `init` with the rules and the config.
+ * The content bundle runs in every new top-level document
+ * (`evaluateOnNewDocument`), in the page's main world, and is answered inside
+ * the page: its `init` request gets the config and rules from a wrapper that
+ * runs before it, so nothing waits for a round trip to Node and no page code
+ * can reach a binding of ours.
  *
- * The bundle runs in the page's main world (that is where
- * `evaluateOnNewDocument` puts it), so it is configured as such and runs its
- * rule snippets itself; no page-supplied code is ever evaluated by us.
+ * Deciding "there is no banner" quickly is what matters for speed: autoconsent
+ * itself keeps searching for seconds (it retries every 500 ms in case a
+ * consent platform shows up late). The wrapper notes when a detection pass
+ * ends empty and when the DOM last changed; once a pass that began after the
+ * last change has found nothing, the page as it stands has no banner, and
+ * `dismissCookieBanners` returns.
  */
 
-const BINDING = 'autoconsentSendMessage';
 /** Whole time `dismissCookieBanners` may take. */
 export const DISMISS_BUDGET_MS = 1500;
 /** How long a consent platform that shows no popup is given to show one. */
 const POPUP_PATIENCE_MS = 600;
-/** How long autoconsent may search a document for a consent platform before we stop waiting for it. */
+/** How long autoconsent may search before we stop waiting for it, when the DOM never holds still. */
 const SEARCH_PATIENCE_MS = 1000;
-const POLL_MS = 100;
+const POLL_MS = 20;
+/** autoconsent waits this long between detection passes (lib/web.ts findCmp); scheduling it means a pass ended empty. */
+const RETRY_WAIT_MS = 500;
 
 // See autoconsent's docs/api.md and lib/types.ts (Config).
 const AUTOCONSENT_CONFIG = {
@@ -39,7 +46,7 @@ const AUTOCONSENT_CONFIG = {
   enableHeuristicDetection: true,
   heuristicMode: 'tier1',
   enablePopupMutationObserver: true,
-  // Each retry waits 500 ms for the DOM to change; the page is still loading meanwhile.
+  // Passes after the first wait for the DOM to change; a late banner is still caught while the page renders.
   detectRetries: 4,
   isMainWorld: true,
   visualTest: false,
@@ -53,119 +60,163 @@ const FINISHED = new Set(['nothingDetected', 'done', 'optOutSucceeded', 'optOutF
 /** A platform was recognised but shows no popup (yet). */
 const WAITING_FOR_POPUP = 'cmpDetected';
 
-type Assets = { script: string; rules: unknown };
-let assets: Promise<Assets> | undefined;
+/** Window property (per process, not guessable by pages) where the wrapper keeps its status reader. */
+const STATUS_KEY = `__docrender_consent_${randomUUID().slice(0, 8)}`;
 
-function loadAssets(): Promise<Assets> {
-  assets ??= (async () => {
+let source: Promise<string> | undefined;
+
+/**
+ * The script run in each new document: the wrapper, then the bundle with its
+ * own `setTimeout` (so its retry timers neither count as page work for the
+ * `auto` wait nor go unnoticed by us). Built once per process.
+ */
+function consentSource(): Promise<string> {
+  source ??= (async () => {
     const require = createRequire(import.meta.url);
     // The content bundle is not in the package's exports map; it sits beside the main entry.
     const dist = dirname(require.resolve('@duckduckgo/autoconsent'));
-    const [script, compact] = await Promise.all([
+    const [bundle, compact] = await Promise.all([
       readFile(join(dist, 'autoconsent.playwright.js'), 'utf8'),
-      readFile(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8').then((text) => JSON.parse(text) as unknown),
+      readFile(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
     ]);
     // A RuleBundle: the compact encoding goes under `compact` (passed bare, no rule would load).
-    return { script, rules: { autoconsent: [], compact } };
+    const rules = `{"autoconsent":[],"compact":${compact.trim()}}`;
+    return pageSource(JSON.stringify(AUTOCONSENT_CONFIG), rules, bundle);
   })().catch((error: unknown) => {
-    assets = undefined;
+    source = undefined;
     throw error;
   });
-  return assets;
+  return source;
 }
-
-type PageState = {
-  nonce: string;
-  /** Window property where the page-side wrapper records the lifecycle of the current document. */
-  statusKey: string;
-  /** The content bundle wrapped to run in the top frame only, with the wrapper before it. */
-  source: string;
-};
-
-const states = new WeakMap<Page, PageState>();
 
 /**
- * Runs before the bundle: messages from the top frame get our nonce, and the
- * lifecycle the bundle reports is kept on the window so that we can ask the
- * current document how far it got. Frames are skipped: the binding cannot
- * tell which frame called it, and answering a frame in the top document
- * would be wrong.
+ * Top frame only: frames are left alone (autoconsent's own rule for its
+ * heuristics, and a frame's banner is not the page's). Plain JavaScript in a
+ * string so no bundler helper slips into the page.
  */
-function pageSource(nonce: string, statusKey: string, script: string): string {
-  const wrapper = `(function (nonce, key) {
-  var raw = window.${BINDING};
-  if (typeof raw !== 'function') return;
-  var searchStarted;
-  window.${BINDING} = function (message) {
-    try {
-      if (message && message.type === 'report' && message.mainFrame && message.state) {
-        var lifecycle = String(message.state.lifecycle);
-        if (lifecycle === 'started' && searchStarted === undefined) searchStarted = performance.now();
-        Object.defineProperty(window, key, {
-          value: function () { return { lifecycle: lifecycle, searchingMs: searchStarted === undefined ? 0 : performance.now() - searchStarted }; },
-          configurable: true, writable: true, enumerable: false,
-        });
-      }
-    } catch (e) {}
-    return raw(Object.assign({}, message, { __nonce: nonce }));
+function pageSource(config: string, rules: string, bundle: string): string {
+  const wrapper = `(function (key, settleKey, config, rules, retryWaitMs) {
+  var tracker = window[Symbol.for(settleKey)];
+  var timers = (tracker && tracker.timers) || { setTimeout: window.setTimeout.bind(window), clearTimeout: window.clearTimeout.bind(window) };
+  var s = { lifecycle: 'loading', attempt: 0, attemptStartedAt: 0, detected: false, patterns: 0,
+    searchStartedAt: 0, lastChangeAt: 0, emptyPassStartedAt: -1, emptyHeuristicPassStartedAt: -1 };
+  var observer;
+  var watchChanges = function () {
+    if (observer || !window.MutationObserver) return;
+    observer = new MutationObserver(function () { s.lastChangeAt = performance.now(); });
+    observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
   };
   Object.defineProperty(window, key, {
-    value: function () { return { lifecycle: 'loading', searchingMs: 0 }; },
+    value: function () {
+      var now = performance.now();
+      return {
+        lifecycle: s.lifecycle, detected: s.detected, patterns: s.patterns,
+        searchingMs: s.searchStartedAt ? now - s.searchStartedAt : 0,
+        covered: s.emptyPassStartedAt > s.lastChangeAt,
+        heuristicCovered: s.emptyHeuristicPassStartedAt > s.lastChangeAt,
+      };
+    },
     configurable: true, writable: true, enumerable: false,
   });
-})(${JSON.stringify(nonce)}, ${JSON.stringify(statusKey)});`;
-  return `if (window.self === window.top && !window.autoconsentReceiveMessage) {\n${wrapper}\n${script}\n}`;
+  window.autoconsentSendMessage = function (message) {
+    try {
+      if (!message || typeof message !== 'object') return Promise.resolve();
+      if (message.type === 'init') {
+        // Answered once the bundle has defined its receiver (the rest of its script, then this microtask).
+        queueMicrotask(function () {
+          if (typeof window.autoconsentReceiveMessage === 'function') {
+            window.autoconsentReceiveMessage({ type: 'initResp', config: config, rules: rules });
+          }
+        });
+      } else if (message.type === 'eval') {
+        // Only sent with isMainWorld false: never evaluate code a page sent.
+        queueMicrotask(function () { window.autoconsentReceiveMessage({ type: 'evalResp', id: message.id, result: false }); });
+      } else if (message.type === 'cmpDetected' || message.type === 'popupFound') {
+        s.detected = true;
+      } else if (message.type === 'report' && message.mainFrame && message.state) {
+        var state = message.state;
+        s.lifecycle = String(state.lifecycle);
+        s.patterns = state.heuristicPatterns ? state.heuristicPatterns.length : 0;
+        if (s.lifecycle === 'started' && !s.searchStartedAt) {
+          s.searchStartedAt = performance.now();
+          watchChanges();
+        }
+        if (state.findCmpAttempts !== s.attempt) {
+          s.attempt = state.findCmpAttempts;
+          s.attemptStartedAt = performance.now();
+        }
+      }
+    } catch (e) {}
+    return Promise.resolve();
+  };
+  return {
+    setTimeout: function (handler, ms) {
+      // The bundle waits between passes only after a pass that found nothing.
+      if (ms === retryWaitMs && s.lifecycle === 'started' && !s.detected && s.attempt > 0) {
+        s.emptyPassStartedAt = Math.max(s.emptyPassStartedAt, s.attemptStartedAt);
+        // Heuristic rules run on even passes only (autoconsent's findCmp).
+        if (s.attempt % 2 === 0) s.emptyHeuristicPassStartedAt = Math.max(s.emptyHeuristicPassStartedAt, s.attemptStartedAt);
+      }
+      return timers.setTimeout.apply(window, arguments);
+    },
+    clearTimeout: function (id) { return timers.clearTimeout(id); },
+  };
+})(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${rules}, ${RETRY_WAIT_MS})`;
+  // No globals of ours: a page declaring the same name with const or let would fail to run.
+  return `if (window.self === window.top && !window.autoconsentReceiveMessage) {
+(function (own) {
+(function (setTimeout, clearTimeout) {
+${bundle}
+})(own.setTimeout, own.clearTimeout);
+})(${wrapper});
+}`;
 }
 
-async function reply(page: Page, message: unknown): Promise<void> {
-  await page
-    .evaluate((msg: unknown) => {
-      const receive = (window as unknown as { autoconsentReceiveMessage?: (m: unknown) => Promise<void> }).autoconsentReceiveMessage;
-      // Not awaited: the bundle's handlers can run for seconds.
-      if (receive) void receive(msg);
-    }, message)
-    .catch(() => undefined);
-}
+/** Script identifiers registered per page, so the hook can be taken off again. */
+const hooks = new WeakMap<Page, Promise<string | undefined>>();
 
-async function onMessage(page: Page, state: PageState, message: unknown): Promise<void> {
-  if (!message || typeof message !== 'object') return;
-  const { type, __nonce: nonce, id } = message as { type?: unknown; __nonce?: unknown; id?: unknown };
-  if (nonce !== state.nonce) return;
-  if (type === 'init') {
-    const { rules } = await loadAssets();
-    await reply(page, { type: 'initResp', config: AUTOCONSENT_CONFIG, rules });
-  } else if (type === 'eval') {
-    // Only sent with isMainWorld false; answer "no" rather than evaluate code a page sent us.
-    await reply(page, { type: 'evalResp', id, result: false });
-  }
-}
-
-/** Called on a fresh page before navigation when adblock is on (e.g. evaluateOnNewDocument of a content script + exposeFunction/binding). */
+/**
+ * Registers autoconsent for every document the page loads from now on. Cheap
+ * to call ahead of time (a prepared session does); `disableCookieConsent`
+ * takes it off for a render that does not want it.
+ */
 export async function prepareCookieConsent(page: Page): Promise<void> {
-  if (states.has(page)) return;
-  const { script } = await loadAssets();
-  const nonce = randomUUID();
-  const state: PageState = { nonce, statusKey: `__consent_${nonce.slice(0, 8)}`, source: '' };
-  state.source = pageSource(nonce, state.statusKey, script);
-  states.set(page, state);
-  // The binding first: the bundle captures it when it starts.
-  await page.exposeFunction(BINDING, (message: unknown) => onMessage(page, state, message).catch(() => undefined));
-  await page.evaluateOnNewDocument(state.source);
+  let hook = hooks.get(page);
+  if (!hook) {
+    hook = consentSource().then(async (script) => (await page.evaluateOnNewDocument(script)).identifier);
+    hooks.set(page, hook.catch(() => undefined));
+  }
+  await hook;
 }
 
-type Status = { lifecycle: string; searchingMs: number };
+/** Takes the autoconsent hook off a page before it navigates (adblock off, or JavaScript off). */
+export async function disableCookieConsent(page: Page): Promise<void> {
+  const hook = hooks.get(page);
+  if (!hook) return;
+  hooks.delete(page);
+  const identifier = await hook;
+  if (identifier !== undefined) await page.removeScriptToEvaluateOnNewDocument(identifier);
+}
+
+type Status = {
+  lifecycle: string;
+  detected: boolean;
+  patterns: number;
+  searchingMs: number;
+  /** A detection pass that began after the DOM last changed found nothing. */
+  covered: boolean;
+  /** The same, for a pass that also ran the heuristic (text) rules. */
+  heuristicCovered: boolean;
+};
 
 /** Where autoconsent is in the current document; undefined when it does not run there. */
-async function statusOf(page: Page, state: PageState): Promise<Status | undefined> {
+async function statusOf(page: Page): Promise<Status | undefined> {
   return await page
     .evaluate((key: string) => {
       const read = (window as unknown as Record<string, unknown>)[key];
       if (typeof read !== 'function') return undefined;
-      const status = (read as () => unknown)() as { lifecycle?: unknown; searchingMs?: unknown } | undefined;
-      return typeof status?.lifecycle === 'string' && typeof status.searchingMs === 'number'
-        ? { lifecycle: status.lifecycle, searchingMs: status.searchingMs }
-        : undefined;
-    }, state.statusKey)
+      return (read as () => unknown)() as Status;
+    }, STATUS_KEY)
     .catch(() => undefined);
 }
 
@@ -184,24 +235,28 @@ async function settle(page: Page): Promise<void> {
     .catch(() => undefined);
 }
 
-async function dismiss(page: Page, deadline: number): Promise<void> {
-  if (!states.has(page)) await prepareCookieConsent(page);
-  const state = states.get(page);
-  if (!state) return;
+/** True once it is clear the page as it stands has no banner autoconsent could handle. */
+function nothingToDismiss(status: Status): boolean {
+  if (status.lifecycle !== 'started' || status.detected) return false;
+  if (status.searchingMs >= SEARCH_PATIENCE_MS) return true;
+  // Text that reads like a consent notice: wait for a pass with the heuristic rules as well.
+  return status.covered && (status.patterns === 0 || status.heuristicCovered);
+}
 
-  let status = await statusOf(page, state);
+async function dismiss(page: Page, deadline: number): Promise<void> {
+  let status = await statusOf(page);
   if (status === undefined) {
     // The document was not created by a navigation (setContent) or the page
     // loaded before the hook was set: start autoconsent in it now.
-    await page.evaluate(state.source).catch(() => undefined);
-    status = await statusOf(page, state);
+    await page.evaluate(await consentSource()).catch(() => undefined);
+    status = await statusOf(page);
     if (status === undefined) return;
   }
 
   let popupWaitSince: number | undefined;
   while (status && !FINISHED.has(status.lifecycle)) {
     const now = Date.now();
-    if (status.lifecycle === 'started' && status.searchingMs >= SEARCH_PATIENCE_MS) return;
+    if (nothingToDismiss(status)) return;
     if (status.lifecycle === WAITING_FOR_POPUP) {
       popupWaitSince ??= now;
       if (now - popupWaitSince >= POPUP_PATIENCE_MS) return;
@@ -210,12 +265,16 @@ async function dismiss(page: Page, deadline: number): Promise<void> {
     }
     if (now + POLL_MS > deadline) return;
     await sleep(POLL_MS);
-    status = await statusOf(page, state);
+    status = await statusOf(page);
   }
   if (status && status.lifecycle !== 'nothingDetected') await settle(page);
 }
 
-/** Called after the page loaded; dismisses (rejects/opt-out preferred) cookie-consent banners; bounded in time (≤ ~1.5 s), never throws. */
+/**
+ * Called once the page has loaded (and settled): dismisses cookie-consent
+ * banners, preferring reject / opt-out, and returns as soon as it is clear
+ * there is none; bounded in time (≤ ~1.5 s), never throws.
+ */
 export async function dismissCookieBanners(page: Page): Promise<void> {
   const deadline = Date.now() + DISMISS_BUDGET_MS;
   let timer: NodeJS.Timeout | undefined;

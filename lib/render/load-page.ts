@@ -2,7 +2,7 @@ import type { Page, Viewport } from 'puppeteer-core';
 import { ValidationError } from '../errors.js';
 import type { PageOptionsOutput } from '../schemas/render-options.js';
 import { loadAdblockEngine, readPageTokens } from './adblock.js';
-import { dismissCookieBanners, prepareCookieConsent } from './cookie-consent.js';
+import { disableCookieConsent, dismissCookieBanners, prepareCookieConsent } from './cookie-consent.js';
 import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from './deadline.js';
 import { toNavigationError } from './navigation-error.js';
 import type { PageSource } from './page-source.js';
@@ -42,12 +42,14 @@ export async function loadPage(
   const javascript = options.javascript !== false;
   const adblock = options.adblock !== false;
   const fromUrl = source.kind === 'url';
+  // Banners belong to sites, and without JavaScript nothing could dismiss them.
+  const consent = adblock && fromUrl && javascript;
 
   let started = Date.now();
   const [engine] = await Promise.all([
     adblock ? loadAdblockEngine() : null,
     applyPageOptions(session, options, source, screen),
-    adblock && fromUrl ? prepareCookieConsent(page) : undefined,
+    consent ? prepareCookieConsent(page) : disableCookieConsent(page),
   ]);
   session.policy.adblock = engine;
   session.policy.pageUrl = fromUrl ? source.url : 'about:blank';
@@ -73,13 +75,13 @@ export async function loadPage(
   timings.navigate = Date.now() - started;
 
   started = Date.now();
-  // The banner hunt takes a while even when there is no banner: let it run alongside the settling.
-  const banners = adblock && fromUrl ? within(dismissCookieBanners(page).catch(noop), waitAllowanceMs(deadline), undefined) : undefined;
   if (waitUntil === 'auto') {
     const until = Math.min(Date.now() + AUTO_SETTLE_MAX_MS, deadline.at - captureReserveMs(deadline.budgetMs));
     await waitForSettled(page, session.activity, { until, javascript });
   }
-  await banners;
+  // After the settling: autoconsent has been at work in the page all along, and it is the
+  // page as it now stands that must be free of banners (one that came late is caught).
+  if (consent) await within(dismissCookieBanners(page).catch(noop), waitAllowanceMs(deadline), undefined);
   // Element hiding only for sites: in the caller's own HTML a class named "ad" is theirs.
   if (engine && fromUrl) await hideAdElements(page, engine.cosmeticCss(page.url(), await readPageTokens(page)));
   if (options.waitForSelector) await waitForSelectorOption(page, options.waitForSelector, deadline);

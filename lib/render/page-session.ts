@@ -1,6 +1,7 @@
 import type { BrowserContext, CDPSession, HTTPRequest, Page, Target } from 'puppeteer-core';
 import type { AdblockEngine } from './adblock.js';
 import type { LaunchedBrowser } from './browser-process.js';
+import { prepareCookieConsent } from './cookie-consent.js';
 import { createNetworkActivity, type NetworkActivity } from './network-activity.js';
 import { prepareSettleTracking } from './settle.js';
 
@@ -8,7 +9,7 @@ import { prepareSettleTracking } from './settle.js';
 export type RequestPolicy = {
   /** Consulted for every subresource when set (page option `adblock`). */
   adblock: AdblockEngine | null;
-  /** The page's own URL, the source of requests whose frame is unknown. */
+  /** The page the caller asked for (about:blank for HTML): the source the ad blocker judges every request from. */
   pageUrl: string;
   /**
    * HTTP credentials were used (page option, or a URL with user:password@).
@@ -169,9 +170,11 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
           }
           const engine = policy.adblock;
           if (engine && url.startsWith('http')) {
-            const frame = request.frame();
-            const mainDocument = frame === main && request.isNavigationRequest();
-            if (!mainDocument && engine.shouldBlock({ url, type: request.resourceType(), sourceUrl: frame?.url() || policy.pageUrl })) {
+            const type = request.resourceType();
+            const mainDocument = type === 'document' && request.frame() === main && request.isNavigationRequest();
+            // The source is always the page the caller asked for: a new iframe's own URL is about:blank,
+            // which the engine would take for a top-level page and let through. Any other document is a frame.
+            if (!mainDocument && engine.shouldBlock({ url, type: type === 'document' ? 'sub_frame' : type, sourceUrl: policy.pageUrl })) {
               void request.abort('blockedbyclient').catch(noop);
               return;
             }
@@ -189,6 +192,8 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
           page.setUserAgent(launched.userAgent),
           prepareSettleTracking(page),
           page.evaluateOnNewDocument(NO_POPUPS_SOURCE),
+          // Most renders of a URL want it; one that does not takes it off (one small call).
+          prepareCookieConsent(page),
         ]);
 
         return {

@@ -178,6 +178,12 @@ export function createRenderer(options: RendererOptions): Renderer {
       timings.total = Date.now() - started;
       return result;
     } catch (error) {
+      // A step bounded by what was left of the budget (printing, capturing) can fail a moment
+      // before the budget's own timer fires: that is the budget running out all the same.
+      if (!timedOut && deadline.remaining() === 0) {
+        timedOut = true;
+        error = new RenderTimeoutError(deadline.budgetMs, { cause: error });
+      }
       if (timedOut) {
         work.catch(noop);
         recover(s, session);

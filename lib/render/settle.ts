@@ -3,7 +3,7 @@ import { within } from './deadline.js';
 import type { NetworkActivity } from './network-activity.js';
 
 /** Name under which the page-side helper hides on `window` (a registered symbol, never enumerated). */
-const SETTLE_KEY = 'docrender.settle';
+export const SETTLE_KEY = 'docrender.settle';
 
 /** Timers longer than this are animations or polling, not "load the content now". */
 const SHORT_TIMER_MS = 1_500;
@@ -54,6 +54,8 @@ const SETTLE_TRACKER_SOURCE = `(() => {
   };
   Object.defineProperty(window, symbol, {
     value: {
+      // For our own in-page helpers (cookie consent), whose timers are not the page's work.
+      timers: { setTimeout: nativeSetTimeout, clearTimeout: nativeClearTimeout },
       settled: function (maxMs) {
         tracking = false;
         if (pending.size === 0) return Promise.resolve();

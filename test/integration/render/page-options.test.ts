@@ -13,6 +13,30 @@ const lateContent = (delayMs: number) => `<html><body><p>static</p><script>
   }, ${delayMs}));
 </script></body></html>`;
 
+/** A banner in the markup of orestbida/cookieconsent v2, which autoconsent has a rule for; the choice is written into the page. */
+const consentBanner = (showAfterMs: number | null) => `<!doctype html><html><head><title>Shop</title>
+<style>#cm{position:fixed;bottom:0;left:0;right:0;padding:20px;background:#222;color:#fff}</style>
+</head><body><main><h1>Welcome</h1><p id="choice">choice: none</p></main>
+<template id="banner"><div id="cc--main"><div id="cm" role="dialog"><p>We use cookies.</p>
+<button id="s-all-bn">Accept all</button><button id="s-rall-bn">Reject all</button></div></div></template>
+<script>
+  function show() {
+    document.documentElement.classList.add('show--consent');
+    document.body.append(document.getElementById('banner').content.cloneNode(true));
+    const choose = (choice) => {
+      document.getElementById('choice').textContent = 'choice: ' + choice;
+      document.documentElement.classList.remove('show--consent');
+      document.getElementById('cc--main').remove();
+    };
+    document.getElementById('s-all-bn').addEventListener('click', () => choose('accepted'));
+    document.getElementById('s-rall-bn').addEventListener('click', () => choose('rejected'));
+  }
+  ${showAfterMs === null ? 'show();' : `window.addEventListener('load', () => setTimeout(show, ${showAfterMs}));`}
+</script></body></html>`;
+const CONSENT_PAGE = consentBanner(null);
+/** The banner comes 300 ms after the load event, as a consent platform's script loaded late would show it. */
+const LATE_CONSENT_PAGE = consentBanner(300);
+
 /** A page whose script adds "#ready" with text after 500 ms. */
 const readyLater = b64('<p>first</p><script>setTimeout(() => { const d = document.createElement("div"); d.id = "ready"; d.dataset.state = "done"; d.textContent = "ready arrived"; document.body.append(d) }, 500)</script>');
 
@@ -52,6 +76,16 @@ describe('renderer › page options', () => {
         res.end('<h1>Nothing here</h1>');
       },
       '/with-ads': html('<p>article</p><script src="/prebid.js"></script>'),
+      // An OpenX iframe zone, inserted as ad tags do: the frame exists (about:blank) before it is sent to the ad.
+      '/with-ad-frame': html(`<p>article</p><script>
+        const frame = document.createElement('iframe');
+        document.body.append(frame);
+        frame.src = '/www/delivery/afr.php?zoneid=1';
+      </script>`),
+      '/www/delivery/afr.php': html('<p>advert frame</p>'),
+      '/with-ad-slot': html('<article><p>story text</p></article><div class="in_article_ad">advert slot</div>'),
+      '/with-banner': html(CONSENT_PAGE),
+      '/with-late-banner': html(LATE_CONSENT_PAGE),
       '/prebid.js': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/javascript' });
         res.end('document.body.append("ad script ran")');
@@ -268,6 +302,52 @@ describe('renderer › page options', () => {
       assert.match(blocked, /article/);
       assert.doesNotMatch(blocked, /ad script ran/);
       assert.match(allowed, /ad script ran/);
+    });
+  });
+
+  describe('adblock', () => {
+    it('blocks an ad iframe, not only ad scripts', async () => {
+      // Act
+      const blocked = await pdfText(renderer, { url: `${site.url}/with-ad-frame` });
+      const blockedRequests = site.requests.filter((r) => r.url.startsWith('/www/delivery/')).length;
+      const allowed = await pdfText(renderer, { url: `${site.url}/with-ad-frame`, adblock: false });
+
+      // Assess
+      assert.match(blocked, /article/);
+      assert.doesNotMatch(blocked, /advert frame/);
+      assert.equal(blockedRequests, 0);
+      assert.match(allowed, /advert frame/);
+    });
+
+    it('hides elements matched by a generic element-hiding rule on a page.url page', async () => {
+      // Prepare: loopback IPs are exempt from generic hiding in the lists; *.localhost is loopback too, without the exemption.
+      const url = `${site.url.replace('127.0.0.1', 'news.localhost')}/with-ad-slot`;
+
+      // Act
+      const hidden = await pdfText(renderer, { url });
+      const shown = await pdfText(renderer, { url, adblock: false });
+
+      // Assess
+      assert.match(hidden, /story text/);
+      assert.doesNotMatch(hidden, /advert slot/);
+      assert.match(shown, /advert slot/);
+    });
+
+    it('rejects a cookie banner, also one that appears after the load event', async () => {
+      // Act
+      const [present, late, kept] = [
+        await pdfText(renderer, { url: `${site.url}/with-banner` }),
+        await pdfText(renderer, { url: `${site.url}/with-late-banner` }),
+        await pdfText(renderer, { url: `${site.url}/with-banner`, adblock: false }),
+      ];
+
+      // Assess
+      for (const text of [present, late]) {
+        assert.match(text, /choice: rejected/);
+        assert.doesNotMatch(text, /We use cookies/);
+      }
+      assert.match(kept, /We use cookies/);
+      assert.match(kept, /choice: none/);
     });
   });
 

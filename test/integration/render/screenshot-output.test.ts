@@ -167,4 +167,14 @@ describe('renderer › screenshot output', () => {
     assert.ok(framed.width >= 900 && framed.height >= 700, `${framed.width}×${framed.height}`);
     assert.deepEqual(pngPixel(framed.data, 5, 5).slice(0, 3), [0x12, 0x34, 0x56]);
   });
+
+  it('keeps the overlay margin and frame bar at their CSS size on the default 2× device', async () => {
+    // Act
+    const plain = await renderImage(renderer, boxPage, { overlay: { margin: 40 } });
+    const framed = await renderImage(renderer, boxPage, { overlay: { margin: 40, browser: 'light' } });
+
+    // Assess: the 3072×1920 shot, plus 40 CSS pixels each side and a 36 px bar, all twice as many image pixels
+    assert.deepEqual([plain.width, plain.height], [3072 + 2 * 40 * 2, 1920 + 2 * 40 * 2]);
+    assert.deepEqual([framed.width, framed.height], [3072 + 2 * 40 * 2, 1920 + (36 + 2 * 40) * 2]);
+  });
 });
