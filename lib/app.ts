@@ -3,6 +3,12 @@ import { loadConfig, type Config } from './config.js';
 import { createAwsClients, type AwsClients } from './aws/clients.js';
 import { createDynamoTokenStore } from './aws/dynamo-token-store.js';
 import { createDynamoTemplateStore } from './aws/dynamo-template-store.js';
+import { createDynamoJobStore } from './aws/dynamo-job-store.js';
+import { createS3FileStore } from './aws/s3-file-store.js';
+import { createSqsJobQueue } from './aws/sqs-job-queue.js';
+import type { FileStore } from './files/file-store.js';
+import type { JobQueue } from './jobs/job-queue.js';
+import type { JobStore } from './jobs/job-store.js';
 import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
 import type { UsageStore } from './quota/usage-store.js';
 import type { TemplateStore } from './templates/template-store.js';
@@ -17,6 +23,10 @@ export type AppDeps = {
   templates: TemplateStore;
   /** Quota and rate-limit counters, shared by every instance. */
   usage: UsageStore;
+  /** Temporary rendered files (sync, async, oversized raw). */
+  files: FileStore;
+  jobs: JobStore;
+  queue: JobQueue;
 };
 
 let deps: AppDeps | undefined;
@@ -43,6 +53,18 @@ export function appDeps(): AppDeps {
       bucket: config.filesBucket,
     }),
     usage: createDynamoUsageStore(clients.dynamo, config.tables.usage),
+    files: createS3FileStore({ s3: clients.s3, bucket: config.filesBucket }),
+    jobs: createDynamoJobStore({
+      dynamo: clients.dynamo,
+      s3: clients.s3,
+      tableName: config.tables.jobs,
+      bucket: config.filesBucket,
+    }),
+    queue: createSqsJobQueue({
+      sqs: clients.sqs,
+      jobsQueueUrl: config.jobsQueueUrl,
+      webhooksQueueUrl: config.webhooksQueueUrl,
+    }),
   };
   return deps;
 }

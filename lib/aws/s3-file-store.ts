@@ -1,0 +1,80 @@
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { FILES_PREFIX, newFileKey } from '../files/file-keys.js';
+import type { FileStore } from '../files/file-store.js';
+import { awsErrorName, storageError } from './errors.js';
+
+/** DeleteObjects takes at most this many keys per call. */
+const DELETE_BATCH = 1000;
+
+/**
+ * Temporary files in the service's S3 bucket under `files/`, served through
+ * pre-signed GET URLs. Locally the S3 client points at the emulator, so the
+ * URLs it signs are emulator URLs on 127.0.0.1 and work the same way.
+ */
+export function createS3FileStore(opts: { s3: S3Client; bucket: string }): FileStore {
+  const { s3, bucket } = opts;
+  return {
+    async put(accountId, body, contentType) {
+      const key = newFileKey(accountId, contentType);
+      const createdAt = new Date().toISOString();
+      try {
+        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
+      } catch (error) {
+        throw storageError(`Storing a file in bucket ${bucket}`, error);
+      }
+      return { key, contentType, size: body.length, createdAt };
+    },
+
+    async read(key) {
+      try {
+        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return Buffer.from(await object.Body!.transformToByteArray());
+      } catch (error) {
+        if (awsErrorName(error) === 'NoSuchKey') return undefined;
+        throw storageError(`Reading a file from bucket ${bucket}`, error);
+      }
+    },
+
+    async downloadUrl(key, expiresInSeconds) {
+      try {
+        return await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
+      } catch (error) {
+        throw storageError(`Signing a download URL for bucket ${bucket}`, error);
+      }
+    },
+
+    async deleteOlderThan(cutoff) {
+      let deleted = 0;
+      let continuationToken: string | undefined;
+      try {
+        do {
+          const page = await s3.send(
+            new ListObjectsV2Command({ Bucket: bucket, Prefix: FILES_PREFIX, ContinuationToken: continuationToken }),
+          );
+          const old = (page.Contents ?? []).filter((object) => object.Key && object.LastModified && object.LastModified < cutoff);
+          for (let i = 0; i < old.length; i += DELETE_BATCH) {
+            const batch = old.slice(i, i + DELETE_BATCH);
+            const result = await s3.send(
+              new DeleteObjectsCommand({
+                Bucket: bucket,
+                Delete: { Objects: batch.map((object) => ({ Key: object.Key })), Quiet: true },
+              }),
+            );
+            deleted += batch.length - (result.Errors?.length ?? 0);
+          }
+          continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+        } while (continuationToken);
+      } catch (error) {
+        throw storageError(`Deleting old files from bucket ${bucket}`, error);
+      }
+      return deleted;
+    },
+  };
+}

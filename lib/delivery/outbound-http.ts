@@ -1,0 +1,123 @@
+/**
+ * The one way the service calls a URL on a caller's behalf: webhook
+ * deliveries and uploads to a caller's pre-signed URL both go through
+ * `sendOutbound`, so the rules for such calls live in one place (the network
+ * rules for caller-supplied addresses are added here too).
+ */
+import http from 'node:http';
+import https from 'node:https';
+
+/** No answer within this time is a failure (decisions.md: 10 s for webhooks; uploads get the same). */
+export const OUTBOUND_TIMEOUT_MS = 10_000;
+/** How much of a response body is read before the connection is dropped: only the status matters. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export type OutboundRequest = {
+  url: string;
+  method: 'POST' | 'PUT';
+  headers: Record<string, string>;
+  body: Buffer | string;
+  /** Overall limit for connect, send and answer; at most OUTBOUND_TIMEOUT_MS. */
+  timeoutMs?: number;
+};
+
+/**
+ * What came of a call. `ok` only for a 2xx answer; a redirect is not
+ * followed and counts as a failure. `error` is a short reason fit for a job
+ * record; it never contains the URL (pre-signed URLs carry credentials).
+ */
+export type OutboundResult = {
+  ok: boolean;
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+};
+
+// Connection-level headers are ours to set; a caller's value would corrupt the request.
+const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
+
+/**
+ * Sends one request and reports how it went; never throws for a network or
+ * HTTP failure. The whole exchange is bounded by the timeout, redirects are
+ * not followed, and at most MAX_RESPONSE_BYTES of the answer are read.
+ */
+export async function sendOutbound(request: OutboundRequest): Promise<OutboundResult> {
+  const started = Date.now();
+  const timeoutMs = Math.max(0, Math.min(request.timeoutMs ?? OUTBOUND_TIMEOUT_MS, OUTBOUND_TIMEOUT_MS));
+  const done = (result: Omit<OutboundResult, 'durationMs'>): OutboundResult => ({ ...result, durationMs: Date.now() - started });
+
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return done({ ok: false, error: 'not a valid URL' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return done({ ok: false, error: 'only http and https URLs are called' });
+  if (timeoutMs === 0) return done({ ok: false, error: 'no time left to make the call' });
+
+  const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
+  const headers: Record<string, string> = { 'user-agent': 'DocRender', accept: '*/*' };
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+  }
+  headers['content-length'] = String(body.length);
+
+  return new Promise<OutboundResult>((resolve) => {
+    let settled = false;
+    const settle = (result: Omit<OutboundResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(done(result));
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    // A fresh connection per call (agent: false): nothing is pooled towards caller hosts.
+    const req = client.request(url, { method: request.method, headers, agent: false }, (res) => {
+      const statusCode = res.statusCode ?? 0;
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) res.destroy();
+      });
+      res.on('error', () => undefined);
+      // The status decides; the body is only drained (up to the limit) so the connection closes cleanly.
+      res.on('close', () => settle(statusOutcome(statusCode)));
+      res.on('end', () => settle(statusOutcome(statusCode)));
+    });
+    const timer = setTimeout(() => {
+      settle({ ok: false, error: `no answer within ${Math.round(timeoutMs / 100) / 10} s` });
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, error: networkReason(error) }));
+    req.end(body);
+  });
+}
+
+function statusOutcome(statusCode: number): Omit<OutboundResult, 'durationMs'> {
+  if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode };
+  if (statusCode >= 300 && statusCode < 400) return { ok: false, statusCode, error: `answered ${statusCode} (redirects are not followed)` };
+  return { ok: false, statusCode, error: `answered ${statusCode}` };
+}
+
+/** A reason without the URL: the error code and Node's message minus any address details. */
+function networkReason(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name could not be resolved';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'CERT_HAS_EXPIRED':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `TLS certificate not accepted (${error.code})`;
+    default:
+      return error.code ? `request failed (${error.code})` : 'request failed';
+  }
+}

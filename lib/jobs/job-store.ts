@@ -1,0 +1,124 @@
+import type { SignedUrlStatus } from '../delivery/caller-upload.js';
+import type { StoredFile } from '../files/file-store.js';
+import type { RenderInput } from '../render/types.js';
+import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
+
+/** decisions.md: PENDING (queued) → RUNNING (a consumer took it) → COMPLETED or FAILED. */
+export type JobStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+/**
+ * Where the job's webhook stands: PENDING until the first attempt is
+ * recorded, RETRYING after a failed attempt with more to come, then
+ * DELIVERED (a 2xx answer) or FAILED (every attempt failed).
+ */
+export type WebhookStatus = 'PENDING' | 'RETRYING' | 'DELIVERED' | 'FAILED';
+
+/** Why a job failed, in terms the caller can act on (the shape of the API's error bodies). */
+export type JobError = {
+  message: string;
+  code: string;
+  fields?: Record<string, string>;
+};
+
+/** One call of the webhook, as recorded on the job. */
+export type WebhookAttempt = {
+  attempt: number;
+  /** ISO 8601 start of the call. */
+  at: string;
+  durationMs: number;
+  statusCode?: number;
+  /** Why it failed; absent on success. */
+  error?: string;
+};
+
+/** A claim on a job or on one webhook attempt: who holds it and until when (epoch ms). */
+export type Lease = { runId: string; until: number };
+
+export type JobKey = { accountId: string; jobId: string };
+
+/** An async render job. Every field the consumers and the job endpoint need lives here. */
+export type Job = JobKey & {
+  /** Hash of the token that queued it: the webhook is signed with that token's secret. */
+  tokenHash: string;
+  status: JobStatus;
+  output: RenderInput['output'];
+  createdAt: string;
+  updatedAt: string;
+  /** When it became COMPLETED or FAILED. */
+  completedAt?: string;
+  /** Epoch seconds after which DynamoDB may delete the record (TTL). */
+  expiresAt: number;
+  /** What to render; absent once read back from a record that keeps it elsewhere (see JobStore.loadInput). */
+  input?: RenderInput;
+  storage?: StorageOptionsOutput | null;
+  webhook: WebhookOptionsOutput;
+  /** How many times a consumer took the job. */
+  runs: number;
+  /** The consumer currently holding the job (RUNNING only). */
+  lease?: Lease;
+  file?: StoredFile;
+  signedUrlStatus?: SignedUrlStatus;
+  error?: JobError;
+  webhookStatus: WebhookStatus;
+  /** Webhook attempts started so far. */
+  webhookAttempts: number;
+  /** The consumer currently making a webhook attempt. */
+  webhookLease?: Lease;
+  webhookLog: WebhookAttempt[];
+};
+
+/** How a run ended: the outcome recorded on the job. */
+export type RunOutcome =
+  | { status: 'COMPLETED'; file: StoredFile; signedUrlStatus: SignedUrlStatus }
+  | { status: 'FAILED'; error: JobError };
+
+/**
+ * Port: where jobs live. Every change of state is a conditional write, so
+ * that consumers racing on the same job (a duplicated or redelivered queue
+ * message) cannot both take it, finish it or call its webhook: a method that
+ * returns undefined or false did not change anything, because the job was
+ * not in the state the change requires.
+ */
+export interface JobStore {
+  /** Records a new PENDING job; its input may be kept outside the record when large. */
+  create(job: Job): Promise<void>;
+  /** The job, or undefined when this account has no job with that id (or it expired). */
+  get(key: JobKey): Promise<Job | undefined>;
+  /** The job's render input, wherever it is kept. */
+  loadInput(job: Job): Promise<RenderInput>;
+  /** Deletes a job that was never queued. */
+  remove(key: JobKey): Promise<void>;
+  /** PENDING, or RUNNING under an expired lease → RUNNING under `lease`. Resolves to the job as claimed. */
+  claimRun(key: JobKey, lease: Lease, now: number): Promise<Job | undefined>;
+  /** RUNNING under `runId` → PENDING, so that the next delivery of the message can run it again. */
+  releaseRun(key: JobKey, runId: string, now: number): Promise<boolean>;
+  /** RUNNING under `runId` → COMPLETED or FAILED. Resolves to the finished job. */
+  finishRun(key: JobKey, runId: string, outcome: RunOutcome, now: number): Promise<Job | undefined>;
+  /** PENDING, or RUNNING under an expired lease → FAILED (the job's message was given up on). */
+  failUnfinished(key: JobKey, error: JobError, now: number): Promise<Job | undefined>;
+  /**
+   * Takes webhook attempt `attempt` of a finished job: the previous attempt
+   * is recorded and failed (or `attempt` is 1), no attempt is under way, and
+   * the webhook is neither DELIVERED nor FAILED; or `attempt` was taken by a
+   * consumer whose lease expired before it recorded the result.
+   */
+  claimWebhookAttempt(key: JobKey, attempt: number, lease: Lease, now: number): Promise<Job | undefined>;
+  /** Records how attempt `attempt` (held under `runId`) went and the webhook's new status. */
+  recordWebhookAttempt(
+    key: JobKey,
+    attempt: number,
+    runId: string,
+    record: { status: WebhookStatus; entry: WebhookAttempt },
+    now: number,
+  ): Promise<boolean>;
+}
+
+/** Whether a job has reached its end (COMPLETED or FAILED). */
+export function isFinished(job: Pick<Job, 'status'>): boolean {
+  return job.status === 'COMPLETED' || job.status === 'FAILED';
+}
+
+/** Whether someone else holds `lease` at `now`. */
+export function isLive(lease: Lease | undefined, now: number): boolean {
+  return lease !== undefined && lease.until >= now;
+}

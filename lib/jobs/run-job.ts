@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Config } from '../config.js';
+import { uploadToCaller } from '../delivery/caller-upload.js';
+import { OUTBOUND_TIMEOUT_MS } from '../delivery/outbound-http.js';
+import type { FileStore } from '../files/file-store.js';
+import type { RenderInput, Renderer } from '../render/types.js';
+import { parseMergedOptions } from '../schemas/render-requests.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/queue-webhook.js';
+import { JobBusyError } from './errors.js';
+import { GIVEN_UP, permanentFailure } from './job-failures.js';
+import type { JobMessage, JobQueue } from './job-queue.js';
+import { isFinished, type Job, type JobStore, type RunOutcome } from './job-store.js';
+
+export type RunJobDeps = {
+  jobs: JobStore;
+  queue: JobQueue;
+  files: FileStore;
+  renderer: Pick<Renderer, 'render'>;
+  logger: Logger;
+  config: Pick<Config, 'webhookRetryDelaysSeconds'>;
+};
+
+export type ConsumerClock = {
+  /** Milliseconds this invocation has left (Lambda's `getRemainingTimeInMillis`): how long a lease lasts. */
+  timeLeftMs: () => number;
+  now?: () => number;
+};
+
+/** Time kept back from an upload so that recording the outcome still fits in the invocation. */
+const RECORD_MARGIN_MS = 3_000;
+
+/**
+ * Runs one job message: takes the job (PENDING → RUNNING), renders it,
+ * stores the file, uploads it to the caller's URL if asked, records
+ * COMPLETED or FAILED and queues the webhook. Exactly-once effects rest on the
+ * job record: a message for a finished job renders nothing, and a job another
+ * consumer holds is left to it (JobBusyError: the message comes back later).
+ * A failure on the service's side hands the job back (RUNNING → PENDING) and
+ * throws, so the queue redelivers the message; after the queue's
+ * maxReceiveCount it goes to the dead-letter queue (see `giveUpJob`).
+ */
+export async function runJob(message: JobMessage, deps: RunJobDeps, clock: ConsumerClock): Promise<void> {
+  const now = clock.now ?? Date.now;
+  const runId = randomUUID();
+  const job = await deps.jobs.claimRun(message, { runId, until: now() + clock.timeLeftMs() }, now());
+  if (!job) return whenNotClaimed(message, deps, now());
+
+  let outcome: RunOutcome;
+  try {
+    outcome = await produce(job, deps, clock);
+  } catch (error) {
+    await deps.jobs.releaseRun(job, runId, now()).catch((releaseError: unknown) => {
+      // The lease then runs out by itself before the message is offered again.
+      deps.logger.warn('could not hand the job back', { jobId: job.jobId, error: releaseError as Error });
+    });
+    throw error;
+  }
+  const finished = await deps.jobs.finishRun(job, runId, outcome, now());
+  if (!finished) {
+    deps.logger.warn('job was taken over before it finished; its result is dropped', { jobId: job.jobId });
+    return;
+  }
+  deps.logger.info('job finished', { jobId: job.jobId, status: finished.status, runs: finished.runs });
+  await queueWebhookAttempt(deps.queue, finished, 1, deps.config.webhookRetryDelaysSeconds);
+}
+
+/**
+ * Gives up on a job whose message went to the dead-letter queue: an
+ * unfinished job becomes FAILED and its webhook is queued. A finished job
+ * only gets its webhook queued if that had not happened.
+ */
+export async function giveUpJob(message: JobMessage, deps: Omit<RunJobDeps, 'renderer' | 'files'>, clock: Pick<ConsumerClock, 'now'> = {}): Promise<void> {
+  const now = clock.now ?? Date.now;
+  const failed = await deps.jobs.failUnfinished(message, GIVEN_UP, now());
+  if (!failed) return whenNotClaimed(message, deps, now());
+  deps.logger.warn('job given up after repeated failures', { jobId: failed.jobId, runs: failed.runs });
+  await queueWebhookAttempt(deps.queue, failed, 1, deps.config.webhookRetryDelaysSeconds);
+}
+
+/** A message whose job could not be taken: finished (make sure its webhook is queued), gone, or busy. */
+async function whenNotClaimed(message: JobMessage, deps: Pick<RunJobDeps, 'jobs' | 'queue' | 'logger' | 'config'>, now: number) {
+  const current = await deps.jobs.get(message);
+  if (!current) {
+    deps.logger.warn('queued job not found; message dropped', { jobId: message.jobId });
+    return;
+  }
+  if (isFinished(current)) {
+    await queueFollowingAttempt(deps.queue, current, 0, deps.config.webhookRetryDelaysSeconds, now);
+    return;
+  }
+  throw new JobBusyError(current.jobId);
+}
+
+/** Renders, stores and uploads: the outcome to record, or a throw for a failure worth another attempt. */
+async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promise<RunOutcome> {
+  let result;
+  try {
+    const input = checkedInput(await deps.jobs.loadInput(job));
+    result = await deps.renderer.render(input);
+  } catch (error) {
+    const failure = permanentFailure(error);
+    if (!failure) throw error;
+    return { status: 'FAILED', error: failure };
+  }
+  const uploadTimeoutMs = Math.min(OUTBOUND_TIMEOUT_MS, clock.timeLeftMs() - RECORD_MARGIN_MS);
+  const [file, upload] = await Promise.all([
+    deps.files.put(job.accountId, result.body, result.contentType),
+    uploadToCaller(job.storage, result, { timeoutMs: uploadTimeoutMs }),
+  ]);
+  if (upload.status === 'FAILED') {
+    deps.logger.info('upload to the caller URL failed', { jobId: job.jobId, statusCode: upload.result?.statusCode, reason: upload.result?.error });
+  }
+  return { status: 'COMPLETED', file, signedUrlStatus: upload.status };
+}
+
+/**
+ * The stored input checked again as a render request: it was valid when
+ * queued, but a record written by an older version may not be.
+ */
+function checkedInput(input: RenderInput): RenderInput {
+  if (input.output === 'PDF') {
+    const { page, pdf } = parseMergedOptions({ page: input.page, pdf: input.pdf });
+    return { output: 'PDF', page, pdf };
+  }
+  const { page, screenshot } = parseMergedOptions({ page: input.page, screenshot: input.screenshot });
+  return { output: 'IMAGE', page, screenshot };
+}
+

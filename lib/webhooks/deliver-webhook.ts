@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Config } from '../config.js';
+import { OUTBOUND_TIMEOUT_MS, sendOutbound, type OutboundResult } from '../delivery/outbound-http.js';
+import type { FileStore } from '../files/file-store.js';
+import { temporaryFileUrl } from '../files/temporary-files.js';
+import { JobBusyError } from '../jobs/errors.js';
+import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
+import { isFinished, isLive, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
+import type { TokenStore } from '../tokens/token-store.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
+import { webhookSignatureHeaders } from './signature.js';
+import { webhookBody, type WebhookFile } from './webhook-body.js';
+import { maxWebhookAttempts } from './webhook-schedule.js';
+
+export type WebhookDeps = {
+  jobs: JobStore;
+  queue: JobQueue;
+  files: Pick<FileStore, 'read' | 'downloadUrl'>;
+  tokens: Pick<TokenStore, 'findByHash'>;
+  logger: Logger;
+  config: Pick<Config, 'fileLifetimeSeconds' | 'webhookRetryDelaysSeconds'>;
+};
+
+export type WebhookClock = {
+  /** Milliseconds this invocation has left: how long the claim on the attempt lasts. */
+  timeLeftMs: () => number;
+  now?: () => number;
+};
+
+/** Time kept back from the call so that recording its result still fits in the invocation. */
+const RECORD_MARGIN_MS = 3_000;
+
+/**
+ * Makes webhook attempt `message.attempt` of a finished job, unless it was
+ * made already: claims the attempt on the job record, calls the webhook,
+ * records the result (DELIVERED, RETRYING or FAILED) and, after a failure
+ * with attempts left, queues the next attempt with its delay. The render is
+ * never repeated: the body is built from the job record and the stored file.
+ */
+export async function deliverWebhook(message: WebhookMessage, deps: WebhookDeps, clock: WebhookClock): Promise<void> {
+  const now = clock.now ?? Date.now;
+  const { attempt } = message;
+  const runId = randomUUID();
+  const job = await deps.jobs.claimWebhookAttempt(message, attempt, { runId, until: now() + clock.timeLeftMs() }, now());
+  if (!job) return whenNotClaimed(message, deps, now());
+
+  const startedAt = now();
+  const result = await callWebhook(job, deps, Math.min(OUTBOUND_TIMEOUT_MS, clock.timeLeftMs() - RECORD_MARGIN_MS), startedAt);
+  const delays = deps.config.webhookRetryDelaysSeconds;
+  const status: WebhookStatus = result.ok ? 'DELIVERED' : attempt >= maxWebhookAttempts(delays) ? 'FAILED' : 'RETRYING';
+  const recorded = await deps.jobs.recordWebhookAttempt(
+    job,
+    attempt,
+    runId,
+    {
+      status,
+      entry: {
+        attempt,
+        at: new Date(startedAt).toISOString(),
+        durationMs: result.durationMs,
+        ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }),
+        ...(result.error === undefined ? {} : { error: result.error }),
+      },
+    },
+    now(),
+  );
+  if (!recorded) {
+    deps.logger.warn('webhook attempt was taken over before its result was recorded', { jobId: job.jobId, attempt });
+    return;
+  }
+  deps.logger.info('webhook attempt', { jobId: job.jobId, attempt, status, statusCode: result.statusCode, reason: result.error });
+  if (status === 'RETRYING') await queueWebhookAttempt(deps.queue, job, attempt + 1, delays);
+}
+
+/** The attempt was not claimable: made already (queue the next if that may have been missed), busy, or moot. */
+async function whenNotClaimed(message: WebhookMessage, deps: WebhookDeps, now: number): Promise<void> {
+  const job = await deps.jobs.get(message);
+  if (!job || !isFinished(job)) return;
+  if ((job.webhookStatus === 'PENDING' || job.webhookStatus === 'RETRYING') && isLive(job.webhookLease, now)) {
+    throw new JobBusyError(job.jobId);
+  }
+  await queueFollowingAttempt(deps.queue, job, message.attempt, deps.config.webhookRetryDelaysSeconds, now);
+}
+
+/** Builds, signs and sends the webhook request for a finished job. */
+async function callWebhook(job: Job, deps: WebhookDeps, timeoutMs: number, now: number): Promise<OutboundResult> {
+  const token = await deps.tokens.findByHash(job.tokenHash);
+  if (!token?.webhookSecret) return { ok: false, error: 'the account has no webhook signing secret', durationMs: 0 };
+  const body = JSON.stringify(webhookBody(job, await webhookFile(job, deps, now)));
+  const timestamp = Math.floor(now / 1000);
+  return sendOutbound({
+    url: job.webhook.url,
+    method: job.webhook.method ?? 'POST',
+    // The caller's headers first, so none of them can replace the content type or the signature.
+    headers: {
+      ...(job.webhook.headers ?? {}),
+      'content-type': 'application/json',
+      ...webhookSignatureHeaders(token.webhookSecret, job.jobId, timestamp, body),
+    },
+    body,
+    timeoutMs,
+  });
+}
+
+/** The file as the caller asked to receive it: a download URL valid for the rest of its lifetime, or its bytes. */
+async function webhookFile(job: Job, deps: WebhookDeps, now: number): Promise<WebhookFile> {
+  const file = job.status === 'COMPLETED' ? job.file : undefined;
+  if (job.webhook.receiveType === 'base64') {
+    const bytes = file ? await deps.files.read(file.key) : undefined;
+    return { fileBase64: bytes ? bytes.toString('base64') : null };
+  }
+  const url = file ? await temporaryFileUrl(deps.files, file, deps.config.fileLifetimeSeconds, now) : undefined;
+  return { fileUrl: url ?? null };
+}

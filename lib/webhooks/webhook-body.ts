@@ -1,0 +1,51 @@
+import type { SignedUrlStatus } from '../delivery/caller-upload.js';
+import type { Job, JobError } from '../jobs/job-store.js';
+
+/** How the file travels in the webhook: a download URL (receiveType URL) or its bytes (base64); null when the job failed. */
+export type WebhookFile = { fileUrl: string | null } | { fileBase64: string | null };
+
+/** The webhook's JSON body (decisions.md). */
+export type WebhookBody = {
+  id: string;
+  status: 'COMPLETED' | 'FAILED';
+  output: 'PDF' | 'IMAGE';
+  contentType: string | null;
+  fileSize: number | null;
+  fileUrl?: string | null;
+  fileBase64?: string | null;
+  signedUrlStatus: SignedUrlStatus;
+  metadata: Record<string, string>;
+  error?: JobError;
+  createdAt: string;
+  completedAt: string | null;
+};
+
+/**
+ * What happened to the caller's upload: a failed job never attempted one,
+ * which for a caller who asked for it means the file is not there (FAILED).
+ */
+export function signedUrlStatusOf(job: Pick<Job, 'signedUrlStatus' | 'storage'>): SignedUrlStatus {
+  return job.signedUrlStatus ?? (job.storage ? 'FAILED' : 'NOT_PROVIDED');
+}
+
+/**
+ * The body of a finished job's webhook. Every field is present for a stable
+ * shape: the file's fields are null when the job failed, and `error` appears
+ * only then.
+ */
+export function webhookBody(job: Job, file: WebhookFile): WebhookBody {
+  const stored = job.status === 'COMPLETED' ? job.file : undefined;
+  return {
+    id: job.jobId,
+    status: job.status === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
+    output: job.output,
+    contentType: stored?.contentType ?? null,
+    fileSize: stored?.size ?? null,
+    ...file,
+    signedUrlStatus: signedUrlStatusOf(job),
+    metadata: job.webhook.metadata ?? {},
+    ...(job.error ? { error: job.error } : {}),
+    createdAt: job.createdAt,
+    completedAt: job.completedAt ?? null,
+  };
+}
