@@ -10,6 +10,7 @@ export function rawPdfEndpoint(deps: RenderDeps) {
     {
       name: 'render-pdf',
       schema: PdfRequestSchema,
+      spendsQuota: true,
       handle: async ({ body, context }) => {
         const result = await deps.renderer.render({ output: 'PDF', page: body.page, pdf: body.pdf });
         context.timings = result.timings;
@@ -26,6 +27,7 @@ export function rawScreenshotEndpoint(deps: RenderDeps) {
     {
       name: 'render-screenshot',
       schema: ScreenshotRequestSchema,
+      spendsQuota: true,
       handle: async ({ body, context }) => {
         const result = await deps.renderer.render({ output: 'IMAGE', page: body.page, screenshot: body.screenshot });
         context.timings = result.timings;
@@ -42,6 +44,7 @@ export function rawTemplateRenderEndpoint(deps: RenderDeps) {
     {
       name: 'render-template',
       schema: TemplateRenderRequestSchema,
+      spendsQuota: true,
       preload: ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       handle: async ({ body, context }, template) => {
         const result = await deps.renderer.render(templateRenderInput(template, body));
