@@ -1,5 +1,6 @@
 /**
- * `npm run -s tokens -- <command>`: issue and (de)activate API tokens.
+ * `npm run -s tokens -- <command>`: issue and (de)activate API tokens, change
+ * their plan, quota and rate, and show their usage.
  * Talks to the running `npm start` when there is one and no AWS endpoint is
  * configured; otherwise to AWS (or LocalStack) with the usual credentials.
  */
@@ -7,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createAwsClients, endpointOverride } from '../lib/aws/clients.js';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
+import { createDynamoUsageStore } from '../lib/aws/dynamo-usage-store.js';
 import { ServiceError } from '../lib/errors.js';
 import { readLiveDevStack } from '../lib/local/dev-stack.js';
 import { emulatorEnvironment } from '../lib/local/local-endpoints.js';
@@ -15,18 +17,32 @@ import {
   parseServerlessYaml,
   PROJECT_SERVERLESS_FILE,
 } from '../lib/local/serverless-config.js';
-import { createToken, setTokenActive } from '../lib/tokens/tokens.js';
+import { usageReport, type UsageReport } from '../lib/quota/usage-report.js';
+import { DEFAULT_PLAN, isPlanName, PLANS, type PlanName } from '../lib/tokens/plans.js';
+import { createToken, hashToken, setTokenActive, setTokenTerms } from '../lib/tokens/tokens.js';
 
 const USAGE = `Usage: npm run -s tokens -- <command> [options]
 
 Commands:
-  create [--limit N] [--rate N] [--inactive] [--json]
+  create [--plan NAME] [--limit N | --unlimited] [--rate N] [--inactive] [--json]
                       issue a token and print it alone on stdout
                       (--json: {"token","accountId","webhookSecret"})
-                      --limit  monthly render quota (default: unlimited)
-                      --rate   requests per second (default: 10)
+                      --plan       start from a plan's quota and rate (default: ${DEFAULT_PLAN})
+                      --limit      monthly render quota instead of the plan's
+                      --unlimited  no monthly quota
+                      --rate       requests per second instead of the plan's
+  set [--plan NAME] [--limit N | --unlimited] [--rate N] [--json] TOKEN
+                      change a token's plan, quota and/or rate (next request on);
+                      renders already counted this month stay counted
+  usage [--json] TOKEN
+                      the token's plan, quota, renders used this month and rate
+                      (--json: the same object as GET /v1/usage, plus "active")
   deactivate TOKEN    switch the token's subscription off (403)
   activate TOKEN      switch it back on
+
+Plans (renders per month, requests per second):
+${planTable()}
+  custom              any other combination
 
 Where tokens live:
   - the running \`npm start\` (found through .local/dev-stack.json), when no
@@ -44,13 +60,15 @@ Options:
 /** Exit codes: 1 for a failed operation, 2 for a wrong command line. */
 class UsageError extends Error {}
 
-type Target = { region: string; table: string };
+type Target = { region: string; tables: { tokens: string; usage: string } };
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     args: process.argv.slice(2),
     options: {
+      plan: { type: 'string' },
       limit: { type: 'string' },
+      unlimited: { type: 'boolean' },
       rate: { type: 'string' },
       inactive: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -70,21 +88,41 @@ async function main(): Promise<number> {
   switch (command) {
     case 'create': {
       if (rest.length > 0) throw new UsageError(`create takes no arguments, got "${rest.join(' ')}"`);
-      const limit = values.limit === undefined ? null : wholeNumber('--limit', values.limit);
-      const rate = values.rate === undefined ? undefined : positiveNumber('--rate', values.rate);
-      const store = tokenStore(values);
-      const created = await createToken(store, { limit, rate, active: !values.inactive });
+      const store = stores(values).tokens;
+      const created = await createToken(store, { ...termOptions(values), active: !values.inactive });
       process.stdout.write(values.json ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
+      return 0;
+    }
+    case 'set': {
+      const token = onlyToken(command, rest);
+      if (values.inactive) throw new UsageError('set takes no --inactive: use deactivate');
+      const change = termOptions(values);
+      if (Object.keys(change).length === 0) throw new UsageError('set needs --plan, --limit, --unlimited or --rate');
+      const { tokens, usage } = stores(values);
+      const record = await setTokenTerms(tokens, token, change);
+      const report = await usageReport(usage, record);
+      process.stdout.write(values.json ? `${JSON.stringify({ ...report, active: record.active })}\n` : describeUsage(report, record.active));
+      return 0;
+    }
+    case 'usage': {
+      const token = onlyToken(command, rest);
+      if (values.plan !== undefined || values.limit !== undefined || values.unlimited || values.rate !== undefined || values.inactive) {
+        throw new UsageError('usage takes no --plan, --limit, --unlimited, --rate or --inactive');
+      }
+      const { tokens, usage } = stores(values);
+      const record = await tokens.findByHash(hashToken(token));
+      if (!record) throw new Error('Unknown token');
+      const report = await usageReport(usage, record);
+      process.stdout.write(values.json ? `${JSON.stringify({ ...report, active: record.active })}\n` : describeUsage(report, record.active));
       return 0;
     }
     case 'activate':
     case 'deactivate': {
-      const [token, ...extra] = rest;
-      if (!token || extra.length > 0) throw new UsageError(`${command} takes exactly one TOKEN`);
-      if (values.limit !== undefined || values.rate !== undefined || values.inactive || values.json) {
-        throw new UsageError(`${command} takes no --limit, --rate, --inactive or --json`);
+      const token = onlyToken(command, rest);
+      if (values.plan !== undefined || values.limit !== undefined || values.unlimited || values.rate !== undefined || values.inactive || values.json) {
+        throw new UsageError(`${command} takes no --plan, --limit, --unlimited, --rate, --inactive or --json`);
       }
-      await setTokenActive(tokenStore(values), token, command === 'activate');
+      await setTokenActive(stores(values).tokens, token, command === 'activate');
       process.stdout.write(`Token ${command}d\n`);
       return 0;
     }
@@ -95,10 +133,56 @@ async function main(): Promise<number> {
   }
 }
 
-function tokenStore(values: { stage?: string; region?: string }) {
+function stores(values: { stage?: string; region?: string }) {
   const target = resolveTarget(values);
   const clients = createAwsClients({ region: target.region });
-  return createDynamoTokenStore(clients.dynamo, target.table);
+  return {
+    tokens: createDynamoTokenStore(clients.dynamo, target.tables.tokens),
+    usage: createDynamoUsageStore(clients.dynamo, target.tables.usage),
+  };
+}
+
+/** `--plan`, `--limit`, `--unlimited` and `--rate` as the options of createToken / setTokenTerms. */
+function termOptions(values: { plan?: string; limit?: string; unlimited?: boolean; rate?: string }) {
+  if (values.limit !== undefined && values.unlimited) throw new UsageError('give either --limit or --unlimited, not both');
+  if (values.plan !== undefined && !isPlanName(values.plan)) {
+    throw new UsageError(`--plan must be one of ${Object.keys(PLANS).join(', ')}, got "${values.plan}"`);
+  }
+  return {
+    ...(values.plan !== undefined ? { plan: values.plan as PlanName } : {}),
+    ...(values.limit !== undefined ? { limit: wholeNumber('--limit', values.limit) } : {}),
+    ...(values.unlimited ? { limit: null } : {}),
+    ...(values.rate !== undefined ? { rate: positiveNumber('--rate', values.rate) } : {}),
+  };
+}
+
+function onlyToken(command: string, rest: string[]): string {
+  const [token, ...extra] = rest;
+  if (!token || extra.length > 0) throw new UsageError(`${command} takes exactly one TOKEN`);
+  return token;
+}
+
+/** The usage report for a person at a terminal. */
+function describeUsage(report: UsageReport, active: boolean): string {
+  const { quota } = report;
+  const month = quota.period.start.slice(0, 7);
+  const spent =
+    quota.limit === null
+      ? `${quota.used} renders this month (${month}), no monthly quota`
+      : `${quota.used} of ${quota.limit} renders used this month (${month}), ${quota.remaining} left; renews ${quota.period.end}`;
+  return [
+    `Plan:    ${report.plan}`,
+    `Active:  ${active ? 'yes' : 'no (requests answer 403)'}`,
+    `Quota:   ${spent}`,
+    `Rate:    ${report.rate.perSecond} requests per second`,
+    '',
+  ].join('\n');
+}
+
+function planTable(): string {
+  return Object.entries(PLANS)
+    .map(([name, terms]) => `  ${name.padEnd(20)}${String(terms.monthlyLimit ?? 'unlimited').padEnd(12)}${terms.ratePerSecond}/s`)
+    .join('\n');
 }
 
 /**
@@ -112,30 +196,44 @@ function resolveTarget(values: { stage?: string; region?: string }): Target {
     const stack = readLiveDevStack();
     if (stack) {
       Object.assign(process.env, emulatorEnvironment(stack.endpoints, stack.region));
-      return { region: stack.region, table: stack.tables.tokens };
+      // A stack file written before usage counters existed names only the tokens table.
+      const recorded = (stack.tables as { usage?: string }).usage;
+      const usage = recorded ?? tableOf(serverlessResolver({ stage: stack.stage, region: stack.region }), 'USAGE_TABLE');
+      return { region: stack.region, tables: { tokens: stack.tables.tokens, usage } };
     }
   }
   if (overridden && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE) {
     // Emulators such as LocalStack accept any credentials but the SDK wants some.
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
   }
-  const resolver = createVariableResolver(parseServerlessYaml(readFileSync(PROJECT_SERVERLESS_FILE, 'utf8')), {
+  const resolver = serverlessResolver({
     stage: values.stage,
     region: values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
   });
-  const table = (values.stage === undefined ? process.env.TOKENS_TABLE : undefined) ?? tokensTableOf(resolver);
-  return { region: resolver.region(), table };
+  // The shell's table names count only for the default stage: --stage names another deployment.
+  const fromShell = (name: string) => (values.stage === undefined ? process.env[name] : undefined);
+  return {
+    region: resolver.region(),
+    tables: {
+      tokens: fromShell('TOKENS_TABLE') ?? tableOf(resolver, 'TOKENS_TABLE'),
+      usage: fromShell('USAGE_TABLE') ?? tableOf(resolver, 'USAGE_TABLE'),
+    },
+  };
 }
 
-/** The tokens table serverless.yml gives the functions, e.g. `docrender-prod-tokens`. */
-function tokensTableOf(resolver: ReturnType<typeof createVariableResolver>): string {
-  const value = resolver.resolvePath('provider.environment.TOKENS_TABLE');
+function serverlessResolver(opts: { stage?: string; region?: string }) {
+  return createVariableResolver(parseServerlessYaml(readFileSync(PROJECT_SERVERLESS_FILE, 'utf8')), opts);
+}
+
+/** The table serverless.yml gives the functions in `variable`, e.g. `docrender-prod-tokens`. */
+function tableOf(resolver: ReturnType<typeof createVariableResolver>, variable: 'TOKENS_TABLE' | 'USAGE_TABLE'): string {
+  const value = resolver.resolvePath(`provider.environment.${variable}`);
   if (typeof value === 'string') return value;
-  // `!Ref TokensTable`: the table's declared name.
+  // `!Ref SomeTable`: the table's declared name.
   const logicalId = (value as { Ref?: unknown } | undefined)?.Ref;
   const name = typeof logicalId === 'string' ? resolver.resolvePath(`resources.Resources.${logicalId}.Properties.TableName`) : undefined;
   if (typeof name === 'string') return name;
-  throw new Error('Cannot tell the tokens table from serverless.yml: set TOKENS_TABLE');
+  throw new Error(`Cannot tell ${variable} from serverless.yml: set ${variable}`);
 }
 
 function wholeNumber(option: string, text: string): number {
