@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { allowListProblems } from './net/allow-list.js';
 
 const intFromEnv = (fallback: number, min = 0) =>
   v.pipe(
@@ -8,6 +9,8 @@ const intFromEnv = (fallback: number, min = 0) =>
     v.integer('must be an integer'),
     v.minValue(min, `must be at least ${min}`),
   );
+
+const splitList = (list: string): string[] => list.split(',').map((s) => s.trim()).filter(Boolean);
 
 const EnvSchema = v.object({
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
@@ -43,7 +46,13 @@ const EnvSchema = v.object({
   /** Use this Chromium binary instead of the one unpacked from @sparticuz/chromium. */
   CHROMIUM_PATH: v.optional(v.string(), ''),
   /** Comma-separated host names, IPs or CIDR ranges that may be reached although private. */
-  ALLOW_PRIVATE_HOSTS: v.optional(v.string(), ''),
+  ALLOW_PRIVATE_HOSTS: v.pipe(
+    v.optional(v.string(), ''),
+    v.check(
+      (list) => allowListProblems(splitList(list)).length === 0,
+      (issue) => allowListProblems(splitList(String(issue.input))).join('; '),
+    ),
+  ),
 });
 
 export type Config = {
@@ -84,6 +93,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderTimeoutMs: e.RENDER_TIMEOUT_MS,
     chromiumMode: e.CHROMIUM_MODE,
     chromiumPath: e.CHROMIUM_PATH || undefined,
-    allowPrivateHosts: e.ALLOW_PRIVATE_HOSTS.split(',').map((s) => s.trim()).filter(Boolean),
+    allowPrivateHosts: splitList(e.ALLOW_PRIVATE_HOSTS),
   };
 }
