@@ -1,5 +1,6 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { StoredFile } from '../files/file-store.js';
+import type { QuotaSpend } from '../quota/quota.js';
 import type { RenderInput } from '../render/types.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 
@@ -40,6 +41,8 @@ export type JobKey = { accountId: string; jobId: string };
 export type Job = JobKey & {
   /** Hash of the token that queued it: the webhook is signed with that token's secret. */
   tokenHash: string;
+  /** The quota unit the request spent, given back if the job fails for a reason other than the page. */
+  spend?: QuotaSpend;
   status: JobStatus;
   output: RenderInput['output'];
   createdAt: string;

@@ -4,6 +4,8 @@ import type { Config } from '../config.js';
 import { uploadToCaller } from '../delivery/caller-upload.js';
 import { OUTBOUND_TIMEOUT_MS } from '../delivery/outbound-http.js';
 import type { FileStore } from '../files/file-store.js';
+import { refundQuota } from '../quota/quota.js';
+import type { UsageStore } from '../quota/usage-store.js';
 import type { RenderInput, Renderer } from '../render/types.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/queue-webhook.js';
@@ -19,6 +21,8 @@ export type RunJobDeps = {
   renderer: Pick<Renderer, 'render'>;
   logger: Logger;
   config: Pick<Config, 'webhookRetryDelaysSeconds'>;
+  /** Where the quota unit of a job that failed on the service's side is given back. */
+  usage?: UsageStore;
 };
 
 export type ConsumerClock = {
@@ -63,6 +67,7 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   }
   deps.logger.info('job finished', { jobId: job.jobId, status: finished.status, runs: finished.runs });
   await queueWebhookAttempt(deps.queue, finished, 1, deps.config.webhookRetryDelaysSeconds);
+  await refundIfDeserved(finished, deps);
 }
 
 /**
@@ -70,12 +75,32 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
  * unfinished job becomes FAILED and its webhook is queued. A finished job
  * only gets its webhook queued if that had not happened.
  */
-export async function giveUpJob(message: JobMessage, deps: Omit<RunJobDeps, 'renderer' | 'files'>, clock: Pick<ConsumerClock, 'now'> = {}): Promise<void> {
+export async function giveUpJob(
+  message: JobMessage,
+  deps: Omit<RunJobDeps, 'renderer' | 'files'>,
+  clock: Pick<ConsumerClock, 'now'> = {},
+): Promise<void> {
   const now = clock.now ?? Date.now;
   const failed = await deps.jobs.failUnfinished(message, GIVEN_UP, now());
   if (!failed) return whenNotClaimed(message, deps, now());
   deps.logger.warn('job given up after repeated failures', { jobId: failed.jobId, runs: failed.runs });
   await queueWebhookAttempt(deps.queue, failed, 1, deps.config.webhookRetryDelaysSeconds);
+  await refundIfDeserved(failed, deps);
+}
+
+/**
+ * Gives the job's quota unit back when it failed for a reason other than the
+ * page not loading (which was rendered for, as on the raw endpoints). Refunds
+ * count once per spend, so a redelivered message cannot refund twice; a
+ * failed refund is logged and never holds up the job.
+ */
+async function refundIfDeserved(job: Job, deps: Pick<RunJobDeps, 'usage' | 'logger'>): Promise<void> {
+  if (job.status !== 'FAILED' || !job.spend || !deps.usage || job.error?.code === 'render.navigation') return;
+  try {
+    await refundQuota(deps.usage, job.spend);
+  } catch (error) {
+    deps.logger.error('quota refund failed', { jobId: job.jobId, error: error as Error });
+  }
 }
 
 /** A message whose job could not be taken: finished (make sure its webhook is queued), gone, or busy. */

@@ -1,3 +1,4 @@
+import type { QuotaSpend } from '../quota/quota.js';
 import type { RenderInput } from '../render/types.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 import { newJobId } from './job-ids.js';
@@ -10,6 +11,7 @@ export const JOB_RETENTION_SECONDS = 7 * 24 * 3600;
 export type JobRequest = {
   accountId: string;
   tokenHash: string;
+  spend?: QuotaSpend;
   input: RenderInput;
   storage?: StorageOptionsOutput | null;
   webhook: WebhookOptionsOutput;
@@ -22,6 +24,7 @@ export function newJob(request: JobRequest, now = new Date()): Job {
     jobId: newJobId(),
     accountId: request.accountId,
     tokenHash: request.tokenHash,
+    ...(request.spend ? { spend: request.spend } : {}),
     status: 'PENDING',
     output: request.input.output,
     createdAt: at,

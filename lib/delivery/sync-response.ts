@@ -1,0 +1,48 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Config } from '../config.js';
+import type { FileStore } from '../files/file-store.js';
+import { json } from '../http/responses.js';
+import type { HttpResult } from '../http/types.js';
+import { newJobId } from '../jobs/job-ids.js';
+import type { RenderResult } from '../render/types.js';
+import type { StorageOptionsOutput } from '../schemas/render-options.js';
+import { uploadToCaller } from './caller-upload.js';
+import { OUTBOUND_TIMEOUT_MS } from './outbound-http.js';
+
+/** Time kept back from the caller's upload so the answer still leaves before the function's timeout. */
+const ANSWER_MARGIN_MS = 1_500;
+
+export type SyncResponseDeps = {
+  files: Pick<FileStore, 'put' | 'downloadUrl'>;
+  logger: Logger;
+  config: Pick<Config, 'fileLifetimeSeconds'>;
+};
+
+/**
+ * The answer of a sync render: the file is stored as a temporary file (its
+ * `fileUrl` is valid for the file lifetime) and, with `storage`, PUT to the
+ * caller's pre-signed URL at the same time. A failed upload only shows in
+ * `signedUrlStatus`: the temporary copy is there either way. The upload gets
+ * at most 10 s and never more than the invocation has left.
+ */
+export async function syncFileResponse(
+  deps: SyncResponseDeps,
+  request: {
+    accountId: string;
+    result: Pick<RenderResult, 'body' | 'contentType'>;
+    storage?: StorageOptionsOutput | null;
+    timeLeftMs: () => number;
+  },
+): Promise<HttpResult> {
+  const id = newJobId();
+  const uploadTimeoutMs = Math.min(OUTBOUND_TIMEOUT_MS, request.timeLeftMs() - ANSWER_MARGIN_MS);
+  const [stored, upload] = await Promise.all([
+    deps.files.put(request.accountId, request.result.body, request.result.contentType),
+    uploadToCaller(request.storage, request.result, { timeoutMs: uploadTimeoutMs }),
+  ]);
+  if (upload.status === 'FAILED') {
+    deps.logger.info('upload to the caller URL failed', { id, statusCode: upload.result?.statusCode, reason: upload.result?.error });
+  }
+  const fileUrl = await deps.files.downloadUrl(stored.key, deps.config.fileLifetimeSeconds);
+  return json(200, { id, status: 'COMPLETED', fileUrl, signedUrlStatus: upload.status });
+}
