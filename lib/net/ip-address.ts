@@ -236,8 +236,8 @@ const IPV6_RANGES: readonly Ipv6Range[] = [
   [group6('fd00:ec2::123'), 128, 'metadata'], // Amazon Time Sync over IPv6
   [group6('::'), 128, 'unspecified'],
   [group6('::1'), 128, 'loopback'],
-  [group6('::'), 8, 'reserved'], // IPv4-compatible and other IETF-reserved forms
   [group6('64:ff9b:1::'), 48, 'private'], // local-use NAT64 (RFC 8215): a site's own translator
+  [group6('::'), 8, 'reserved'], // IPv4-compatible and other IETF-reserved forms
   [group6('100::'), 64, 'reserved'], // discard-only
   [group6('2001::'), 23, 'reserved'], // IETF protocol assignments, Teredo, ORCHID
   [group6('2001:db8::'), 32, 'documentation'],

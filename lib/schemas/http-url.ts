@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { upFrontRefusal } from '../net/egress-policy.js';
 
 /** Longest URL accepted; pre-signed URLs run to a few kB, real pages far less. */
 export const MAX_URL_LENGTH = 8192;
@@ -21,8 +22,8 @@ function protocolOf(url: string): string | undefined {
  * `https:` URL (checked on what `new URL()` parses, so case and padding
  * tricks such as ` FILE:///etc/passwd` are refused). Surrounding whitespace is
  * trimmed in the output. `fieldLabel` names the thing in messages
- * ("Must be an absolute URL…"). Address checks (private hosts) are added on
- * top of this by the network rules.
+ * ("Must be an absolute URL…"). For a URL the service will connect to, use
+ * `publicHttpUrl`, which adds the egress policy's up-front checks.
  */
 export function httpUrl(fieldLabel = 'URL') {
   return v.pipe(
@@ -36,5 +37,25 @@ export function httpUrl(fieldLabel = 'URL') {
     ),
     v.check((url) => ALLOWED_PROTOCOLS.has(protocolOf(url) ?? 'http:'), 'Only http and https URLs are allowed'),
     v.check((url) => !CONTROL_CHARACTERS.test(url), 'Must not contain control characters'),
+  );
+}
+
+/**
+ * Schema of a URL the service will connect to on the caller's behalf
+ * (`page.url`, `webhook.url`, `storage.preSignedUrl`, an overlay background):
+ * `httpUrl` plus the egress policy's up-front refusal of a host that is a
+ * literal non-public address in any spelling (`127.0.0.1`, `2130706433`,
+ * `0x7f.1`, `[::ffff:127.0.0.1]`…) or `localhost`, unless ALLOW_PRIVATE_HOSTS
+ * lets it through. Host names are not resolved here: the address they lead
+ * to is judged when the connection is made, where it cannot change after the
+ * check.
+ */
+export function publicHttpUrl(fieldLabel = 'URL') {
+  return v.pipe(
+    httpUrl(fieldLabel),
+    v.check(
+      (url) => upFrontRefusal(url) === undefined,
+      (issue) => `Must point to a public address: ${upFrontRefusal(String(issue.input)) ?? 'the host is not allowed'}`,
+    ),
   );
 }

@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { closedObject, isPlainObject } from './closed-object.js';
-import { httpUrl } from './http-url.js';
+import { httpUrl, publicHttpUrl } from './http-url.js';
 
 // ---------------------------------------------------------------------------
 // Limits the contract leaves open (documented in the README's API section)
@@ -110,15 +110,52 @@ const JsonObjectSchema = v.custom<Record<string, unknown>>(isPlainObject, 'Must 
 
 // RFC 9110 token; values may not break the header line.
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const HEADER_VALUE = /^[^\r\n\0]*$/;
+// CR, LF and NUL would end or cut the header line; other controls (but tab) are not field content either.
+const HEADER_VALUE = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
+const HEADER_VALUE_MESSAGE = 'Must not contain line breaks, NUL or other control characters';
 
-const HeadersSchema = v.pipe(
-  JsonObjectSchema,
-  v.record(
-    v.pipe(v.string(), v.regex(HEADER_NAME, 'Must be a valid HTTP header name')),
-    v.pipe(StringSchema, v.regex(HEADER_VALUE, 'Must not contain line breaks')),
-  ),
-);
+/**
+ * Header names a caller may not set: they frame the message or route it
+ * (hop-by-hop, RFC 9110 §7.6.1), so a caller's value would let one request
+ * smuggle another, reach a different virtual host than the URL names, or talk
+ * to the egress proxy instead of the site. Compared case-insensitively.
+ */
+const RESERVED_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
+]);
+/** The Standard Webhooks signature headers the service writes on every webhook call. */
+const WEBHOOK_SIGNATURE_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+
+function headerNameProblem(name: string, extraReserved: ReadonlySet<string>): string | undefined {
+  if (!HEADER_NAME.test(name)) return 'Must be a valid HTTP header name';
+  const lower = name.toLowerCase();
+  if (RESERVED_HEADERS.has(lower) || lower.startsWith('proxy-')) {
+    return 'This header cannot be set: it frames or routes the request, and the service sets it itself';
+  }
+  if (extraReserved.has(lower)) return 'This header cannot be set: the service signs webhook calls with it';
+  return undefined;
+}
+
+function headersSchema(extraReserved: ReadonlySet<string> = new Set()) {
+  return v.pipe(
+    JsonObjectSchema,
+    v.record(
+      v.pipe(
+        v.string(),
+        v.check(
+          (name) => headerNameProblem(name, extraReserved) === undefined,
+          (issue) => headerNameProblem(String(issue.input), extraReserved) ?? 'Must be a valid HTTP header name',
+        ),
+      ),
+      v.pipe(StringSchema, v.regex(HEADER_VALUE, HEADER_VALUE_MESSAGE)),
+    ),
+  );
+}
+
+/** `page.headers`: sent with every request of the page. */
+const PageHeadersSchema = headersSchema();
+/** `webhook.headers`: sent with the webhook call, beside the signature headers. */
+const WebhookHeadersSchema = headersSchema(WEBHOOK_SIGNATURE_HEADERS);
 
 /** Record of strings, for `webhook.metadata`. */
 const StringRecordSchema = v.pipe(JsonObjectSchema, v.record(v.string(), StringSchema));
@@ -187,7 +224,7 @@ function cssValueProblem(value: string): string | undefined {
   return undefined;
 }
 
-const BackgroundUrlSchema = httpUrl('image URL');
+const BackgroundUrlSchema = publicHttpUrl('image URL');
 
 /** `overlay.background`: a colour, a gradient, or an http(s) image URL. */
 function backgroundProblem(background: string): string | undefined {
@@ -296,8 +333,9 @@ const PaperFormatSchema = v.pipe(
 
 /** Cookie added to the page before it loads. */
 export const CookieSchema = closedObject({
-  name: v.pipe(StringSchema, v.nonEmpty('Must not be empty')),
-  value: StringSchema,
+  name: v.pipe(StringSchema, v.nonEmpty('Must not be empty'), v.regex(HEADER_VALUE, HEADER_VALUE_MESSAGE)),
+  // CR, LF or NUL in a value would break the Cookie header it travels in.
+  value: v.pipe(StringSchema, v.regex(HEADER_VALUE, HEADER_VALUE_MESSAGE)),
   domain: v.nullish(StringSchema),
   url: v.nullish(httpUrl()),
   path: v.nullish(StringSchema),
@@ -356,7 +394,7 @@ const AuthenticationSchema = closedObject({
 });
 
 const pageEntries = {
-  url: v.nullish(httpUrl()),
+  url: v.nullish(publicHttpUrl()),
   html: v.nullish(base64Text(false)),
   htmlTemplate: v.nullish(base64Text(false)),
   templateData: v.nullish(JsonObjectSchema),
@@ -364,7 +402,7 @@ const pageEntries = {
   waitForMilliseconds: v.nullish(numberBetween(0, 5000)),
   waitForSelector: v.nullish(WaitForSelectorSchema),
   waitForFunction: v.nullish(WaitForFunctionSchema),
-  headers: v.nullish(HeadersSchema),
+  headers: v.nullish(PageHeadersSchema),
   adblock: v.nullish(BooleanSchema),
   javascript: v.nullish(BooleanSchema),
   cookies: v.nullish(v.array(CookieSchema, 'Must be an array')),
@@ -545,15 +583,15 @@ export const PdfOptionsSchema = closedObject({
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
 export const StorageOptionsSchema = closedObject({
-  preSignedUrl: httpUrl('pre-signed URL'),
+  preSignedUrl: publicHttpUrl('pre-signed URL'),
 });
 
 /** The webhook called when an async job ends. */
 export const WebhookOptionsSchema = closedObject({
-  url: httpUrl('webhook URL'),
+  url: publicHttpUrl('webhook URL'),
   receiveType: v.nullish(oneOf(['base64', 'URL'])),
   method: v.nullish(oneOf(['POST', 'PUT'])),
-  headers: v.nullish(HeadersSchema),
+  headers: v.nullish(WebhookHeadersSchema),
   metadata: v.nullish(
     v.pipe(
       StringRecordSchema,
