@@ -3,12 +3,14 @@ import type { QuotaCounterKey, UsageStore } from '../../../lib/quota/usage-store
 /**
  * An in-memory UsageStore with the DynamoDB adapter's semantics (conditional
  * spend, refund once per spend id), for unit tests. `fail` makes the next
- * calls of a method reject, as a store outage would.
+ * calls of a method reject, as a store outage would; `saturate` puts a token
+ * past its rate whatever the clock says.
  */
 export function memoryUsageStore() {
   const quota = new Map<string, { used: number; refunded: Set<string> }>();
   const windows = new Map<string, number>();
   const failing = new Set<keyof UsageStore>();
+  const saturated = new Set<string>();
   const calls: { method: keyof UsageStore; args: unknown[] }[] = [];
   const id = (key: QuotaCounterKey) => `${key.tokenHash}#${key.period}`;
   const guard = (method: keyof UsageStore, args: unknown[]) => {
@@ -39,7 +41,7 @@ export function memoryUsageStore() {
     async countRequest(tokenHash, windowStart, expiresAt) {
       guard('countRequest', [tokenHash, windowStart, expiresAt]);
       const key = `${tokenHash}#${windowStart}`;
-      const count = (windows.get(key) ?? 0) + 1;
+      const count = (windows.get(key) ?? 0) + (saturated.has(tokenHash) ? 1_000_000 : 1);
       windows.set(key, count);
       return count;
     },
@@ -50,5 +52,7 @@ export function memoryUsageStore() {
     /** Units counted for the token in the period. */
     usedBy: (tokenHash: string, period: string) => quota.get(`${tokenHash}#${period}`)?.used ?? 0,
     fail: (method: keyof UsageStore) => failing.add(method),
+    /** From now on the token's every window is already far past any rate. */
+    saturate: (tokenHash: string) => saturated.add(tokenHash),
   };
 }
