@@ -1,0 +1,35 @@
+/**
+ * Network safety (decisions.md, "Network safety"): one egress policy for
+ * everything the service fetches or calls on a caller's behalf, the filtering
+ * proxy Chromium runs behind, and a pinned `fetch` for outbound calls.
+ */
+export { type AllowList, allowListProblems, normalizeHost, parseAllowList } from './allow-list.js';
+export {
+  type AddressDecision,
+  type EgressPolicy,
+  type HostDecision,
+  createEgressPolicy,
+  processEgressPolicy,
+  upFrontRefusal,
+} from './egress-policy.js';
+export {
+  EGRESS_HEADER,
+  type EgressEvent,
+  type EgressProxy,
+  type EgressProxyOptions,
+  type EgressProxyStats,
+  closeSharedEgressProxy,
+  sharedEgressProxy,
+  startEgressProxy,
+} from './egress-proxy.js';
+export {
+  type EgressDispatcherOptions,
+  type EgressFetch,
+  type EgressFetchInit,
+  createEgressDispatcher,
+  createEgressFetch,
+  egressFetch,
+} from './egress-fetch.js';
+export { EgressRefusedError } from './errors.js';
+export { type AddressClass, type IpAddress, classifyAddress, describeAddressClass, parseIpAddress } from './ip-address.js';
+export { type HostResolver, type ResolvedAddress, resolveEgress, systemResolver } from './resolve-egress.js';
