@@ -16,13 +16,13 @@
  * navigation. Nothing of a request's path, query or body is recorded.
  */
 import { Agent, createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
-import { connect, type LookupFunction, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { normalizeHost } from './allow-list.js';
 import { type EgressPolicy, processEgressPolicy } from './egress-policy.js';
 import { EgressRefusedError } from './errors.js';
 import { type AddressClass, classifyAddress } from './ip-address.js';
-import { type HostResolver, resolveEgress, type ResolvedAddress } from './resolve-egress.js';
+import { type HostResolver, pinnedLookup, resolveEgress, type ResolvedAddress } from './resolve-egress.js';
 
 /** Response header that marks an answer as the proxy's own, not the site's. */
 export const EGRESS_HEADER = 'x-docrender-egress';
@@ -120,21 +120,6 @@ function pairsToObject(raw: readonly string[]): Record<string, string | string[]
     else headers[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
   return headers;
-}
-
-/** A lookup that answers only with addresses already checked: the connection goes where the check looked. */
-function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const family = typeof options === 'object' && options ? options.family : undefined;
-    const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : [...addresses];
-    const list = usable.length > 0 ? usable : [...addresses];
-    const first = list[0] as ResolvedAddress;
-    if (typeof options === 'object' && options?.all) {
-      (callback as unknown as (err: null, addresses: ResolvedAddress[]) => void)(null, list);
-    } else {
-      callback(null, first.address, first.family);
-    }
-  };
 }
 
 function parseAuthority(authority: string): { host: string; port: number } | undefined {

@@ -32,4 +32,12 @@ export {
 } from './egress-fetch.js';
 export { EgressRefusedError } from './errors.js';
 export { type AddressClass, type IpAddress, classifyAddress, describeAddressClass, parseIpAddress } from './ip-address.js';
-export { type HostResolver, type ResolvedAddress, resolveEgress, systemResolver } from './resolve-egress.js';
+export {
+  type HostResolver,
+  type ResolveEgressOptions,
+  type ResolvedAddress,
+  egressLookup,
+  pinnedLookup,
+  resolveEgress,
+  systemResolver,
+} from './resolve-egress.js';

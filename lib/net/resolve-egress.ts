@@ -5,6 +5,7 @@
  * answer that changes in between (DNS rebinding) cannot redirect it.
  */
 import { lookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
 import { type EgressPolicy, processEgressPolicy } from './egress-policy.js';
 import { EgressRefusedError } from './errors.js';
 import { describeAddressClass, parseIpAddress } from './ip-address.js';
@@ -91,4 +92,34 @@ export async function resolveEgress(host: string, options: ResolveEgressOptions 
     throw Object.assign(new Error(`${decision.name} has no addresses`), { code: 'ENOTFOUND', hostname: decision.name });
   }
   return addresses;
+}
+
+/**
+ * A `lookup` for `net.connect`, `http.request` or `https.request` that answers
+ * only with addresses already checked, so the connection goes where the check
+ * looked. With several addresses, Node tries them in turn (autoSelectFamily).
+ */
+export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const family = typeof options === 'object' && options ? options.family : undefined;
+    const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : [...addresses];
+    const list = usable.length > 0 ? usable : [...addresses];
+    const first = list[0] as ResolvedAddress;
+    if (typeof options === 'object' && options?.all) {
+      (callback as unknown as (err: null, addresses: ResolvedAddress[]) => void)(null, list);
+    } else {
+      callback(null, first.address, first.family);
+    }
+  };
+}
+
+/**
+ * Resolves and checks a host for one outbound call made with `node:http(s)`
+ * and returns the `lookup` to pass to `request()`: the connection then goes
+ * to a checked address, and TLS still verifies the host name. Throws
+ * `EgressRefusedError` for a refused host (IP literals included, which no
+ * lookup hook would see), or the resolver's error.
+ */
+export async function egressLookup(host: string, options: ResolveEgressOptions = {}): Promise<LookupFunction> {
+  return pinnedLookup(await resolveEgress(host, options));
 }
