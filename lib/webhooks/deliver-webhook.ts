@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Config } from '../config.js';
-import { OUTBOUND_TIMEOUT_MS, sendOutbound, type OutboundResult } from '../delivery/outbound-http.js';
+import { OUTBOUND_TIMEOUT_MS, sendOutbound, type OutboundRequest, type OutboundResult } from '../delivery/outbound-http.js';
 import type { FileStore } from '../files/file-store.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
 import { JobBusyError } from '../jobs/errors.js';
@@ -20,6 +20,8 @@ export type WebhookDeps = {
   tokens: Pick<TokenStore, 'findByHash'>;
   logger: Logger;
   config: Pick<Config, 'fileLifetimeSeconds' | 'webhookRetryDelaysSeconds'>;
+  /** Makes the call; `sendOutbound` unless a test replaces it. */
+  send?: (request: OutboundRequest) => Promise<OutboundResult>;
 };
 
 export type WebhookClock = {
@@ -89,7 +91,8 @@ async function callWebhook(job: Job, deps: WebhookDeps, timeoutMs: number, now: 
   if (!token?.webhookSecret) return { ok: false, error: 'the account has no webhook signing secret', durationMs: 0 };
   const body = JSON.stringify(webhookBody(job, await webhookFile(job, deps, now)));
   const timestamp = Math.floor(now / 1000);
-  return sendOutbound({
+  const send = deps.send ?? sendOutbound;
+  return send({
     url: job.webhook.url,
     method: job.webhook.method ?? 'POST',
     // The caller's headers first, so none of them can replace the content type or the signature.

@@ -1,0 +1,174 @@
+/**
+ * In-memory stand-ins for the job ports, with the same conditional rules as
+ * the DynamoDB job store (whose integration test checks those rules against
+ * the emulator), so the consumers' logic can be tested without AWS.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { FileStore, StoredFile } from '../../../lib/files/file-store.js';
+import type { JobMessage, JobQueue, WebhookMessage } from '../../../lib/jobs/job-queue.js';
+import { isFinished, isLive, type Job, type JobKey, type JobStore } from '../../../lib/jobs/job-store.js';
+import type { RenderInput, RenderResult } from '../../../lib/render/types.js';
+
+const id = (key: JobKey) => `${key.accountId}/${key.jobId}`;
+const copy = <T>(value: T): T => structuredClone(value);
+
+export type MemoryJobStore = JobStore & { jobs: Map<string, Job>; peek(key: JobKey): Job | undefined };
+
+export function memoryJobStore(): MemoryJobStore {
+  const jobs = new Map<string, Job>();
+  const change = (key: JobKey, when: (job: Job) => boolean, apply: (job: Job) => void): Job | undefined => {
+    const job = jobs.get(id(key));
+    if (!job || !when(job)) return undefined;
+    apply(job);
+    return copy(job);
+  };
+  const unheld = (job: Job, now: number) => job.status === 'PENDING' || (job.status === 'RUNNING' && !!job.lease && job.lease.until < now);
+  return {
+    jobs,
+    peek: (key) => jobs.get(id(key)),
+    async create(job) {
+      jobs.set(id(job), copy(job));
+    },
+    async get(key) {
+      const job = jobs.get(id(key));
+      return job ? copy(job) : undefined;
+    },
+    async loadInput(job) {
+      return copy(job.input as RenderInput);
+    },
+    async remove(key) {
+      jobs.delete(id(key));
+    },
+    async claimRun(key, lease, now) {
+      return change(key, (job) => unheld(job, now), (job) => {
+        job.status = 'RUNNING';
+        job.lease = lease;
+        job.runs += 1;
+      });
+    },
+    async releaseRun(key, runId) {
+      return !!change(key, (job) => job.status === 'RUNNING' && job.lease?.runId === runId, (job) => {
+        job.status = 'PENDING';
+        delete job.lease;
+      });
+    },
+    async finishRun(key, runId, outcome, now) {
+      return change(key, (job) => job.status === 'RUNNING' && job.lease?.runId === runId, (job) => {
+        job.status = outcome.status;
+        if (outcome.status === 'COMPLETED') {
+          job.file = outcome.file;
+          job.signedUrlStatus = outcome.signedUrlStatus;
+        } else {
+          job.error = outcome.error;
+        }
+        job.completedAt = new Date(now).toISOString();
+        delete job.lease;
+        delete job.input;
+      });
+    },
+    async failUnfinished(key, error, now) {
+      return change(key, (job) => unheld(job, now), (job) => {
+        job.status = 'FAILED';
+        job.error = error;
+        job.completedAt = new Date(now).toISOString();
+        delete job.lease;
+        delete job.input;
+      });
+    },
+    async claimWebhookAttempt(key, attempt, lease, now) {
+      return change(
+        key,
+        (job) =>
+          isFinished(job) &&
+          (job.webhookStatus === 'PENDING' || job.webhookStatus === 'RETRYING') &&
+          ((job.webhookAttempts === attempt - 1 && !isLive(job.webhookLease, now)) ||
+            (job.webhookAttempts === attempt && !!job.webhookLease && job.webhookLease.until < now)),
+        (job) => {
+          job.webhookAttempts = attempt;
+          job.webhookLease = lease;
+        },
+      );
+    },
+    async recordWebhookAttempt(key, attempt, runId, record) {
+      return !!change(key, (job) => job.webhookAttempts === attempt && job.webhookLease?.runId === runId, (job) => {
+        job.webhookStatus = record.status;
+        job.webhookLog.push(record.entry);
+        delete job.webhookLease;
+      });
+    },
+  };
+}
+
+export type RecordingQueue = JobQueue & {
+  jobs: JobMessage[];
+  webhooks: Array<{ message: WebhookMessage; delaySeconds: number }>;
+};
+
+export function recordingQueue(): RecordingQueue {
+  const queue: RecordingQueue = {
+    jobs: [],
+    webhooks: [],
+    async sendJob(message) {
+      queue.jobs.push(message);
+    },
+    async sendWebhook(message, delaySeconds) {
+      queue.webhooks.push({ message, delaySeconds });
+    },
+  };
+  return queue;
+}
+
+export type MemoryFileStore = FileStore & { files: Map<string, { body: Buffer; file: StoredFile }> };
+
+export function memoryFileStore(): MemoryFileStore {
+  const files = new Map<string, { body: Buffer; file: StoredFile }>();
+  let next = 0;
+  return {
+    files,
+    async put(accountId, body, contentType) {
+      next += 1;
+      const file = { key: `files/${accountId}/file-${next}`, contentType, size: body.length, createdAt: new Date().toISOString() };
+      files.set(file.key, { body, file });
+      return file;
+    },
+    async read(key) {
+      return files.get(key)?.body;
+    },
+    async downloadUrl(key, expiresInSeconds) {
+      return `https://files.example/${key}?expires=${expiresInSeconds}`;
+    },
+    async deleteOlderThan(cutoff) {
+      let deleted = 0;
+      for (const [key, { file }] of files) {
+        if (Date.parse(file.createdAt) < cutoff.getTime()) {
+          files.delete(key);
+          deleted += 1;
+        }
+      }
+      return deleted;
+    },
+  };
+}
+
+/** A renderer that answers with fixed bytes, or fails with `failWith`; counts its renders. */
+export function fakeRenderer(options: { failWith?: () => Error } = {}) {
+  const renderer = {
+    renders: 0,
+    failWith: options.failWith,
+    async render(input: RenderInput): Promise<RenderResult> {
+      renderer.renders += 1;
+      if (renderer.failWith) throw renderer.failWith();
+      const pdf = input.output === 'PDF';
+      return {
+        body: Buffer.from(pdf ? '%PDF-1.7 fake' : 'PNG fake'),
+        contentType: pdf ? 'application/pdf' : 'image/png',
+        output: input.output,
+        timings: {},
+      };
+    },
+  };
+  return renderer;
+}
+
+/** A logger that prints nothing. */
+export const silentLogger = new Logger({ logLevel: 'SILENT' });

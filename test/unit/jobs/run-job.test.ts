@@ -1,0 +1,241 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
+import { JobBusyError } from '../../../lib/jobs/errors.js';
+import { GIVEN_UP } from '../../../lib/jobs/job-failures.js';
+import { giveUpJob, runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
+import { newJob } from '../../../lib/jobs/submit-job.js';
+import type { QuotaSpend } from '../../../lib/quota/quota.js';
+import type { UsageStore } from '../../../lib/quota/usage-store.js';
+import { b64 } from '../../helpers/service.js';
+import { fakeRenderer, memoryFileStore, memoryJobStore, recordingQueue, silentLogger } from './fakes.js';
+
+const DELAYS = [1, 2, 3, 4, 5];
+const SPEND: QuotaSpend = { tokenHash: 'hash', period: '2026-11', spendId: 'request-1' };
+
+function setup(options: { failWith?: () => Error } = {}) {
+  const jobs = memoryJobStore();
+  const queue = recordingQueue();
+  const files = memoryFileStore();
+  const renderer = fakeRenderer(options);
+  const refunds: string[] = [];
+  const usage = { refund: async (_key: unknown, spendId: string) => (refunds.push(spendId), true) } as unknown as UsageStore;
+  const deps: RunJobDeps = { jobs, queue, files, renderer, logger: silentLogger, config: { webhookRetryDelaysSeconds: DELAYS }, usage };
+  return { jobs, queue, files, renderer, refunds, deps };
+}
+
+async function queuedJob(jobs: ReturnType<typeof memoryJobStore>) {
+  const job = newJob({
+    accountId: 'acct-1',
+    tokenHash: 'hash',
+    spend: SPEND,
+    input: { output: 'PDF', page: { html: b64('<p>hello</p>') }, pdf: { format: 'a4' } },
+    webhook: { url: 'https://hooks.example/done' },
+  });
+  await jobs.create(job);
+  return job;
+}
+
+const clock = (now = Date.now()) => ({ timeLeftMs: () => 60_000, now: () => now });
+
+describe('runJob', () => {
+  it('takes a PENDING job, renders it once, records COMPLETED with the stored file and queues the first webhook attempt', async () => {
+    // Prepare
+    const { jobs, queue, files, renderer, deps, refunds } = setup();
+    const job = await queuedJob(jobs);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    const done = jobs.peek(job)!;
+    assert.equal(done.status, 'COMPLETED');
+    assert.equal(renderer.renders, 1);
+    assert.equal(done.file?.contentType, 'application/pdf');
+    assert.equal(files.files.get(done.file!.key)?.body.toString(), '%PDF-1.7 fake');
+    assert.equal(done.signedUrlStatus, 'NOT_PROVIDED');
+    assert.equal(done.input, undefined, 'the input (which may hold page credentials) is dropped once the job ends');
+    assert.deepEqual(queue.webhooks, [{ message: { accountId: 'acct-1', jobId: job.jobId, attempt: 1 }, delaySeconds: 0 }]);
+    assert.deepEqual(refunds, []);
+  });
+
+  it('records FAILED with the reason and the field when the page cannot be loaded, fires the webhook and keeps the quota spent', async () => {
+    // Prepare
+    const { jobs, queue, deps, refunds } = setup({ failWith: () => new NavigationError('net::ERR_NAME_NOT_RESOLVED') });
+    const job = await queuedJob(jobs);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    const failed = jobs.peek(job)!;
+    assert.equal(failed.status, 'FAILED');
+    assert.deepEqual(failed.error, {
+      code: 'render.navigation',
+      message: 'The page could not be loaded',
+      fields: { 'page.url': 'net::ERR_NAME_NOT_RESOLVED' },
+    });
+    assert.equal(failed.file, undefined);
+    assert.equal(queue.webhooks.length, 1);
+    assert.deepEqual(refunds, [], 'the page was rendered for, as on the raw endpoints');
+  });
+
+  it('records FAILED when the render overruns its budget, and gives the quota unit back', async () => {
+    // Prepare
+    const { jobs, deps, refunds } = setup({ failWith: () => new RenderTimeoutError(25_000) });
+    const job = await queuedJob(jobs);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    assert.equal(jobs.peek(job)?.error?.code, 'render.timeout');
+    assert.deepEqual(refunds, ['request-1']);
+  });
+
+  it('hands the job back (PENDING) and throws on a failure on the service side, so the redelivered message renders it again', async () => {
+    // Prepare
+    const { jobs, queue, renderer, deps } = setup({ failWith: () => new RenderError('Chromium could not be started') });
+    const job = await queuedJob(jobs);
+
+    // Act
+    await assert.rejects(runJob(job, deps, clock()), RenderError);
+    const afterFailure = structuredClone(jobs.peek(job)!);
+    renderer.failWith = undefined;
+    await runJob(job, deps, clock());
+
+    // Assess
+    assert.equal(afterFailure.status, 'PENDING');
+    assert.equal(afterFailure.lease, undefined);
+    assert.equal(queue.webhooks.length, 1, 'no webhook for the failed attempt, one for the finished job');
+    assert.equal(jobs.peek(job)?.status, 'COMPLETED');
+    assert.equal(jobs.peek(job)?.runs, 2);
+  });
+
+  it('never renders a finished job again when its message is delivered twice', async () => {
+    // Prepare
+    const { jobs, queue, renderer, deps } = setup();
+    const job = await queuedJob(jobs);
+    await runJob(job, deps, clock());
+    const finished = structuredClone(jobs.peek(job));
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    assert.equal(renderer.renders, 1);
+    assert.deepEqual(jobs.peek(job), finished);
+    // The first attempt may still be waiting in the queue: queuing it again is harmless (one claim wins).
+    assert.ok(queue.webhooks.every((w) => w.message.attempt === 1));
+  });
+
+  it('does not queue the webhook again for a duplicate once the first attempt was made', async () => {
+    // Prepare
+    const { jobs, queue, deps } = setup();
+    const job = await queuedJob(jobs);
+    await runJob(job, deps, clock());
+    jobs.peek(job)!.webhookAttempts = 1;
+    jobs.peek(job)!.webhookStatus = 'DELIVERED';
+    queue.webhooks.length = 0;
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    assert.deepEqual(queue.webhooks, []);
+  });
+
+  it('leaves a job another consumer holds to it (JobBusyError: the message comes back later)', async () => {
+    // Prepare
+    const { jobs, renderer, deps } = setup();
+    const job = await queuedJob(jobs);
+    const now = Date.now();
+    await jobs.claimRun(job, { runId: 'other-consumer', until: now + 30_000 }, now);
+
+    // Act / Assess
+    await assert.rejects(runJob(job, deps, clock(now)), JobBusyError);
+    assert.equal(renderer.renders, 0);
+    assert.equal(jobs.peek(job)?.lease?.runId, 'other-consumer');
+  });
+
+  it('takes over a job whose consumer died (its lease ran out) and finishes it', async () => {
+    // Prepare
+    const { jobs, renderer, deps } = setup();
+    const job = await queuedJob(jobs);
+    const now = Date.now();
+    await jobs.claimRun(job, { runId: 'dead-consumer', until: now - 1 }, now - 60_000);
+
+    // Act
+    await runJob(job, deps, clock(now));
+
+    // Assess
+    assert.equal(renderer.renders, 1);
+    assert.equal(jobs.peek(job)?.status, 'COMPLETED');
+  });
+
+  it('drops the result of a consumer that lost its lease to another one instead of recording it twice', async () => {
+    // Prepare
+    const { jobs, queue, deps } = setup();
+    const job = await queuedJob(jobs);
+    deps.renderer = {
+      render: async (input) => {
+        // Meanwhile another consumer takes the job over.
+        await jobs.claimRun(job, { runId: 'usurper', until: Date.now() + 60_000 }, Number.MAX_SAFE_INTEGER);
+        return fakeRenderer().render(input);
+      },
+    };
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    assert.equal(jobs.peek(job)?.status, 'RUNNING');
+    assert.equal(jobs.peek(job)?.lease?.runId, 'usurper');
+    assert.deepEqual(queue.webhooks, []);
+  });
+});
+
+describe('giveUpJob', () => {
+  it('fails a job whose message went to the dead-letter queue, fires its webhook and gives the quota back', async () => {
+    // Prepare
+    const { jobs, queue, deps, refunds } = setup();
+    const job = await queuedJob(jobs);
+
+    // Act
+    await giveUpJob(job, deps, clock());
+
+    // Assess
+    const failed = jobs.peek(job)!;
+    assert.equal(failed.status, 'FAILED');
+    assert.deepEqual(failed.error, GIVEN_UP);
+    assert.deepEqual(queue.webhooks.map((w) => w.message.attempt), [1]);
+    assert.deepEqual(refunds, ['request-1']);
+  });
+
+  it('leaves a finished job as it is', async () => {
+    // Prepare
+    const { jobs, queue, deps } = setup();
+    const job = await queuedJob(jobs);
+    await runJob(job, deps, clock());
+    const finished = structuredClone(jobs.peek(job));
+    queue.webhooks.length = 0;
+
+    // Act
+    await giveUpJob(job, deps, clock());
+
+    // Assess
+    assert.deepEqual(jobs.peek(job), finished);
+  });
+
+  it('waits for a job still held by a live consumer rather than failing it under its feet', async () => {
+    // Prepare
+    const { jobs, deps } = setup();
+    const job = await queuedJob(jobs);
+    const now = Date.now();
+    await jobs.claimRun(job, { runId: 'alive', until: now + 30_000 }, now);
+
+    // Act / Assess
+    await assert.rejects(giveUpJob(job, deps, clock(now)), JobBusyError);
+    assert.equal(jobs.peek(job)?.status, 'RUNNING');
+  });
+});
