@@ -153,7 +153,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           ? { set: '#file = :file, #signedUrlStatus = :signedUrlStatus', values: { ':file': outcome.file, ':signedUrlStatus': outcome.signedUrlStatus } }
           : { set: '#error = :error', values: { ':error': outcome.error } };
       return finish('Finishing a job', key, {
-        UpdateExpression: `SET #status = :status, #completedAt = :at, #updatedAt = :at, ${result.set} REMOVE #lease, #input, #inputKey`,
+        UpdateExpression: `SET #status = :status, #completedAt = :at, #updatedAt = :at, ${result.set} REMOVE #lease, #input`,
         ConditionExpression: '#status = :running AND #lease.#runId = :runId',
         ExpressionAttributeNames: {
           '#status': 'status',
@@ -162,7 +162,6 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           '#completedAt': 'completedAt',
           '#updatedAt': 'updatedAt',
           '#input': 'input',
-          '#inputKey': 'inputKey',
           ...(outcome.status === 'COMPLETED' ? { '#file': 'file', '#signedUrlStatus': 'signedUrlStatus' } : { '#error': 'error' }),
         },
         ExpressionAttributeValues: { ':status': outcome.status, ':running': 'RUNNING', ':runId': runId, ':at': at, ...result.values },
@@ -172,7 +171,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
     async failUnfinished(key, error, now) {
       const at = new Date(now).toISOString();
       return finish('Failing a job', key, {
-        UpdateExpression: 'SET #status = :failed, #error = :error, #completedAt = :at, #updatedAt = :at REMOVE #lease, #input, #inputKey',
+        UpdateExpression: 'SET #status = :failed, #error = :error, #completedAt = :at, #updatedAt = :at REMOVE #lease, #input',
         ConditionExpression: 'attribute_exists(jobId) AND (#status = :pending OR (#status = :running AND #lease.#until < :now))',
         ExpressionAttributeNames: {
           '#status': 'status',
@@ -182,7 +181,6 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           '#completedAt': 'completedAt',
           '#updatedAt': 'updatedAt',
           '#input': 'input',
-          '#inputKey': 'inputKey',
         },
         ExpressionAttributeValues: { ':failed': 'FAILED', ':pending': 'PENDING', ':running': 'RUNNING', ':error': error, ':now': now, ':at': at },
       });

@@ -1,0 +1,64 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { createS3FileStore } from '../../../lib/aws/s3-file-store.js';
+import type { FileStore } from '../../../lib/files/file-store.js';
+import { withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
+
+describe('createS3FileStore', () => {
+  let aws: LocalAwsForTests;
+  let files: FileStore;
+
+  before(async () => {
+    aws = await withLocalAws();
+    files = createS3FileStore({ s3: aws.clients.s3, bucket: aws.config.filesBucket });
+  });
+  after(() => aws.stop());
+
+  it('stores a file under files/<account>/ and serves its bytes and type from a pre-signed URL', async () => {
+    // Prepare
+    const body = Buffer.from('%PDF-1.7 integration');
+
+    // Act
+    const stored = await files.put('acct-1', body, 'application/pdf');
+    const url = await files.downloadUrl(stored.key, 3600);
+    const response = await fetch(url);
+
+    // Assess
+    assert.match(stored.key, /^files\/acct-1\/[A-Za-z0-9_-]{32}\.pdf$/);
+    assert.equal(stored.size, body.length);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/pdf');
+    assert.deepEqual(Buffer.from(await response.arrayBuffer()), body);
+    assert.match(url, /X-Amz-Expires=3600/);
+    assert.match(url, /X-Amz-Signature=/);
+  });
+
+  it('reads a stored file back, and nothing for a key that is gone', async () => {
+    const stored = await files.put('acct-1', Buffer.from([1, 2, 3]), 'image/png');
+    assert.deepEqual(await files.read(stored.key), Buffer.from([1, 2, 3]));
+    assert.equal(await files.read('files/acct-1/missing.png'), undefined);
+  });
+
+  it('deletes only the temporary files stored before the cutoff, and nothing outside files/', async () => {
+    // Prepare
+    const old = await files.put('acct-1', Buffer.from('old'), 'image/png');
+    const template = 'templates/acct-1/tpl.json';
+    await aws.clients.s3.send(new PutObjectCommand({ Bucket: aws.config.filesBucket, Key: template, Body: '{}' }));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const cutoff = new Date();
+    const young = await files.put('acct-1', Buffer.from('young'), 'image/png');
+
+    // Act
+    const deleted = await files.deleteOlderThan(cutoff);
+
+    // Assess
+    assert.ok(deleted >= 1);
+    assert.equal(await files.read(old.key), undefined);
+    assert.deepEqual(await files.read(young.key), Buffer.from('young'));
+    const kept = await fetch(await files.downloadUrl(young.key, 60));
+    assert.equal(kept.status, 200);
+    assert.equal((await kept.arrayBuffer()).byteLength, 5);
+    assert.equal(await files.read(template).then((b) => b?.toString()), '{}', 'a template object is never swept');
+  });
+});

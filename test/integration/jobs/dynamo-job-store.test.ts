@@ -1,0 +1,248 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createDynamoJobStore, JOB_INPUTS_PREFIX } from '../../../lib/aws/dynamo-job-store.js';
+import type { Job, JobStore } from '../../../lib/jobs/job-store.js';
+import { newJob } from '../../../lib/jobs/submit-job.js';
+import { withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
+import { b64 } from '../../helpers/service.js';
+
+function job(options: { accountId?: string; html?: string } = {}): Job {
+  return newJob({
+    accountId: options.accountId ?? 'acct-1',
+    tokenHash: 'hash-1',
+    spend: { tokenHash: 'hash-1', period: '2026-11', spendId: 'req-1' },
+    input: { output: 'PDF', page: { html: b64(options.html ?? '<p>hello</p>'), cookies: [{ name: 'session', value: 'secret' }] } },
+    storage: { preSignedUrl: 'https://bucket.example/put?sig=1' },
+    webhook: { url: 'https://hooks.example/done', method: 'PUT', headers: { authorization: 'Bearer x' }, metadata: { order: '7' } },
+  });
+}
+
+const FILE = { key: 'files/acct-1/abc.pdf', contentType: 'application/pdf', size: 42, createdAt: '2026-11-22T00:00:00.000Z' };
+
+describe('createDynamoJobStore', () => {
+  let aws: LocalAwsForTests;
+  let store: JobStore;
+
+  before(async () => {
+    aws = await withLocalAws();
+    store = createDynamoJobStore({ dynamo: aws.clients.dynamo, s3: aws.clients.s3, tableName: aws.config.tables.jobs, bucket: aws.config.filesBucket });
+  });
+  after(() => aws.stop());
+
+  it('reads a created job back whole, and only for its own account', async () => {
+    // Prepare
+    const created = job();
+
+    // Act
+    await store.create(created);
+
+    // Assess
+    assert.deepEqual(await store.get(created), created);
+    assert.equal(await store.get({ accountId: 'acct-2', jobId: created.jobId }), undefined);
+    assert.equal(await store.get({ accountId: 'acct-1', jobId: 'job_unknown' }), undefined);
+  });
+
+  it('keeps an input too large for a DynamoDB item in S3 and loads it back', async () => {
+    // Prepare: well past DynamoDB's 400 KB item limit.
+    const big = job({ html: `<p>${'x'.repeat(600 * 1024)}</p>` });
+
+    // Act
+    await store.create(big);
+    const read = await store.get(big);
+
+    // Assess
+    assert.equal(read?.input, undefined);
+    assert.deepEqual(await store.loadInput(read!), big.input);
+    const listed = await aws.clients.s3.send(new ListObjectsV2Command({ Bucket: aws.config.filesBucket, Prefix: JOB_INPUTS_PREFIX }));
+    assert.ok(listed.Contents?.some((object) => object.Key === `${JOB_INPUTS_PREFIX}acct-1/${big.jobId}.json`));
+  });
+
+  it('lets exactly one of two racing consumers take a PENDING job', async () => {
+    // Prepare
+    const queued = job();
+    await store.create(queued);
+    const now = Date.now();
+
+    // Act
+    const [a, b] = await Promise.all([
+      store.claimRun(queued, { runId: 'a', until: now + 60_000 }, now),
+      store.claimRun(queued, { runId: 'b', until: now + 60_000 }, now),
+    ]);
+
+    // Assess
+    assert.equal([a, b].filter(Boolean).length, 1);
+    const claimed = (a ?? b)!;
+    assert.equal(claimed.status, 'RUNNING');
+    assert.equal(claimed.runs, 1);
+    assert.equal((await store.get(queued))?.lease?.runId, claimed.lease?.runId);
+  });
+
+  it('lets a consumer take over a RUNNING job only once its lease has run out', async () => {
+    // Prepare
+    const queued = job();
+    await store.create(queued);
+    const now = Date.now();
+    await store.claimRun(queued, { runId: 'first', until: now + 1_000 }, now);
+
+    // Act
+    const whileLive = await store.claimRun(queued, { runId: 'second', until: now + 60_000 }, now + 500);
+    const afterExpiry = await store.claimRun(queued, { runId: 'second', until: now + 60_000 }, now + 1_001);
+
+    // Assess
+    assert.equal(whileLive, undefined);
+    assert.equal(afterExpiry?.lease?.runId, 'second');
+    assert.equal(afterExpiry?.runs, 2);
+  });
+
+  it('hands a job back to PENDING only for the consumer holding it', async () => {
+    // Prepare
+    const queued = job();
+    await store.create(queued);
+    const now = Date.now();
+    await store.claimRun(queued, { runId: 'holder', until: now + 60_000 }, now);
+
+    // Act
+    const byOther = await store.releaseRun(queued, 'other', now);
+    const byHolder = await store.releaseRun(queued, 'holder', now);
+
+    // Assess
+    assert.equal(byOther, false);
+    assert.equal(byHolder, true);
+    const released = await store.get(queued);
+    assert.equal(released?.status, 'PENDING');
+    assert.equal(released?.lease, undefined);
+  });
+
+  it('finishes a job once, for its holder, and drops the input with its credentials (S3 copy included)', async () => {
+    // Prepare
+    const big = job({ html: `<p>${'y'.repeat(400 * 1024)}</p>` });
+    await store.create(big);
+    const now = Date.now();
+    await store.claimRun(big, { runId: 'holder', until: now + 60_000 }, now);
+    const outcome = { status: 'COMPLETED', file: FILE, signedUrlStatus: 'UPLOADED' } as const;
+
+    // Act
+    const byOther = await store.finishRun(big, 'other', outcome, now);
+    const finished = await store.finishRun(big, 'holder', outcome, now);
+    const again = await store.finishRun(big, 'holder', outcome, now);
+
+    // Assess
+    assert.equal(byOther, undefined);
+    assert.equal(again, undefined);
+    assert.equal(finished?.status, 'COMPLETED');
+    assert.deepEqual(finished?.file, FILE);
+    assert.equal(finished?.signedUrlStatus, 'UPLOADED');
+    assert.equal(finished?.completedAt, new Date(now).toISOString());
+    assert.equal(finished?.lease, undefined);
+    const stored = await store.get(big);
+    assert.equal(stored?.input, undefined);
+    await assert.rejects(
+      aws.clients.s3.send(new GetObjectCommand({ Bucket: aws.config.filesBucket, Key: `${JOB_INPUTS_PREFIX}acct-1/${big.jobId}.json` })),
+      /NoSuchKey|does not exist/,
+    );
+  });
+
+  it('records a failed run with its error', async () => {
+    const queued = job();
+    await store.create(queued);
+    const now = Date.now();
+    await store.claimRun(queued, { runId: 'holder', until: now + 60_000 }, now);
+    const error = { code: 'render.navigation', message: 'The page could not be loaded', fields: { 'page.url': 'refused' } };
+    const failed = await store.finishRun(queued, 'holder', { status: 'FAILED', error }, now);
+    assert.equal(failed?.status, 'FAILED');
+    assert.deepEqual(failed?.error, error);
+    assert.equal(failed?.file, undefined);
+  });
+
+  it('gives up on a PENDING job or an abandoned one, but never on a finished or live one', async () => {
+    // Prepare
+    const now = Date.now();
+    const pending = job();
+    const abandoned = job();
+    const live = job();
+    const finished = job();
+    for (const j of [pending, abandoned, live, finished]) await store.create(j);
+    await store.claimRun(abandoned, { runId: 'dead', until: now - 1 }, now - 60_000);
+    await store.claimRun(live, { runId: 'alive', until: now + 60_000 }, now);
+    await store.claimRun(finished, { runId: 'done', until: now + 60_000 }, now);
+    await store.finishRun(finished, 'done', { status: 'COMPLETED', file: FILE, signedUrlStatus: 'NOT_PROVIDED' }, now);
+    const error = { code: 'render.failed', message: 'given up' };
+
+    // Act
+    const results = await Promise.all([pending, abandoned, live, finished].map((j) => store.failUnfinished(j, error, now)));
+
+    // Assess
+    assert.deepEqual(results.map((r) => r?.status), ['FAILED', 'FAILED', undefined, undefined]);
+    assert.equal((await store.get(live))?.status, 'RUNNING');
+    assert.equal((await store.get(finished))?.status, 'COMPLETED');
+  });
+
+  it('lets one consumer take each webhook attempt, in order, and records each one', async () => {
+    // Prepare
+    const finished = job();
+    await store.create(finished);
+    const now = Date.now();
+    await store.claimRun(finished, { runId: 'r', until: now + 60_000 }, now);
+    await store.finishRun(finished, 'r', { status: 'COMPLETED', file: FILE, signedUrlStatus: 'NOT_PROVIDED' }, now);
+    const lease = (runId: string) => ({ runId, until: now + 30_000 });
+
+    // Act
+    const early = await store.claimWebhookAttempt(finished, 2, lease('x'), now);
+    const [a, b] = await Promise.all([
+      store.claimWebhookAttempt(finished, 1, lease('a'), now),
+      store.claimWebhookAttempt(finished, 1, lease('b'), now),
+    ]);
+    const winner = (a ?? b)!.webhookLease!.runId;
+    const whileUnderWay = await store.claimWebhookAttempt(finished, 2, lease('c'), now);
+    const recorded = await store.recordWebhookAttempt(
+      finished,
+      1,
+      winner,
+      { status: 'RETRYING', entry: { attempt: 1, at: new Date(now).toISOString(), durationMs: 12, statusCode: 500, error: 'answered 500' } },
+      now,
+    );
+    const repeat = await store.claimWebhookAttempt(finished, 1, lease('d'), now);
+    const second = await store.claimWebhookAttempt(finished, 2, lease('e'), now);
+    await store.recordWebhookAttempt(
+      finished,
+      2,
+      'e',
+      { status: 'DELIVERED', entry: { attempt: 2, at: new Date(now).toISOString(), durationMs: 8, statusCode: 204 } },
+      now,
+    );
+    const afterDelivery = await store.claimWebhookAttempt(finished, 3, lease('f'), now);
+
+    // Assess
+    assert.equal(early, undefined, 'attempt 2 cannot come before attempt 1');
+    assert.equal([a, b].filter(Boolean).length, 1);
+    assert.equal(whileUnderWay, undefined);
+    assert.equal(recorded, true);
+    assert.equal(repeat, undefined, 'a recorded attempt is never made again');
+    assert.equal(second?.webhookAttempts, 2);
+    assert.equal(afterDelivery, undefined);
+    const stored = await store.get(finished);
+    assert.equal(stored?.webhookStatus, 'DELIVERED');
+    assert.deepEqual(stored?.webhookLog.map((entry) => [entry.attempt, entry.statusCode]), [[1, 500], [2, 204]]);
+    assert.equal(stored?.webhookLease, undefined);
+  });
+
+  it('lets a webhook attempt whose consumer died be made again, but not one under way', async () => {
+    const finished = job();
+    await store.create(finished);
+    const now = Date.now();
+    await store.failUnfinished(finished, { code: 'render.failed', message: 'x' }, now);
+    await store.claimWebhookAttempt(finished, 1, { runId: 'dead', until: now + 1_000 }, now);
+    assert.equal(await store.claimWebhookAttempt(finished, 1, { runId: 'again', until: now + 60_000 }, now + 500), undefined);
+    const retaken = await store.claimWebhookAttempt(finished, 1, { runId: 'again', until: now + 60_000 }, now + 1_001);
+    assert.equal(retaken?.webhookLease?.runId, 'again');
+    assert.equal(retaken?.webhookAttempts, 1);
+  });
+
+  it('removes a job that was never queued', async () => {
+    const created = job();
+    await store.create(created);
+    await store.remove(created);
+    assert.equal(await store.get(created), undefined);
+  });
+});
