@@ -1,0 +1,135 @@
+/**
+ * `npx tsx bench/auth-overhead.ts [--requests N]`: what bearer auth, the rate
+ * limit and the monthly quota add to one request. Runs the real HTTP stack
+ * (`httpEndpoint`) in this process against the embedded DynamoDB emulator,
+ * provisioned from serverless.yml as `npm start` does, in four variants that
+ * differ only in which counters are real:
+ *
+ *   none        tokens and usage counters in memory (the stack's own cost)
+ *   auth        token looked up in DynamoDB (1 GetItem)
+ *   auth+rate   … and the request counted in its rate window (+1 UpdateItem)
+ *   auth+rate+quota  … and one quota unit spent, as every render does (+1 UpdateItem)
+ *
+ * Requests are sequential and the variants interleaved round by round, so
+ * drift of the shared machine hits all alike. Prints median and p90 per
+ * request and the median added over `none`. The emulator is not DynamoDB:
+ * its round trips are local, so the figures show the code path's cost and the
+ * number of round trips, not AWS network latency (add ~3–8 ms per round trip
+ * in-region).
+ */
+import { parseArgs } from 'node:util';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+import { createAwsClients } from '../lib/aws/clients.js';
+import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
+import { createDynamoUsageStore } from '../lib/aws/dynamo-usage-store.js';
+import { loadConfig } from '../lib/config.js';
+import { httpEndpoint } from '../lib/http/http-endpoint.js';
+import { json } from '../lib/http/responses.js';
+import type { HttpEvent } from '../lib/http/types.js';
+import { startLocalAws } from '../lib/local/local-aws.js';
+import type { UsageStore } from '../lib/quota/usage-store.js';
+import type { TokenRecord, TokenStore } from '../lib/tokens/token-store.js';
+import { createToken, hashToken } from '../lib/tokens/tokens.js';
+
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '400' } } });
+const REQUESTS = Number(values.requests);
+const WARMUP = 30;
+const context = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+
+const local = await startLocalAws();
+const config = loadConfig();
+const clients = createAwsClients(config);
+try {
+  const dynamoTokens = createDynamoTokenStore(clients.dynamo, config.tables.tokens);
+  const dynamoUsage = createDynamoUsageStore(clients.dynamo, config.tables.usage);
+  // Unlimited quota and a rate no benchmark reaches: every request takes the full accepted path.
+  const { token } = await createToken(dynamoTokens, { limit: null, rate: 1_000_000 });
+  const record = (await dynamoTokens.findByHash(hashToken(token))) as TokenRecord;
+
+  const memoryTokens: TokenStore = { findByHash: async () => record, create: async () => undefined, setActive: async () => true };
+  const memoryUsage: UsageStore = {
+    spend: async () => 1,
+    refund: async () => true,
+    used: async () => 0,
+    countRequest: async () => 1,
+  };
+  const fastRate: UsageStore = { ...dynamoUsage, spend: memoryUsage.spend };
+  const logger = new Logger({ serviceName: 'bench', logLevel: 'SILENT' });
+  const endpoint = (tokens: TokenStore, usage: UsageStore, spendsQuota: boolean) =>
+    httpEndpoint(
+      { name: 'bench', spendsQuota, handle: async () => json(200, { ok: true }) },
+      { config: { maxBodyBytes: 1024 }, tokens, usage, logger },
+    );
+  const variants = [
+    { name: 'none', handler: endpoint(memoryTokens, memoryUsage, true), roundTrips: 0 },
+    { name: 'auth', handler: endpoint(dynamoTokens, memoryUsage, true), roundTrips: 1 },
+    { name: 'auth+rate', handler: endpoint(dynamoTokens, fastRate, true), roundTrips: 2 },
+    { name: 'auth+rate+quota', handler: endpoint(dynamoTokens, dynamoUsage, true), roundTrips: 3 },
+  ];
+
+  let sequence = 0;
+  const call = async (handler: (typeof variants)[number]['handler']) => {
+    const started = performance.now();
+    const res = await handler(event(token, `bench-${++sequence}`), context);
+    const elapsed = performance.now() - started;
+    if (res.statusCode !== 200) throw new Error(`unexpected ${res.statusCode}: ${String(res.body)}`);
+    return elapsed;
+  };
+
+  for (const v of variants) for (let i = 0; i < WARMUP; i++) await call(v.handler);
+  const timings = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+  for (let round = 0; round < REQUESTS; round++) {
+    // Rotate the order each round so that no variant always runs first.
+    for (let k = 0; k < variants.length; k++) {
+      const v = variants[(round + k) % variants.length] as (typeof variants)[number];
+      timings.get(v.name)?.push(await call(v.handler));
+    }
+  }
+
+  const base = median(timings.get('none') ?? []);
+  console.log(`auth, rate and quota overhead: ${REQUESTS} sequential requests per variant, embedded DynamoDB emulator (dynalite)`);
+  console.log('variant            round trips   median ms   p90 ms   added (median)');
+  for (const v of variants) {
+    const series = timings.get(v.name) ?? [];
+    const m = median(series);
+    console.log(
+      `${v.name.padEnd(19)}${String(v.roundTrips).padStart(11)}${m.toFixed(2).padStart(12)}${quantile(series, 0.9).toFixed(2).padStart(9)}` +
+        `${(v.name === 'none' ? '-' : `+${(m - base).toFixed(2)}`).padStart(17)}`,
+    );
+  }
+} finally {
+  clients.dynamo.destroy();
+  clients.s3.destroy();
+  clients.sqs.destroy();
+  await local.stop();
+}
+
+function event(bearer: string, requestId: string): HttpEvent {
+  return {
+    version: '2.0',
+    routeKey: 'POST /bench',
+    rawPath: '/bench',
+    rawQueryString: '',
+    headers: { authorization: `Bearer ${bearer}` },
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '1', apiId: 'a', domainName: 'd', domainPrefix: 'd', requestId, routeKey: 'POST /bench',
+      stage: '$default', time: '', timeEpoch: 0,
+      http: { method: 'POST', path: '/bench', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+    },
+  };
+}
+
+function median(values: number[]): number {
+  return quantile(values, 0.5);
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const at = (sorted.length - 1) * q;
+  const lo = sorted[Math.floor(at)] as number;
+  const hi = sorted[Math.ceil(at)] as number;
+  return lo + (hi - lo) * (at - Math.floor(at));
+}
