@@ -3,7 +3,7 @@ import { RateLimitedError } from '../errors.js';
 import { countRequest, rateLimitHeaders } from '../quota/rate-limit.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { TokenRecord } from '../tokens/token-store.js';
-import type { CallerContext, HttpResult } from './types.js';
+import type { CallerContext, HttpEvent, HttpResult } from './types.js';
 
 /**
  * Counts the request against the token's rate (one write to the shared
@@ -21,7 +21,7 @@ export async function enforceRateLimit(context: CallerContext, token: TokenRecor
  * after the rate was counted, errors included. Register it before the error
  * mapper so that its `onError` runs after the error response exists.
  */
-export function rateLimitHeadersMiddleware(): MiddlewareObj<unknown, HttpResult, Error, CallerContext> {
+export function rateLimitHeadersMiddleware(): MiddlewareObj<HttpEvent, HttpResult, Error, CallerContext> {
   const addHeaders = async (request: { context: CallerContext; response: HttpResult | null | undefined }) => {
     const state = request.context.rateLimit;
     if (!state || !request.response) return;
