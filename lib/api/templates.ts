@@ -12,7 +12,7 @@ import {
   updateTemplate,
 } from '../templates/templates.js';
 
-type TemplateDeps = Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'templates'>;
+type TemplateDeps = Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'templates'>;
 
 /** `POST /v1/templates`: 201 with the created template. */
 export function createTemplateEndpoint(deps: TemplateDeps) {

@@ -21,12 +21,8 @@ export type HttpDeps = {
   config: Pick<Config, 'maxBodyBytes'>;
   tokens: TokenStore;
   logger: Logger;
-  /**
-   * Quota and rate counters. Required: building an endpoint without them
-   * throws. Typed optional only so that endpoint modules whose dependency
-   * types predate quotas still compile while they are brought up to date.
-   */
-  usage?: UsageStore;
+  /** Quota and rate counters. */
+  usage: UsageStore;
 };
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
@@ -70,7 +66,6 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
   deps: HttpDeps,
 ) {
   const usage = deps.usage;
-  if (!usage) throw new Error(`httpEndpoint(${spec.name}): deps.usage is missing; rate limits and quotas need the usage store`);
   return middy<HttpEvent, HttpResult, Error, CallerContext>()
     .use(requestLog({ logger: deps.logger, endpoint: spec.name }))
     .use(rateLimitHeadersMiddleware())

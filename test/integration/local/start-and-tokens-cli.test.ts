@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoTokenStore } from '../../../lib/aws/dynamo-token-store.js';
 import type { DevStack } from '../../../lib/local/dev-stack.js';
 import type { TokenStore } from '../../../lib/tokens/token-store.js';
-import { hashToken } from '../../../lib/tokens/tokens.js';
+import { DEFAULT_RATE_PER_SECOND, hashToken } from '../../../lib/tokens/tokens.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -135,7 +135,7 @@ describe('npm start and the tokens CLI', () => {
     const record = await store.findByHash(hashToken(result.stdout.trim()));
     assert.equal(record?.active, true);
     assert.equal(record?.monthlyLimit, null);
-    assert.equal(record?.ratePerSecond, 10);
+    assert.equal(record?.ratePerSecond, DEFAULT_RATE_PER_SECOND);
   });
 
   it('create --json prints token, accountId and webhookSecret, with --limit and --rate stored', async () => {

@@ -205,14 +205,6 @@ describe('httpEndpoint (the shared middleware stack)', () => {
     assert.equal(entry.quota, 'spent');
     assert.ok(!lines.join('\n').includes(ACTIVE));
   });
-
-  it('refuses to build an endpoint without the usage store', () => {
-    // Act & Assess
-    assert.throws(
-      () => httpEndpoint({ name: 'x', handle: async () => json(200, {}) }, { config: { maxBodyBytes: 1 }, tokens: fakeTokens(), logger: capturingLogger().logger }),
-      /usage/,
-    );
-  });
 });
 
 describe('httpEndpoint rate limit', () => {
