@@ -23,7 +23,7 @@ const EnvSchema = v.object({
   JOBS_QUEUE_URL: v.optional(v.string(), ''),
   WEBHOOKS_QUEUE_URL: v.optional(v.string(), ''),
   /** How long temporary files live: download URLs expire then and the sweeper deletes them. */
-  FILE_LIFETIME_SECONDS: intFromEnv(3600, 1),
+  FILE_LIFETIME_SECONDS: v.pipe(intFromEnv(3600, 1), v.maxValue(86_400, 'must be at most 86400 (the bucket deletes files after a day)')),
   /** Seconds to wait before each webhook retry (SQS delays stop at 900); one attempt more than delays. */
   WEBHOOK_RETRY_DELAYS: v.pipe(
     v.optional(v.string(), '30,120,300,900,900'),

@@ -9,6 +9,7 @@ import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
+import { WebhookSecretError } from './errors.js';
 import { webhookSignatureHeaders } from './signature.js';
 import { webhookBody, type WebhookFile } from './webhook-body.js';
 import { maxWebhookAttempts } from './webhook-schedule.js';
@@ -88,19 +89,21 @@ async function whenNotClaimed(message: WebhookMessage, deps: WebhookDeps, now: n
 /** Builds, signs and sends the webhook request for a finished job. */
 async function callWebhook(job: Job, deps: WebhookDeps, timeoutMs: number, now: number): Promise<OutboundResult> {
   const token = await deps.tokens.findByHash(job.tokenHash);
-  if (!token?.webhookSecret) return { ok: false, error: 'the account has no webhook signing secret', durationMs: 0 };
   const body = JSON.stringify(webhookBody(job, await webhookFile(job, deps, now)));
-  const timestamp = Math.floor(now / 1000);
+  let signature;
+  try {
+    signature = webhookSignatureHeaders(token?.webhookSecret ?? '', job.jobId, Math.floor(now / 1000), body);
+  } catch (error) {
+    if (!(error instanceof WebhookSecretError)) throw error;
+    // Recorded as a failed attempt: an unsigned call would teach receivers to accept unsigned calls.
+    return { ok: false, error: 'the account has no valid webhook signing secret', durationMs: 0 };
+  }
   const send = deps.send ?? sendOutbound;
   return send({
     url: job.webhook.url,
     method: job.webhook.method ?? 'POST',
     // The caller's headers first, so none of them can replace the content type or the signature.
-    headers: {
-      ...(job.webhook.headers ?? {}),
-      'content-type': 'application/json',
-      ...webhookSignatureHeaders(token.webhookSecret, job.jobId, timestamp, body),
-    },
+    headers: { ...(job.webhook.headers ?? {}), 'content-type': 'application/json', ...signature },
     body,
     timeoutMs,
   });

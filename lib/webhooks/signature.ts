@@ -1,14 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { WebhookSecretError } from './errors.js';
 
 const SECRET_PREFIX = 'whsec_';
-
-/** The secret is not of the form `whsec_<base64 key>`. */
-export class WebhookSecretError extends Error {
-  constructor() {
-    super('Webhook signing secret must look like whsec_<base64 key>');
-    this.name = 'WebhookSecretError';
-  }
-}
 
 /** The HMAC key inside a `whsec_<base64>` secret. */
 function signingKey(secret: string): Buffer {

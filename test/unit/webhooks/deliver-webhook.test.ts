@@ -200,4 +200,19 @@ describe('deliverWebhook', () => {
     assert.deepEqual(parsed.error, { code: 'render.navigation', message: 'The page could not be loaded' });
     assert.equal(parsed.fileUrl, null);
   });
+
+  it('never sends an unsigned webhook: without the account secret the attempt fails and is retried', async () => {
+    // Prepare
+    const { jobs, queue, deps, target, job } = await setup();
+    deps.tokens = { findByHash: async () => undefined };
+
+    // Act
+    await deliverWebhook(message(job, 1), deps, clock());
+
+    // Assess
+    assert.equal(target.calls.length, 0);
+    assert.equal(jobs.peek(job)?.webhookStatus, 'RETRYING');
+    assert.equal(jobs.peek(job)?.webhookLog[0]?.error, 'the account has no valid webhook signing secret');
+    assert.equal(queue.webhooks.length, 1);
+  });
 });

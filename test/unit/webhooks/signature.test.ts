@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { generateWebhookSecret } from '../../../lib/tokens/tokens.js';
-import { WebhookSecretError, webhookSignature, webhookSignatureHeaders } from '../../../lib/webhooks/signature.js';
+import { WebhookSecretError } from '../../../lib/webhooks/errors.js';
+import { webhookSignature, webhookSignatureHeaders } from '../../../lib/webhooks/signature.js';
 
 describe('webhookSignature', () => {
   it('matches the Standard Webhooks reference example', () => {
