@@ -66,9 +66,9 @@ describe('jobs that keep failing, and the file sweeper', () => {
   });
 
   it('fails a job whose renders keep failing once its message reaches the dead-letter queue, fires its webhook and gives the quota back', async () => {
-    // Prepare: redeliver after 1 s instead of the production 6 minutes.
+    // Prepare: redeliver after 2 s instead of the production 6 minutes.
     const jobsQueue = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'docrender-dev-JobsQueue' }))).QueueUrl as string;
-    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: jobsQueue, Attributes: { VisibilityTimeout: '1' } }));
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: jobsQueue, Attributes: { VisibilityTimeout: '2' } }));
     const redrive = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: jobsQueue, AttributeNames: ['RedrivePolicy'] }))).Attributes
       ?.RedrivePolicy;
     assert.equal(JSON.parse(String(redrive)).maxReceiveCount, 3);
