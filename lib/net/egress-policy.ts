@@ -14,8 +14,11 @@ import { type AddressClass, classifyAddress, describeAddressClass, type IpAddres
 export type HostDecision =
   /** An IP literal (any spelling) that may be reached. */
   | { kind: 'address'; address: IpAddress }
-  /** A name: resolve it, then judge every address. `listed`: named in ALLOW_PRIVATE_HOSTS, so any address is accepted. */
-  | { kind: 'name'; name: string; listed: boolean }
+  /**
+   * A name: resolve it, then judge every address. `listed`: named in ALLOW_PRIVATE_HOSTS, so any address is
+   * accepted. `loopback`: a localhost name, which resolves to loopback without DNS (RFC 6761), as in Chromium.
+   */
+  | { kind: 'name'; name: string; listed: boolean; loopback: boolean }
   | { kind: 'refused'; reason: string; addressClass?: AddressClass };
 
 /** What the policy says about one address a name resolved to (or a literal). */
@@ -66,11 +69,13 @@ export function createEgressPolicy(options: { allowPrivateHosts?: readonly strin
       }
       // All-numeric names that are not a valid address: resolvers disagree on them, so none is tried.
       if (looksLikeIpv4(name)) return { kind: 'refused', reason: `${name} is not a valid IP address`, addressClass: 'reserved' };
-      const listed = allowList.names.has(name);
-      if (!listed && isLocalhostName(name)) {
+      const loopback = isLocalhostName(name);
+      // Listing `localhost` covers its subdomains, as RFC 6761 makes them one name.
+      const listed = allowList.names.has(name) || (loopback && allowList.names.has('localhost'));
+      if (!listed && loopback) {
         return { kind: 'refused', reason: `${name} is the service's own machine`, addressClass: 'loopback' };
       }
-      return { kind: 'name', name, listed };
+      return { kind: 'name', name, listed, loopback };
     },
   };
 }

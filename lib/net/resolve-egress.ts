@@ -68,6 +68,8 @@ export async function resolveEgress(host: string, options: ResolveEgressOptions 
   }
   if (decision.kind === 'address') return [{ address: decision.address.address, family: decision.address.family }];
 
+  // Allowed localhost names answer as Chromium answers them, whatever /etc/hosts or DNS would say.
+  if (decision.loopback) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
   const answers = await (options.resolver ?? systemResolver)(decision.name);
   const addresses: ResolvedAddress[] = [];
   for (const answer of answers) {

@@ -215,6 +215,19 @@ describe('resolveEgress', () => {
     await assert.rejects(outside, EgressRefusedError);
   });
 
+  it('answers an allowed localhost name with loopback, as Chromium does, without asking DNS', async () => {
+    // Prepare
+    const policy = createEgressPolicy({ allowPrivateHosts: ['localhost'] });
+    const dns = fakeDns({ 'news.localhost': ['93.184.215.14'] });
+
+    // Act
+    const addresses = await resolveEgress('news.localhost', { policy, resolver: dns });
+
+    // Assess
+    assert.deepEqual(addresses.map((a) => a.address), ['127.0.0.1', '::1']);
+    assert.deepEqual(dns.calls, []);
+  });
+
   it('passes lookup failures on as they are', async () => {
     // Prepare
     const dns = fakeDns({});
