@@ -50,6 +50,8 @@ export type EgressEvent = {
   host: string;
   port: number;
   reason: string;
+  /** Chromium's name for the failure (`ERR_CONNECTION_REFUSED`…; `ERR_ACCESS_DENIED` for a refusal), for error messages that match direct loads. */
+  netError: string;
   addressClass?: AddressClass;
   at: number;
 };
@@ -135,14 +137,15 @@ function rawResponse(status: number, statusText: string, outcome: string, body: 
   return `HTTP/1.1 ${status} ${statusText}\r\nContent-Type: text/plain; charset=utf-8\r\n${EGRESS_HEADER}: ${outcome}\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-function failureText(error: unknown): string {
+/** Why a destination could not be reached, in words and as Chromium's error name. */
+function failureOf(error: unknown): { reason: string; netError: string } {
   const code = (error as { code?: unknown })?.code;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'the host name could not be resolved';
-  if (code === 'ECONNREFUSED') return 'the server refused the connection';
-  if (code === 'ETIMEDOUT' || code === 'ECONNTIMEOUT') return 'the connection timed out';
-  if (code === 'ECONNRESET') return 'the connection was reset';
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'the address is unreachable';
-  return 'the connection failed';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return { reason: 'the host name could not be resolved', netError: 'ERR_NAME_NOT_RESOLVED' };
+  if (code === 'ECONNREFUSED') return { reason: 'the server refused the connection', netError: 'ERR_CONNECTION_REFUSED' };
+  if (code === 'ETIMEDOUT' || code === 'ECONNTIMEOUT') return { reason: 'the connection timed out', netError: 'ERR_CONNECTION_TIMED_OUT' };
+  if (code === 'ECONNRESET') return { reason: 'the connection was reset', netError: 'ERR_CONNECTION_RESET' };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { reason: 'the address is unreachable', netError: 'ERR_ADDRESS_UNREACHABLE' };
+  return { reason: 'the connection failed', netError: 'ERR_CONNECTION_FAILED' };
 }
 
 /**
@@ -203,11 +206,11 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       return addresses;
     } catch (error) {
       if (error instanceof EgressRefusedError) {
-        record({ outcome: 'refused', kind, host, port, reason: error.message, ...(error.addressClass ? { addressClass: error.addressClass } : {}) });
+        record({ outcome: 'refused', kind, host, port, reason: error.message, netError: 'ERR_ACCESS_DENIED', ...(error.addressClass ? { addressClass: error.addressClass } : {}) });
         refuse(403, 'refused', `Refused by the docrender egress policy: ${error.message}. Only public addresses may be reached.\n`);
       } else {
-        const reason = failureText(error);
-        record({ outcome: 'unreachable', kind, host, port, reason });
+        const { reason, netError } = failureOf(error);
+        record({ outcome: 'unreachable', kind, host, port, reason, netError });
         refuse(502, 'unreachable', `${host}:${port} could not be reached: ${reason}.\n`);
       }
       return undefined;
@@ -268,8 +271,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
           res.destroy();
           return;
         }
-        const reason = failureText(error);
-        record({ outcome: 'unreachable', kind: 'http', host, port, reason });
+        const { reason, netError } = failureOf(error);
+        record({ outcome: 'unreachable', kind: 'http', host, port, reason, netError });
         answer(502, 'unreachable', `${host}:${port} could not be reached: ${reason}.\n`);
       });
       res.once('close', () => {
@@ -305,8 +308,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     upstream.on('error', (error) => {
       clearTimeout(connectTimer);
       if (!connected && client.writable) {
-        const reason = failureText(error);
-        record({ outcome: 'unreachable', kind, host, port, reason });
+        const { reason, netError } = failureOf(error);
+        record({ outcome: 'unreachable', kind, host, port, reason, netError });
         client.end(rawResponse(502, 'Bad Gateway', 'unreachable', `${host}:${port} could not be reached: ${reason}.\n`));
       } else {
         client.destroy();

@@ -280,7 +280,9 @@ describe('startEgressProxy', () => {
     // Assess
     assert.equal(answer.status, 502);
     assert.equal(answer.headers[EGRESS_HEADER], 'unreachable');
-    assert.equal(proxy.failureFor(`http://127.0.0.1:${closedPort}/x`)?.reason, 'the server refused the connection');
+    const failure = proxy.failureFor(`http://127.0.0.1:${closedPort}/x`);
+    assert.equal(failure?.reason, 'the server refused the connection');
+    assert.equal(failure?.netError, 'ERR_CONNECTION_REFUSED');
   });
 
   it('counts refusals and keeps the latest per host for explaining a failed navigation', async () => {
