@@ -1,15 +1,57 @@
 /**
- * Builds the Chromium Lambda layer from the installed @sparticuz/chromium
- * package and its runtime dependencies (copied from node_modules: no
- * download). Output: layers/chromium/nodejs/node_modules/…, which Lambda
- * mounts under /opt/nodejs/node_modules.
+ * Builds the Chromium Lambda layer in layers/chromium from installed npm
+ * packages only (no download):
+ *
+ * - nodejs/node_modules/: @sparticuz/chromium and its runtime dependencies,
+ *   which Lambda mounts under /opt/nodejs/node_modules;
+ * - fonts/: Noto Sans CJK (Japanese, Simplified and Traditional Chinese,
+ *   Korean; regular and bold) and Noto Color Emoji, which Lambda mounts under
+ *   /opt/fonts. Lambda has no system fonts: Chromium only sees Open Sans
+ *   (shipped inside @sparticuz/chromium) and what this folder holds, and the
+ *   fonts.conf that @sparticuz/chromium unpacks lists /opt/fonts.
+ *
+ * Run as `npm run build:layer`; `npm run package` runs it first.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const target = join(root, 'layers', 'chromium', 'nodejs', 'node_modules');
+
+/** Where the layer is built unless told otherwise. */
+export const CHROMIUM_LAYER_DIR = join(root, 'layers', 'chromium');
+
+/**
+ * OpenType fonts copied as they are. The CJK families are Noto Sans subsets
+ * to the national character sets (JIS, GB 2312, Big5, KS X 1001), which keeps
+ * the layer around 50 MB of fonts instead of 200; bold comes as a real weight
+ * because synthetic bold smears CJK strokes.
+ */
+const OPENTYPE_FONTS: { pkg: string; files: string[] }[] = [
+  { pkg: '@embedpdf/fonts-jp', files: ['fonts/NotoSansJP-Regular.otf', 'fonts/NotoSansJP-Bold.otf'] },
+  { pkg: '@embedpdf/fonts-sc', files: ['fonts/NotoSansHans-Regular.otf', 'fonts/NotoSansHans-Bold.otf'] },
+  { pkg: '@embedpdf/fonts-tc', files: ['fonts/NotoSansHant-Regular.otf', 'fonts/NotoSansHant-Bold.otf'] },
+  { pkg: '@embedpdf/fonts-kr', files: ['fonts/NotoSansKR-Regular.otf', 'fonts/NotoSansKR-Bold.otf'] },
+];
+
+/**
+ * Noto Color Emoji (COLRv1, which Chromium draws in colour in screenshots
+ * and PDFs) comes on npm only as WOFF2 slices; fontconfig does not read WOFF2,
+ * so each slice is decoded to a TrueType file.
+ */
+const WOFF2_FONTS: { pkg: string; dir: string; name: string }[] = [
+  { pkg: '@infolektuell/noto-color-emoji', dir: 'files', name: 'NotoColorEmoji' },
+];
+
+export type LayerSummary = {
+  /** Packages copied under nodejs/node_modules. */
+  packages: number;
+  /** Font files written under fonts/. */
+  fonts: string[];
+  /** Bytes of the whole layer folder, unzipped. */
+  bytes: number;
+};
 
 /** Finds the installed folder of `name`, walking up from `from` as Node does. */
 function resolvePackageDir(name: string, from: string): string {
@@ -20,7 +62,7 @@ function resolvePackageDir(name: string, from: string): string {
   }
 }
 
-function copyWithDependencies(name: string, from: string, seen: Set<string>): void {
+function copyWithDependencies(name: string, from: string, target: string, seen: Set<string>): void {
   const dir = resolvePackageDir(name, from);
   if (seen.has(dir)) return;
   seen.add(dir);
@@ -29,18 +71,77 @@ function copyWithDependencies(name: string, from: string, seen: Set<string>): vo
     optionalDependencies?: Record<string, string>;
   };
   cpSync(dir, join(target, name), { recursive: true, dereference: true });
-  for (const dep of Object.keys(pkg.dependencies ?? {})) copyWithDependencies(dep, dir, seen);
+  for (const dep of Object.keys(pkg.dependencies ?? {})) copyWithDependencies(dep, dir, target, seen);
   for (const dep of Object.keys(pkg.optionalDependencies ?? {})) {
     try {
-      copyWithDependencies(dep, dir, seen);
+      copyWithDependencies(dep, dir, target, seen);
     } catch {
       // optional and not installed on this platform
     }
   }
 }
 
-rmSync(join(root, 'layers', 'chromium', 'nodejs'), { recursive: true, force: true });
-mkdirSync(target, { recursive: true });
-const seen = new Set<string>();
-copyWithDependencies('@sparticuz/chromium', root, seen);
-console.log(`Chromium layer built in layers/chromium/nodejs (${seen.size} packages)`);
+type Woff2Decoder = { decompress(input: Uint8Array): Promise<Uint8Array> };
+
+async function writeFonts(fontsDir: string): Promise<string[]> {
+  const written: string[] = [];
+  // The OFL asks for the licence to travel with the fonts; fontconfig skips non-font files.
+  const keepLicence = (pkgDir: string, pkg: string) => {
+    const licence = join(pkgDir, 'LICENSE');
+    if (existsSync(licence)) cpSync(licence, join(fontsDir, 'licenses', `${pkg.replace(/[@/]/g, '_')}.txt`));
+  };
+  for (const { pkg, files } of OPENTYPE_FONTS) {
+    const pkgDir = resolvePackageDir(pkg, root);
+    for (const file of files) {
+      const name = file.split('/').pop() as string;
+      cpSync(join(pkgDir, file), join(fontsDir, name));
+      written.push(name);
+    }
+    keepLicence(pkgDir, pkg);
+  }
+  const woff2 = createRequire(import.meta.url)('wawoff2') as Woff2Decoder;
+  for (const { pkg, dir, name } of WOFF2_FONTS) {
+    const pkgDir = resolvePackageDir(pkg, root);
+    const slices = readdirSync(join(pkgDir, dir))
+      .filter((file) => file.endsWith('.woff2'))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    if (slices.length === 0) throw new Error(`${pkg} holds no .woff2 files in ${dir}/`);
+    for (const slice of slices) {
+      const ttf = await woff2.decompress(readFileSync(join(pkgDir, dir, slice)));
+      const file = `${name}-${slice.replace(/\.woff2$/, '')}.ttf`;
+      writeFileSync(join(fontsDir, file), ttf);
+      written.push(file);
+    }
+    keepLicence(pkgDir, pkg);
+  }
+  return written;
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? folderBytes(path) : statSync(path).size;
+  }
+  return total;
+}
+
+/** Builds (or rebuilds from scratch) the Chromium layer folder: Node packages and fonts. */
+export async function buildChromiumLayer(layerDir = CHROMIUM_LAYER_DIR): Promise<LayerSummary> {
+  const modules = join(layerDir, 'nodejs', 'node_modules');
+  const fontsDir = join(layerDir, 'fonts');
+  rmSync(join(layerDir, 'nodejs'), { recursive: true, force: true });
+  rmSync(fontsDir, { recursive: true, force: true });
+  mkdirSync(modules, { recursive: true });
+  mkdirSync(join(fontsDir, 'licenses'), { recursive: true });
+  const seen = new Set<string>();
+  copyWithDependencies('@sparticuz/chromium', root, modules, seen);
+  const fonts = await writeFonts(fontsDir);
+  return { packages: seen.size, fonts, bytes: folderBytes(layerDir) };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const summary = await buildChromiumLayer();
+  const mb = (summary.bytes / 1024 / 1024).toFixed(1);
+  console.log(`Chromium layer built in layers/chromium: ${summary.packages} packages, ${summary.fonts.length} font files, ${mb} MB unzipped`);
+}
