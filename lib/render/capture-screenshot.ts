@@ -163,6 +163,10 @@ async function shootElement(page: Page, selector: string, base: ScreenshotOption
  */
 async function wakeLazyContent(session: PageSession, deadline: Deadline): Promise<void> {
   const { page } = session;
+  // Only scripts and loading="lazy" hold content back until it is scrolled to: a page with neither
+  // (most generated documents) is complete as it stands, and scrolling through it is wasted time.
+  const lazy = await page.evaluate(LAZY_CONTENT_POSSIBLE).catch(() => true);
+  if (lazy === false) return;
   const scrollMs = Math.min(LAZY_SCROLL_MS, waitAllowanceMs(deadline));
   await within(page.evaluate(scrollThroughPage(MAX_FULL_PAGE_CSS_HEIGHT, scrollMs)).catch(() => undefined), scrollMs + 500, undefined);
   const loadMs = Math.min(LAZY_LOAD_MS, waitAllowanceMs(deadline));
@@ -178,6 +182,9 @@ async function wakeLazyContent(session: PageSession, deadline: Deadline): Promis
     undefined,
   );
 }
+
+/** Whether anything on the page could be waiting to be scrolled into view: scripts (in any frame) or native lazy loading. */
+const LAZY_CONTENT_POSSIBLE = `document.scripts.length > 0 || window.frames.length > 0 || document.querySelector('[loading="lazy"]') !== null`;
 
 /**
  * Page-side scrolling, one screen at a time, with a frame (or 50 ms where

@@ -97,24 +97,37 @@ function consentSource(): Promise<string> {
 function pageSource(config: string, rules: string, bundle: string): string {
   const wrapper = `(function (key, settleKey, config, rules, retryWaitMs) {
   var tracker = window[Symbol.for(settleKey)];
-  var timers = (tracker && tracker.timers) || { setTimeout: window.setTimeout.bind(window), clearTimeout: window.clearTimeout.bind(window) };
+  var timers = (tracker && tracker.timers) || { setTimeout: window.setTimeout, clearTimeout: window.clearTimeout };
+  // Window's own timer functions: called on anything but window they throw "Illegal invocation".
+  var later = function (handler, ms) { return timers.setTimeout.call(window, handler, ms); };
+  var cancel = function (id) { return timers.clearTimeout.call(window, id); };
   var s = { lifecycle: 'loading', attempt: 0, attemptStartedAt: 0, detected: false, patterns: 0,
     searchStartedAt: 0, lastChangeAt: 0, emptyPassStartedAt: -1, emptyHeuristicPassStartedAt: -1 };
   var observer;
+  // autoconsent's wait before its next pass, which we may cut short (see the status reader).
+  var pendingRetry = null;
   var watchChanges = function () {
     if (observer || !window.MutationObserver) return;
     observer = new MutationObserver(function () { s.lastChangeAt = performance.now(); });
     observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
   };
   Object.defineProperty(window, key, {
-    value: function () {
+    // With hurry, a pass still owed to the DOM as it is now starts at once instead of after autoconsent's pause.
+    value: function (hurry) {
       var now = performance.now();
-      return {
+      var status = {
         lifecycle: s.lifecycle, detected: s.detected, patterns: s.patterns,
         searchingMs: s.searchStartedAt ? now - s.searchStartedAt : 0,
         covered: s.emptyPassStartedAt > s.lastChangeAt,
         heuristicCovered: s.emptyHeuristicPassStartedAt > s.lastChangeAt,
       };
+      if (hurry && pendingRetry && !(status.covered && (status.patterns === 0 || status.heuristicCovered))) {
+        var retry = pendingRetry;
+        pendingRetry = null;
+        cancel(retry.id);
+        later(retry.run, 0);
+      }
+      return status;
     },
     configurable: true, writable: true, enumerable: false,
   });
@@ -152,14 +165,18 @@ function pageSource(config: string, rules: string, bundle: string): string {
   return {
     setTimeout: function (handler, ms) {
       // The bundle waits between passes only after a pass that found nothing.
-      if (ms === retryWaitMs && s.lifecycle === 'started' && !s.detected && s.attempt > 0) {
+      if (ms === retryWaitMs && s.lifecycle === 'started' && !s.detected && s.attempt > 0 && typeof handler === 'function') {
         s.emptyPassStartedAt = Math.max(s.emptyPassStartedAt, s.attemptStartedAt);
         // Heuristic rules run on even passes only (autoconsent's findCmp).
         if (s.attempt % 2 === 0) s.emptyHeuristicPassStartedAt = Math.max(s.emptyHeuristicPassStartedAt, s.attemptStartedAt);
+        var retry = { id: 0, run: function () { if (pendingRetry === retry) pendingRetry = null; handler(); } };
+        retry.id = later(retry.run, ms);
+        pendingRetry = retry;
+        return retry.id;
       }
       return timers.setTimeout.apply(window, arguments);
     },
-    clearTimeout: function (id) { return timers.clearTimeout(id); },
+    clearTimeout: cancel,
   };
 })(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${rules}, ${RETRY_WAIT_MS})`;
   // No globals of ours: a page declaring the same name with const or let would fail to run.
@@ -170,6 +187,14 @@ ${bundle}
 })(own.setTimeout, own.clearTimeout);
 })(${wrapper});
 }`;
+}
+
+/**
+ * Whether a render dismisses cookie banners: a site (page.url) with the ad
+ * blocker on, and JavaScript on (without it nothing could dismiss them).
+ */
+export function wantsCookieConsent(page: { url?: string | null; adblock?: boolean | null; javascript?: boolean | null }): boolean {
+  return page.url != null && page.adblock !== false && page.javascript !== false;
 }
 
 /** Script identifiers registered per page, so the hook can be taken off again. */
@@ -209,14 +234,21 @@ type Status = {
   heuristicCovered: boolean;
 };
 
-/** Where autoconsent is in the current document; undefined when it does not run there. */
-async function statusOf(page: Page): Promise<Status | undefined> {
+/**
+ * Where autoconsent is in the current document; undefined when it does not run there.
+ * With `hurry`, a detection pass the current DOM still needs starts now.
+ */
+async function statusOf(page: Page, hurry = false): Promise<Status | undefined> {
   return await page
-    .evaluate((key: string) => {
-      const read = (window as unknown as Record<string, unknown>)[key];
-      if (typeof read !== 'function') return undefined;
-      return (read as () => unknown)() as Status;
-    }, STATUS_KEY)
+    .evaluate(
+      (key: string, now: boolean) => {
+        const read = (window as unknown as Record<string, unknown>)[key];
+        if (typeof read !== 'function') return undefined;
+        return (read as (hurry: boolean) => unknown)(now) as Status;
+      },
+      STATUS_KEY,
+      hurry,
+    )
     .catch(() => undefined);
 }
 
@@ -264,6 +296,8 @@ async function dismiss(page: Page, deadline: number): Promise<void> {
       popupWaitSince = undefined;
     }
     if (now + POLL_MS > deadline) return;
+    // The page has settled: what autoconsent would look at after its pause is already there.
+    if (status.lifecycle === 'started') await statusOf(page, true);
     await sleep(POLL_MS);
     status = await statusOf(page);
   }

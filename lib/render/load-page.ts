@@ -2,7 +2,7 @@ import type { Page, Viewport } from 'puppeteer-core';
 import { ValidationError } from '../errors.js';
 import type { PageOptionsOutput } from '../schemas/render-options.js';
 import { loadAdblockEngine, readPageTokens } from './adblock.js';
-import { disableCookieConsent, dismissCookieBanners, prepareCookieConsent } from './cookie-consent.js';
+import { disableCookieConsent, dismissCookieBanners, prepareCookieConsent, wantsCookieConsent } from './cookie-consent.js';
 import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from './deadline.js';
 import { toNavigationError } from './navigation-error.js';
 import type { PageSource } from './page-source.js';
@@ -42,8 +42,7 @@ export async function loadPage(
   const javascript = options.javascript !== false;
   const adblock = options.adblock !== false;
   const fromUrl = source.kind === 'url';
-  // Banners belong to sites, and without JavaScript nothing could dismiss them.
-  const consent = adblock && fromUrl && javascript;
+  const consent = wantsCookieConsent(options);
 
   let started = Date.now();
   const [engine] = await Promise.all([

@@ -39,9 +39,15 @@ export type PageSession = {
   dispose(): Promise<boolean>;
 };
 
+/** What a session is prepared for ahead of its render. */
+export type SessionOptions = {
+  /** Registers the cookie-banner hook (a large script: worth sending ahead only when URL renders are expected). */
+  cookieConsent?: boolean;
+};
+
 /** Opens render sessions in one browser and closes every window nobody asked for. */
 export type SessionFactory = {
-  open(): Promise<PageSession>;
+  open(options?: SessionOptions): Promise<PageSession>;
 };
 
 const noop = () => undefined;
@@ -130,7 +136,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
   };
 
   return {
-    async open() {
+    async open(options = {}) {
       const context = mode === 'multi-process'
         ? await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } })
         : browser.defaultBrowserContext();
@@ -192,8 +198,9 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
           page.setUserAgent(launched.userAgent),
           prepareSettleTracking(page),
           page.evaluateOnNewDocument(NO_POPUPS_SOURCE),
-          // Most renders of a URL want it; one that does not takes it off (one small call).
-          prepareCookieConsent(page),
+          // A render that does not want it takes it off again (one small call); one that wants it and
+          // finds it missing registers it itself.
+          options.cookieConsent ? prepareCookieConsent(page) : undefined,
         ]);
 
         return {

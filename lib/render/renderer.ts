@@ -1,5 +1,6 @@
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
 import { loadAdblockEngine } from './adblock.js';
+import { wantsCookieConsent } from './cookie-consent.js';
 import { launchBrowser, type LaunchedBrowser } from './browser-process.js';
 import { startDeadline, within, type Deadline } from './deadline.js';
 import { createSessionFactory, type PageSession, type SessionFactory } from './page-session.js';
@@ -48,6 +49,10 @@ export function createRenderer(options: RendererOptions): Renderer {
   let pending: Promise<void> = Promise.resolve();
   // Under --single-process all pages share one context, so renders take turns.
   let turn: Promise<unknown> = Promise.resolve();
+  /** Renders in flight, this one included once it has started. */
+  let rendering = 0;
+  /** Whether the spare should come with the cookie-banner hook: the last render wanted one. */
+  let expectCookieConsent = false;
 
   const waitForIt = (task: Promise<void>) => {
     pending = Promise.all([pending, task]).then(noop);
@@ -83,16 +88,17 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const prepareSpare = (s: BrowserSlot) => {
     if (closed || s.spare || slot !== s || !s.launched.browser.connected) return;
-    s.spare = s.sessions.open().catch(() => undefined);
+    s.spare = s.sessions.open({ cookieConsent: expectCookieConsent }).catch(() => undefined);
   };
 
   const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
     const spare = s.spare;
     s.spare = undefined;
+    // Opening a session costs a renderer process start (~70 ms of CPU). The next one is prepared when
+    // this render is done, so that it does not compete with it; but when other renders are in flight
+    // the machine is busy anyway, and a spare started now is what the next request will want.
+    if (rendering > 1) prepareSpare(s);
     const session = spare ? await spare : undefined;
-    // Opening a session costs a renderer process start (~70 ms): begin the next one now, so that
-    // it is ready when the next request comes rather than started by it.
-    prepareSpare(s);
     if (session && s.launched.browser.connected) return session;
     return s.sessions.open();
   };
@@ -100,11 +106,12 @@ export function createRenderer(options: RendererOptions): Renderer {
   /** Closes a finished render's session; single-process renders also wipe what the page stored. */
   const release = (s: BrowserSlot, session: PageSession) => {
     if (mode === 'multi-process') {
-      // Off the critical path; a context that will not close means a browser in trouble.
+      // Off the critical path, after the answer; the spare first, so that it is ready sooner.
+      // A context that will not close means a browser in trouble.
+      prepareSpare(s);
       void within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
         if (!closedInTime) retire(s);
       });
-      prepareSpare(s);
       return;
     }
     waitForIt((async () => {
@@ -136,6 +143,8 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const run = async (input: RenderInput, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
+    rendering += 1;
+    expectCookieConsent = wantsCookieConsent(input.page);
     const timings: Record<string, number> = {};
     let s: BrowserSlot | undefined;
     let session: PageSession | undefined;
@@ -195,6 +204,7 @@ export function createRenderer(options: RendererOptions): Renderer {
       if (error instanceof ServiceError) throw error;
       throw new RenderError('Rendering failed', { cause: error });
     } finally {
+      rendering -= 1;
       clearTimeout(timer);
       if (!timedOut && s && session) release(s, session);
     }
