@@ -1,0 +1,63 @@
+/**
+ * Cold start of the service's PDF function, run as a fresh process from a
+ * bundle as Lambda runs it: loading the bundle is the function's
+ * initialisation (config, clients, Chromium unpacked, launched and warmed),
+ * then one `POST /v1/pdf` event goes through the whole handler (auth,
+ * validation, render). Reports its phases to the parent over IPC, in
+ * milliseconds since the process started.
+ */
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { handler } from '../functions/pdf.js';
+import { renderDeps } from '../lib/render-app.js';
+import { SMALL_HTML } from './pages.js';
+
+const loaded = performance.now();
+const body = JSON.stringify({ page: { html: Buffer.from(SMALL_HTML).toString('base64') } });
+const now = new Date();
+const event: APIGatewayProxyEventV2 = {
+  version: '2.0',
+  routeKey: 'POST /v1/pdf',
+  rawPath: '/v1/pdf',
+  rawQueryString: '',
+  headers: { authorization: `Bearer ${process.env.BENCH_TOKEN ?? ''}`, 'content-type': 'application/json', 'content-length': String(body.length) },
+  requestContext: {
+    accountId: '000000000000',
+    apiId: 'bench',
+    domainName: 'bench.local',
+    domainPrefix: 'bench',
+    http: { method: 'POST', path: '/v1/pdf', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+    requestId: 'cold-start',
+    routeKey: 'POST /v1/pdf',
+    stage: '$default',
+    time: now.toISOString(),
+    timeEpoch: now.getTime(),
+  },
+  body,
+  isBase64Encoded: false,
+};
+const deadline = Date.now() + 30_000;
+const context = {
+  callbackWaitsForEmptyEventLoop: true,
+  functionName: 'docrender-bench-pdf',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:docrender-bench-pdf',
+  memoryLimitInMB: '2048',
+  awsRequestId: 'cold-start',
+  logGroupName: '/aws/lambda/docrender-bench-pdf',
+  logStreamName: 'bench',
+  getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+} satisfies Context;
+
+const result = (await handler(event, context)) as { statusCode: number; body?: string } | undefined;
+const rendered = performance.now();
+process.send?.({
+  phases: { loaded, rendered },
+  status: result?.statusCode ?? 0,
+  bytes: result?.body ? Buffer.byteLength(result.body, 'base64') : 0,
+  error: result && result.statusCode !== 200 ? result.body : undefined,
+});
+await renderDeps().renderer.close();
+process.exit(0);

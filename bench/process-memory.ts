@@ -1,0 +1,88 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Memory of a process tree, in MiB: resident set summed over processes, and proportional set (shared pages split). */
+export type TreeMemory = { rssMiB: number; pssMiB: number; processes: number };
+
+/** Parent pid of every process, from /proc (Linux only; empty elsewhere). */
+function parentMap(): Map<number, number> {
+  const parents = new Map<number, number>();
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return parents;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name may hold spaces and parentheses: fields start after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parents.set(Number(entry), Number(fields[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return parents;
+}
+
+/** `pid` and all its descendants. */
+export function processTree(pid: number): number[] {
+  const parents = parentMap();
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i += 1) {
+    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  }
+  return tree;
+}
+
+/** Children of `pid` whose command line contains `needle`. */
+export function childrenMatching(pid: number, needle: string): number[] {
+  const found: number[] = [];
+  for (const [child, parent] of parentMap()) {
+    if (parent !== pid) continue;
+    try {
+      if (readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(needle)) found.push(child);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+function kib(text: string, field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
+/** Current memory of the tree rooted at `pid` (zeros when /proc is not readable). */
+export function treeMemory(pid: number): TreeMemory {
+  let rss = 0;
+  let pss = 0;
+  const pids = processTree(pid);
+  for (const p of pids) {
+    try {
+      rss += kib(readFileSync(`/proc/${p}/status`, 'utf8'), 'VmRSS');
+      pss += kib(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'), 'Pss');
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return { rssMiB: Math.round(rss / 1024), pssMiB: Math.round(pss / 1024), processes: pids.length };
+}
+
+/** Samples the tree's memory every `intervalMs` until stopped; resolves to the peak seen. */
+export function samplePeakMemory(pid: number, intervalMs = 250): { stop(): TreeMemory } {
+  let peak: TreeMemory = treeMemory(pid);
+  const timer = setInterval(() => {
+    const now = treeMemory(pid);
+    if (now.rssMiB > peak.rssMiB) peak = { ...now, pssMiB: Math.max(now.pssMiB, peak.pssMiB) };
+    else if (now.pssMiB > peak.pssMiB) peak = { ...peak, pssMiB: now.pssMiB };
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}

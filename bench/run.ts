@@ -1,0 +1,344 @@
+/**
+ * `npm run bench`: the service against bare Puppeteer, side by side on this
+ * machine. Starts the local service (`npm start`'s path) and a bare
+ * `puppeteer-core` process on the same Chromium with the same flags, runs
+ * each scenario on both in alternation (A B, B A, …) so that machine drift
+ * hits both alike, and prints medians, min/max and ratios; the full results
+ * go to bench/results/ as JSON. See bench/README.md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, release } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { startBare, type BareClient } from './bare-client.js';
+import { buildColdStartBundles, coldStart, type ColdRun } from './cold-start.js';
+import { MB_PER_VCPU, openCpuShare } from './cpu-share.js';
+import { LATE_TEXT, startPageServer } from './pages.js';
+import { samplePeakMemory, treeMemory, type TreeMemory } from './process-memory.js';
+import { printReport, type BenchResults, type LatencyResult, type ThroughputLevel } from './report.js';
+import { latencyScenarios, throughputScenario, type Scenario } from './scenarios.js';
+import { startBenchService, type BenchService, type ServerSide } from './service-client.js';
+import { summarize } from './stats.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const PHASES = ['latency', 'throughput', 'cold', 'cpu'] as const;
+type Phase = (typeof PHASES)[number];
+
+const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,throughput,cold,cpu] [--scenarios id,id]
+
+  --quick       fewer runs (5 per scenario, shorter throughput, one cold start each) for a quick look
+  --runs N      measured runs per latency scenario and side after warm-up (default 20)
+  --warmup N    warm-up runs per scenario and side (default 3)
+  --pause MS    idle time between two renders of the latency runs (default 250)
+  --only LIST   run only these phases
+  --scenarios   run only these latency scenarios (ids as printed)
+  --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
+`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      warmup: { type: 'string' },
+      pause: { type: 'string' },
+      only: { type: 'string' },
+      scenarios: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const quick = values.quick;
+  const int = (text: string | undefined, fallback: number) => (text === undefined ? fallback : Math.max(0, Number.parseInt(text, 10) || 0));
+  const phases = new Set<Phase>(values.only ? (values.only.split(',').map((p) => p.trim()) as Phase[]) : PHASES);
+  for (const phase of phases) if (!PHASES.includes(phase)) throw new Error(`unknown phase "${phase}"; use ${PHASES.join(', ')}`);
+  return {
+    quick,
+    runs: int(values.runs, quick ? 5 : 20),
+    warmup: int(values.warmup, quick ? 1 : 3),
+    pauseMs: int(values.pause, 250),
+    phases,
+    scenarioIds: values.scenarios?.split(',').map((s) => s.trim()),
+    throughputCount: (concurrency: number) => (quick ? Math.max(8, 2 * concurrency) : Math.max(24, 6 * concurrency)),
+    coldRuns: quick ? { unpacked: 1, fresh: 1 } : { unpacked: 5, fresh: 3 },
+    cpuRuns: quick ? 3 : 8,
+    out: values.out,
+  };
+}
+
+type Options = ReturnType<typeof options>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Reads what a person would check in an output once: page count and text of a PDF. */
+async function pdfFacts(data: ArrayBuffer): Promise<{ pages: number; text: string }> {
+  const doc = await getDocumentProxy(new Uint8Array(data));
+  const { text } = await extractText(doc, { mergePages: true });
+  return { pages: doc.numPages, text };
+}
+
+/** One output of each scenario, checked for what it must contain. */
+async function checkOutputs(bench: BenchService, scenarios: Scenario[]): Promise<Record<string, unknown>> {
+  const checks: Record<string, unknown> = {};
+  for (const scenario of scenarios) {
+    const res = await fetch(bench.service.baseUrl + scenario.endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bench.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(scenario.body),
+    });
+    const data = await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${scenario.id}: the service answered ${res.status} ${Buffer.from(data).toString().slice(0, 300)}`);
+    const entry: Record<string, unknown> = { bytes: data.byteLength, contentType: res.headers.get('content-type') };
+    if (scenario.endpoint === '/v1/pdf') {
+      const facts = await pdfFacts(data);
+      entry.pages = facts.pages;
+      if (scenario.id.startsWith('url-')) entry.lateContentCaught = facts.text.includes(LATE_TEXT);
+    }
+    checks[scenario.id] = entry;
+  }
+  bench.takeServerSide();
+  return checks;
+}
+
+/** The latency runs of one scenario: service, bare (fresh context) and optionally bare (reused page), in rotating order. */
+async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options): Promise<LatencyResult> {
+  type Side = 'service' | 'bare' | 'bareReused';
+  const sides: Side[] = scenario.reusedPageReference ? ['service', 'bare', 'bareReused'] : ['service', 'bare'];
+  const times: Record<Side, number[]> = { service: [], bare: [], bareReused: [] };
+  const bytes: Record<Side, number> = { service: 0, bare: 0, bareReused: 0 };
+  const server: ServerSide[] = [];
+  const once = async (side: Side): Promise<number> => {
+    if (side === 'service') {
+      const call = await bench.call(scenario.endpoint, scenario.body);
+      bytes.service = call.bytes;
+      return call.ms;
+    }
+    const outcome = await bare.render(scenario.bare, side === 'bare' ? 'context' : 'page');
+    bytes[side] = outcome.bytes;
+    return outcome.ms;
+  };
+  for (let i = 0; i < opts.warmup + opts.runs; i += 1) {
+    const measured = i >= opts.warmup;
+    // Rotate who goes first, so that neither side always follows the other's leftovers.
+    const order = sides.map((_, k) => sides[(k + i) % sides.length] as Side);
+    for (const side of order) {
+      const ms = await once(side);
+      if (measured) times[side].push(ms);
+      await sleep(opts.pauseMs);
+      if (side === 'service') {
+        const seen = bench.takeServerSide();
+        if (measured) server.push(...seen);
+      }
+    }
+  }
+  const serviceSummary = summarize(times.service);
+  const bareSummary = summarize(times.bare);
+  const median = (pick: (s: ServerSide) => number) => summarize(server.map(pick).filter((x) => Number.isFinite(x))).median;
+  const phaseNames = [...new Set(server.flatMap((s) => Object.keys(s.phases)))];
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    service: serviceSummary,
+    bare: bareSummary,
+    bareReusedPage: scenario.reusedPageReference ? summarize(times.bareReused) : undefined,
+    bytes: { service: bytes.service, bare: bytes.bare },
+    serverSide: server.length
+      ? {
+          samples: server.length,
+          apiMs: median((s) => s.api),
+          handlerMs: median((s) => s.handler),
+          renderMs: median((s) => s.render),
+          phases: Object.fromEntries(phaseNames.map((name) => [name, median((s) => s.phases[name] ?? NaN)])),
+        }
+      : undefined,
+    raw: { service: times.service, bare: times.bare, bareReusedPage: scenario.reusedPageReference ? times.bareReused : undefined },
+  };
+}
+
+async function serviceThroughput(bench: BenchService, scenario: Scenario, concurrency: number, count: number) {
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next += 1;
+        try {
+          await bench.call(scenario.endpoint, scenario.body);
+        } catch {
+          failures += 1;
+        }
+      }
+    }),
+  );
+  return { elapsedMs: performance.now() - started, count, failures };
+}
+
+/** Pages per second at each concurrency, with the peak memory of each side's process tree meanwhile. */
+async function measureThroughput(bench: BenchService, bare: BareClient, opts: Options): Promise<{ idle: Record<string, TreeMemory>; levels: ThroughputLevel[] }> {
+  const scenario = throughputScenario();
+  const idle = { service: treeMemory(bench.pid), bare: treeMemory(bare.pid) };
+  const levels: ThroughputLevel[] = [];
+  for (const concurrency of [1, 2, 4, 8]) {
+    const count = opts.throughputCount(concurrency);
+    // A few unmeasured renders at this concurrency first: spare sessions and renderer processes settle in.
+    await serviceThroughput(bench, scenario, concurrency, concurrency);
+    await bare.throughput(scenario.bare, 'context', concurrency, concurrency);
+
+    let sampler = samplePeakMemory(bench.pid);
+    const service = await serviceThroughput(bench, scenario, concurrency, count);
+    const servicePeak = sampler.stop();
+    await sleep(500);
+    sampler = samplePeakMemory(bare.pid);
+    const bareRun = await bare.throughput(scenario.bare, 'context', concurrency, count);
+    const barePeak = sampler.stop();
+    await sleep(500);
+    const reused = await bare.throughput(scenario.bare, 'page', concurrency, count);
+    await sleep(500);
+    bench.takeServerSide();
+    const perSecond = (run: { elapsedMs: number; count: number; failures: number }) =>
+      Math.round(((run.count - run.failures) / (run.elapsedMs / 1000)) * 10) / 10;
+    levels.push({
+      concurrency,
+      renders: count,
+      service: { pagesPerSecond: perSecond(service), failures: service.failures, peakMemory: servicePeak },
+      bare: { pagesPerSecond: perSecond(bareRun), failures: bareRun.failures, peakMemory: barePeak },
+      bareReusedPage: { pagesPerSecond: perSecond(reused), failures: reused.failures },
+    });
+    log(`  throughput c=${concurrency}: service ${perSecond(service)}/s, bare ${perSecond(bareRun)}/s, bare reused page ${perSecond(reused)}/s`);
+  }
+  return { idle, levels };
+}
+
+async function measureColdStarts(bench: BenchService, opts: Options): Promise<ColdRun[]> {
+  await buildColdStartBundles();
+  const runs: ColdRun[] = [];
+  const plan: Array<{ unpacked: boolean; times: number }> = [
+    { unpacked: true, times: opts.coldRuns.unpacked },
+    { unpacked: false, times: opts.coldRuns.fresh },
+  ];
+  for (const { unpacked, times } of plan) {
+    for (let i = 0; i < times; i += 1) {
+      const order: Array<'service' | 'bare'> = i % 2 === 0 ? ['bare', 'service'] : ['service', 'bare'];
+      for (const side of order) {
+        const run = await coldStart(side, unpacked, side === 'service' ? bench.handlerEnv : {});
+        runs.push(run);
+        log(`  cold ${side} (${unpacked ? 'binary unpacked' : 'fresh /tmp'}): ${Math.round(run.totalMs)} ms`);
+        await sleep(500);
+      }
+    }
+  }
+  return runs;
+}
+
+/** Render time of the service and bare Puppeteer under the CPU share Lambda gives each memory size. */
+async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Options, scenarios: Scenario[]) {
+  const share = openCpuShare();
+  if (!share) return { available: false as const, reason: 'no writable cgroup cpu controller (needs root in a container, or a delegated cgroup)' };
+  const picked = scenarios.filter((s) => s.id === 'pdf-small' || s.id === 'pdf-table-20p');
+  const sizes = [1024, 1536, 2048, 3008].filter((mb) => mb / MB_PER_VCPU <= cpus().length);
+  const rows: Array<{ memoryMb: number; vcpu: number; scenario: string; service: ReturnType<typeof summarize>; bare: ReturnType<typeof summarize>; handlerMs: number }> = [];
+  try {
+    share.add([bench.pid, bare.pid]);
+    for (const memoryMb of sizes) {
+      const vcpu = memoryMb / MB_PER_VCPU;
+      share.limit(vcpu);
+      for (const scenario of picked) {
+        const service: number[] = [];
+        const bareTimes: number[] = [];
+        const handler: number[] = [];
+        for (let i = 0; i < 1 + opts.cpuRuns; i += 1) {
+          const s = await bench.call(scenario.endpoint, scenario.body);
+          await sleep(opts.pauseMs);
+          const seen = bench.takeServerSide();
+          const b = await bare.render(scenario.bare, 'context');
+          await sleep(opts.pauseMs);
+          if (i === 0) continue;
+          service.push(s.ms);
+          bareTimes.push(b.ms);
+          for (const entry of seen) handler.push(entry.handler);
+        }
+        rows.push({ memoryMb, vcpu: Math.round(vcpu * 100) / 100, scenario: scenario.id, service: summarize(service), bare: summarize(bareTimes), handlerMs: summarize(handler).median });
+        log(`  ${memoryMb} MB (${vcpu.toFixed(2)} vCPU) ${scenario.id}: service ${summarize(service).median} ms, bare ${summarize(bareTimes).median} ms`);
+      }
+    }
+  } finally {
+    share.close();
+  }
+  return { available: true as const, method: share.kind, rows };
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  const startedAt = new Date();
+  log('Starting the local service, the page server and bare Puppeteer…');
+  const pages = await startPageServer();
+  const bare = startBare();
+  let bench: BenchService | undefined;
+  try {
+    const [service, launched] = await Promise.all([startBenchService(), bare.launch()]);
+    bench = service;
+    const scenarios = latencyScenarios(pages.articleUrl).filter((s) => !opts.scenarioIds || opts.scenarioIds.includes(s.id));
+    const results: BenchResults = {
+      date: startedAt.toISOString(),
+      machine: {
+        cpu: cpus()[0]?.model ?? 'unknown',
+        cpus: cpus().length,
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        kernel: release(),
+        node: process.version,
+        chromium: launched.version,
+      },
+      options: { quick: opts.quick, runs: opts.runs, warmup: opts.warmup, pauseMs: opts.pauseMs },
+    };
+
+    log('Warming up and checking one output of each scenario…');
+    results.checks = await checkOutputs(bench, scenarios);
+
+    if (opts.phases.has('latency')) {
+      results.latency = [];
+      for (const scenario of scenarios) {
+        log(`Latency: ${scenario.title}`);
+        const result = await measureLatency(bench, bare, scenario, opts);
+        results.latency.push(result);
+        log(`  service ${result.service.median} ms, bare ${result.bare.median} ms`);
+      }
+    }
+    if (opts.phases.has('throughput')) {
+      log('Throughput (small PDF) at concurrency 1, 2, 4, 8…');
+      results.throughput = await measureThroughput(bench, bare, opts);
+    }
+    if (opts.phases.has('cpu')) {
+      log('Render time under Lambda CPU shares (cgroup CPU quota)…');
+      results.cpuShare = await measureCpuShare(bench, bare, opts, scenarios);
+    }
+    if (opts.phases.has('cold')) {
+      log('Cold starts: a fresh process to its first PDF…');
+      results.coldStart = await measureColdStarts(bench, opts);
+    }
+
+    const outDir = join(root, 'bench', 'results');
+    mkdirSync(outDir, { recursive: true });
+    const file = opts.out ?? join(outDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+    const json = `${JSON.stringify(results, null, 2)}\n`;
+    writeFileSync(file, json);
+    writeFileSync(join(outDir, 'latest.json'), json);
+    process.stdout.write(printReport(results));
+    process.stdout.write(`\nJSON: ${file}\n`);
+  } finally {
+    await Promise.allSettled([bench?.service.stop(), bare.stop(), pages.close()]);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
