@@ -6,6 +6,9 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { EgressRefusedError } from '../net/errors.js';
+import { egressLookup } from '../net/resolve-egress.js';
 
 /** No answer within this time is a failure (decisions.md: 10 s for webhooks; uploads get the same). */
 export const OUTBOUND_TIMEOUT_MS = 10_000;
@@ -62,6 +65,15 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   }
   headers['content-length'] = String(body.length);
 
+  // Resolved and checked once; the connection goes to a checked address (no second lookup to rebind).
+  let lookup: LookupFunction;
+  try {
+    lookup = await egressLookup(url.hostname);
+  } catch (error) {
+    if (error instanceof EgressRefusedError) return done({ ok: false, error: `refused by the network rules: ${error.message}` });
+    return done({ ok: false, error: networkReason(error as NodeJS.ErrnoException) });
+  }
+
   return new Promise<OutboundResult>((resolve) => {
     let settled = false;
     const settle = (result: Omit<OutboundResult, 'durationMs'>) => {
@@ -72,7 +84,7 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
     };
     const client = url.protocol === 'https:' ? https : http;
     // A fresh connection per call (agent: false): nothing is pooled towards caller hosts.
-    const req = client.request(url, { method: request.method, headers, agent: false }, (res) => {
+    const req = client.request(url, { method: request.method, headers, agent: false, lookup }, (res) => {
       const statusCode = res.statusCode ?? 0;
       let read = 0;
       res.on('data', (chunk: Buffer) => {

@@ -116,3 +116,22 @@ describe('sendOutbound', () => {
     assert.equal(result.error, 'connection refused');
   });
 });
+
+describe('sendOutbound under the egress policy', () => {
+  it('refuses a host outside ALLOW_PRIVATE_HOSTS at connect time, before any byte is sent', async () => {
+    // Prepare: an "internal" receiver on a loopback address the policy does not list.
+    process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1,localhost';
+    const internal = await startTestServer({ '/hook': (_req, res) => res.writeHead(204).end() }, '127.0.0.2');
+    try {
+      // Act
+      const result = await sendOutbound({ url: `${internal.url}/hook`, method: 'POST', headers: {}, body: '{}' });
+
+      // Assess
+      assert.equal(result.ok, false);
+      assert.match(result.error ?? '', /refused by the network rules/);
+      assert.equal(internal.requests.length, 0);
+    } finally {
+      await internal.close();
+    }
+  });
+});

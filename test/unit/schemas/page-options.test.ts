@@ -35,7 +35,7 @@ describe('PageOptionsSchema', () => {
       schema,
       field: 'page.url',
       body: (url) => ({ page: { url } }),
-      accept: ['https://example.com/a?b=c#d', 'http://127.0.0.1:8080/', 'HTTPS://EXAMPLE.COM/'],
+      accept: ['https://example.com/a?b=c#d', 'http://93.184.215.14:8080/', 'HTTPS://EXAMPLE.COM/'],
     });
     fieldCases({
       schema,

@@ -27,7 +27,7 @@ describe('StorageOptionsSchema', () => {
     schema,
     field: 'storage.preSignedUrl',
     body: (preSignedUrl) => withStorage({ preSignedUrl }),
-    accept: [PRESIGNED, 'http://localhost:4566/bucket/key?sig=1'],
+    accept: [PRESIGNED, 'http://s3.example.com:4566/bucket/key?sig=1'],
   });
   fieldCases({
     schema,
