@@ -2,8 +2,10 @@
  * Builds the Chromium Lambda layer in layers/chromium from installed npm
  * packages only (no download):
  *
- * - nodejs/node_modules/: @sparticuz/chromium and its runtime dependencies,
- *   which Lambda mounts under /opt/nodejs/node_modules;
+ * - nodejs/node_modules/: @sparticuz/chromium and @duckduckgo/autoconsent
+ *   (whose content script the renderer reads from its package at run time)
+ *   with their runtime dependencies, which Lambda mounts under
+ *   /opt/nodejs/node_modules;
  * - fonts/: Noto Sans CJK (Japanese, Simplified and Traditional Chinese,
  *   Korean; regular and bold) and Noto Color Emoji, which Lambda mounts under
  *   /opt/fonts. Lambda has no system fonts: Chromium only sees Open Sans
@@ -44,6 +46,14 @@ const WOFF2_FONTS: { pkg: string; dir: string; name: string }[] = [
   { pkg: '@infolektuell/noto-color-emoji', dir: 'files', name: 'NotoColorEmoji' },
 ];
 
+/** The layer's Node packages: what the bundles keep external (serverless.yml, custom.esbuild.external). */
+const LAYER_PACKAGES = ['@sparticuz/chromium', '@duckduckgo/autoconsent'];
+
+/** Parts of packages that nothing reads at run time (tests, browser-extension builds): left out of the layer. */
+const NOT_AT_RUN_TIME: Record<string, string[]> = {
+  '@duckduckgo/autoconsent': ['tests', 'tests-wtr', 'docs', 'dist/addon-firefox', 'dist/addon-mv3', 'CHANGELOG.md'],
+};
+
 export type LayerSummary = {
   /** Packages copied under nodejs/node_modules. */
   packages: number;
@@ -70,7 +80,12 @@ function copyWithDependencies(name: string, from: string, target: string, seen: 
     dependencies?: Record<string, string>;
     optionalDependencies?: Record<string, string>;
   };
-  cpSync(dir, join(target, name), { recursive: true, dereference: true });
+  const skipped = (NOT_AT_RUN_TIME[name] ?? []).map((part) => join(dir, part));
+  cpSync(dir, join(target, name), {
+    recursive: true,
+    dereference: true,
+    filter: (source) => !skipped.some((part) => source === part || source.startsWith(`${part}/`)),
+  });
   for (const dep of Object.keys(pkg.dependencies ?? {})) copyWithDependencies(dep, dir, target, seen);
   for (const dep of Object.keys(pkg.optionalDependencies ?? {})) {
     try {
@@ -135,7 +150,7 @@ export async function buildChromiumLayer(layerDir = CHROMIUM_LAYER_DIR): Promise
   mkdirSync(modules, { recursive: true });
   mkdirSync(join(fontsDir, 'licenses'), { recursive: true });
   const seen = new Set<string>();
-  copyWithDependencies('@sparticuz/chromium', root, modules, seen);
+  for (const pkg of LAYER_PACKAGES) copyWithDependencies(pkg, root, modules, seen);
   const fonts = await writeFonts(fontsDir);
   return { packages: seen.size, fonts, bytes: folderBytes(layerDir) };
 }

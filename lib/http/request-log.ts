@@ -1,11 +1,14 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { recordRender, renderEndpoint, renderOutcomeOfResponse } from '../observability/metrics.js';
 import type { CallerContext, HttpEvent, HttpResult } from './types.js';
 
 /**
  * One structured log line per request: route, status, duration, account,
  * what happened to its quota and the phase timings the endpoint reported.
- * Never the token, body or headers.
+ * Never the token, body or headers. Every line the logger writes during the
+ * request carries the Lambda request id, and a request that rendered (its
+ * quota was spent) is counted in the render metrics.
  */
 export function requestLog(opts: { logger: Logger; endpoint: string }): MiddlewareObj<HttpEvent, HttpResult, Error, CallerContext> {
   const started = new WeakMap<object, number>();
@@ -26,10 +29,15 @@ export function requestLog(opts: { logger: Logger; endpoint: string }): Middlewa
     };
     if (status >= 500) opts.logger.error('request', entry);
     else opts.logger.info('request', entry);
+    const rendering = renderEndpoint(opts.endpoint);
+    if (rendering && request.context.quota) {
+      recordRender({ ...rendering, outcome: renderOutcomeOfResponse(status, request.error), durationMs: entry.durationMs });
+    }
   };
   return {
     before: async (request) => {
       started.set(request.event, performance.now());
+      opts.logger.addContext(request.context);
     },
     after: async (request) => write(request),
     onError: async (request) => write(request),

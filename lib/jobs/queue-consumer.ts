@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { recordQueueAge } from '../observability/metrics.js';
 import { JobBusyError, MalformedMessageError } from './errors.js';
 
 export type QueueConsumerSpec<M> = {
@@ -22,6 +23,7 @@ export type QueueConsumerSpec<M> = {
  */
 export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
   const handleRecord = async (record: SQSRecord, context: Context) => {
+    recordQueueAge(spec.name, Date.now() - Number(record.attributes.SentTimestamp));
     let message: M;
     try {
       message = spec.parse(record.body);
@@ -44,6 +46,7 @@ export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
     // One processor per invocation: it holds the batch's state, and the local
     // runtime may run invocations of the same module concurrently.
     const processor = new BatchProcessor(EventType.SQS);
+    spec.logger.addContext(context);
     return processPartialResponse(event, (record: SQSRecord) => handleRecord(record, context), processor, {
       context,
       throwOnFullBatchFailure: false,

@@ -3,6 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Config } from '../config.js';
 import { OUTBOUND_TIMEOUT_MS, sendOutbound, type OutboundRequest, type OutboundResult } from '../delivery/outbound-http.js';
 import type { FileStore } from '../files/file-store.js';
+import { recordWebhookFailure } from '../observability/metrics.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
 import { JobBusyError } from '../jobs/errors.js';
 import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
@@ -73,6 +74,7 @@ export async function deliverWebhook(message: WebhookMessage, deps: WebhookDeps,
     return;
   }
   deps.logger.info('webhook attempt', { jobId: job.jobId, attempt, status, statusCode: result.statusCode, reason: result.error });
+  if (status !== 'DELIVERED') recordWebhookFailure(status === 'FAILED');
   if (status === 'RETRYING') await queueWebhookAttempt(deps.queue, job, attempt + 1, delays);
 }
 
