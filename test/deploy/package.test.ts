@@ -1,0 +1,441 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { packageOffline, type PackageResult } from '../../scripts/package.js';
+import { extractZip, listZip } from './zip-archive.js';
+
+/**
+ * `npm run package -- --stage prod`, run once with no AWS credentials and no
+ * network, then the CloudFormation template and the zips it produced are
+ * checked for what a deployment must hold. Packaging runs in a copy of the
+ * service in a temporary folder, so it never races a developer's own
+ * `.serverless/`, `.esbuild/` or layer build in the work tree.
+ */
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const MB = 1024 * 1024;
+/** Lambda: function code plus all its layers, unzipped. */
+const UNZIPPED_LIMIT_BYTES = 250 * MB;
+/** Lambda: a zip uploaded directly (serverless uploads through S3, but a function zip this size is a smell). */
+const DIRECT_UPLOAD_LIMIT_BYTES = 50 * MB;
+/** API Gateway HTTP APIs give up on an integration after 30 s. */
+const API_GATEWAY_LIMIT_SECONDS = 30;
+/** RENDER_TIMEOUT_MS's default (lib/config.ts): the render budget a rendering HTTP function must fit. */
+const RENDER_BUDGET_SECONDS = 25;
+
+const RENDERERS = ['pdf', 'screenshot', 'template-render', 'pdf-sync', 'screenshot-sync', 'template-render-sync', 'jobs-consume'];
+
+const ROUTES: Record<string, string> = {
+  'POST /v1/pdf': 'pdf',
+  'POST /v1/pdf/sync': 'pdf-sync',
+  'POST /v1/pdf/async': 'pdf-async',
+  'POST /v1/screenshot': 'screenshot',
+  'POST /v1/screenshot/sync': 'screenshot-sync',
+  'POST /v1/screenshot/async': 'screenshot-async',
+  'POST /v1/template/{id}': 'template-render',
+  'POST /v1/template/{id}/sync': 'template-render-sync',
+  'POST /v1/template/{id}/async': 'template-render-async',
+  'POST /v1/templates': 'template-create',
+  'GET /v1/templates': 'template-list',
+  'GET /v1/templates/{id}': 'template-get',
+  'PUT /v1/templates/{id}': 'template-update',
+  'DELETE /v1/templates/{id}': 'template-delete',
+  'GET /v1/jobs/{id}': 'job-get',
+  'GET /v1/devices': 'devices',
+  'GET /v1/usage': 'usage',
+};
+
+const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable'];
+const STORE_FILES = ['s3:PutObject FilesBucket/files/*', 's3:GetObject FilesBucket/files/*'];
+const READ_TEMPLATE = ['dynamodb:GetItem TemplatesTable', 's3:GetObject FilesBucket/templates/*'];
+const SUBMIT_JOB = [
+  'dynamodb:PutItem JobsTable',
+  'dynamodb:DeleteItem JobsTable',
+  's3:PutObject FilesBucket/job-inputs/*',
+  's3:DeleteObject FilesBucket/job-inputs/*',
+  'sqs:SendMessage JobsQueue',
+];
+const RECEIVE = (queue: string) => [`sqs:ReceiveMessage ${queue}`, `sqs:DeleteMessage ${queue}`, `sqs:GetQueueAttributes ${queue}`];
+
+/**
+ * Every AWS action each function may take, on what (logs aside). This is the
+ * least-privilege contract: a change here must follow a change in what the
+ * code calls, checked against lib/aws/.
+ */
+const PERMISSIONS: Record<string, string[]> = {
+  pdf: [...AUTH, ...STORE_FILES],
+  screenshot: [...AUTH, ...STORE_FILES],
+  'pdf-sync': [...AUTH, ...STORE_FILES],
+  'screenshot-sync': [...AUTH, ...STORE_FILES],
+  'template-render': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
+  'template-render-sync': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-async': [...AUTH, ...SUBMIT_JOB],
+  'screenshot-async': [...AUTH, ...SUBMIT_JOB],
+  'template-render-async': [...AUTH, ...READ_TEMPLATE, ...SUBMIT_JOB],
+  'job-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
+  'template-create': [...AUTH, 'dynamodb:PutItem TemplatesTable', 's3:PutObject FilesBucket/templates/*'],
+  'template-list': [...AUTH, 'dynamodb:Query TemplatesTable/index/byAccount'],
+  'template-get': [...AUTH, ...READ_TEMPLATE],
+  'template-update': [
+    ...AUTH,
+    ...READ_TEMPLATE,
+    'dynamodb:PutItem TemplatesTable',
+    's3:PutObject FilesBucket/templates/*',
+    's3:DeleteObject FilesBucket/templates/*',
+  ],
+  'template-delete': [...AUTH, 'dynamodb:DeleteItem TemplatesTable', 's3:DeleteObject FilesBucket/templates/*'],
+  devices: [...AUTH],
+  usage: [...AUTH, 'dynamodb:GetItem UsageTable'],
+  'jobs-consume': [
+    ...RECEIVE('JobsQueue'),
+    'dynamodb:GetItem JobsTable',
+    'dynamodb:UpdateItem JobsTable',
+    's3:GetObject FilesBucket/job-inputs/*',
+    's3:DeleteObject FilesBucket/job-inputs/*',
+    ...STORE_FILES,
+    'sqs:SendMessage WebhooksQueue',
+    'dynamodb:UpdateItem UsageTable',
+  ],
+  'jobs-dead-letter': [
+    ...RECEIVE('JobsDeadLetterQueue'),
+    'dynamodb:GetItem JobsTable',
+    'dynamodb:UpdateItem JobsTable',
+    's3:DeleteObject FilesBucket/job-inputs/*',
+    'sqs:SendMessage WebhooksQueue',
+    'dynamodb:UpdateItem UsageTable',
+  ],
+  'webhooks-deliver': [
+    ...RECEIVE('WebhooksQueue'),
+    'dynamodb:GetItem JobsTable',
+    'dynamodb:UpdateItem JobsTable',
+    'dynamodb:GetItem TokensTable',
+    's3:GetObject FilesBucket/files/*',
+    's3:ListBucket FilesBucket',
+    'sqs:SendMessage WebhooksQueue',
+  ],
+  'files-sweep': ['s3:ListBucket FilesBucket', 's3:DeleteObject FilesBucket/files/*'],
+};
+
+type Resource = { Type: string; Properties: Record<string, any>; Condition?: string; DependsOn?: unknown };
+type Template = { Resources: Record<string, Resource>; Outputs: Record<string, any>; Conditions?: Record<string, unknown> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+/** A statement's resource in words: `TokensTable`, `FilesBucket/files/*`, `logs:/aws/lambda/…`, or `*`. */
+function describeResource(resource: unknown): string {
+  if (typeof resource === 'string') return resource;
+  const value = resource as Record<string, any>;
+  if (value['Fn::GetAtt']) return String(value['Fn::GetAtt'][0]);
+  if (value.Ref) return String(value.Ref);
+  if (value['Fn::Join']) {
+    const [separator, parts] = value['Fn::Join'] as [string, unknown[]];
+    return parts.map(describeResource).join(separator);
+  }
+  if (value['Fn::Sub']) return `sub:${String(value['Fn::Sub'])}`;
+  return JSON.stringify(resource);
+}
+
+const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+describe('npm run package (offline, stage prod)', () => {
+  let work: string;
+  let out: string;
+  let result: PackageResult;
+  let template: Template;
+  let functions: Record<string, { logicalId: string; resource: Resource }>;
+
+  const statementsOf = (key: string): Statement[] => {
+    const roleId = functions[key]?.resource.Properties.Role['Fn::GetAtt'][0] as string;
+    const role = template.Resources[roleId] as Resource;
+    return role.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement as Statement[]);
+  };
+  const grantsOf = (key: string): string[] =>
+    statementsOf(key)
+      .filter((statement) => !asList(statement.Action).every((action) => action.startsWith('logs:')))
+      .flatMap((statement) =>
+        asList(statement.Action).flatMap((action) => asList(statement.Resource).map((res) => `${action} ${describeResource(res)}`)),
+      );
+  const resourcesOfType = (type: string) => Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+  before(async () => {
+    // Prepare: a copy of the service (the sources, not node_modules) and a place for the package
+    work = mkdtempSync(join(tmpdir(), 'docrender-package-'));
+    const service = join(work, 'service');
+    mkdirSync(service);
+    for (const entry of ['serverless.yml', 'package.json', 'tsconfig.json', 'functions', 'lib', 'layers']) {
+      cpSync(join(root, entry), join(service, entry), {
+        recursive: true,
+        filter: (source) => !source.startsWith(join(root, 'layers', 'chromium', 'nodejs')) && !source.startsWith(join(root, 'layers', 'chromium', 'fonts')),
+      });
+    }
+    symlinkSync(join(root, 'node_modules'), join(service, 'node_modules'), 'dir');
+    out = join(work, 'package');
+    // Act: no credentials at all in the environment it inherits
+    const saved = { ...process.env };
+    for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
+    try {
+      result = await packageOffline({ serviceDir: service, args: ['--stage', 'prod', '--package', out], onOutput: () => undefined });
+    } finally {
+      Object.assign(process.env, saved);
+    }
+    assert.equal(result.exitCode, 0, `serverless package failed:\n${result.output}`);
+    template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    functions = Object.fromEntries(
+      resourcesOfType('AWS::Lambda::Function').map(([logicalId, resource]) => [
+        String(resource.Properties.FunctionName).replace(/^docrender-prod-/, ''),
+        { logicalId, resource },
+      ]),
+    );
+  });
+
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('packages without AWS: the only question asked is answered offline', () => {
+    // Assess
+    assert.deepEqual([...new Set(result.awsCalls)], ['DescribeStacks']);
+    assert.ok(existsSync(join(out, 'chromium.zip')), 'the layer zip is there');
+    assert.deepEqual(Object.keys(functions).sort(), Object.keys(PERMISSIONS).sort());
+  });
+
+  it('routes every endpoint of the API to its function', () => {
+    // Prepare
+    const integrations = Object.fromEntries(
+      resourcesOfType('AWS::ApiGatewayV2::Integration').map(([id, res]) => [id, res.Properties.IntegrationUri['Fn::GetAtt'][0] as string]),
+    );
+    // Act
+    const routes = Object.fromEntries(
+      resourcesOfType('AWS::ApiGatewayV2::Route').map(([, res]) => {
+        const integration = res.Properties.Target['Fn::Join'][1][1].Ref as string;
+        const fn = Object.entries(functions).find(([, f]) => f.logicalId === integrations[integration])?.[0];
+        return [res.Properties.RouteKey as string, fn];
+      }),
+    );
+    // Assess
+    assert.deepEqual(routes, ROUTES);
+  });
+
+  it('answers HTTP requests inside API Gateway’s 30 s, with room for the render budget', () => {
+    for (const [route, key] of Object.entries(ROUTES)) {
+      const timeout = Number(functions[key]?.resource.Properties.Timeout);
+      assert.ok(timeout < API_GATEWAY_LIMIT_SECONDS, `${route}: ${key} times out after ${timeout} s`);
+      if (RENDERERS.includes(key)) assert.ok(timeout >= RENDER_BUDGET_SECONDS + 3, `${key}: ${timeout} s leaves no room after a 25 s render`);
+    }
+    for (const [, integration] of resourcesOfType('AWS::ApiGatewayV2::Integration')) {
+      assert.ok(Number(integration.Properties.TimeoutInMillis) <= API_GATEWAY_LIMIT_SECONDS * 1000);
+    }
+  });
+
+  it('attaches the Chromium layer to the functions that render and to no other', () => {
+    // Act
+    const withLayer = Object.entries(functions)
+      .filter(([, f]) => JSON.stringify(f.resource.Properties.Layers ?? []).includes('ChromiumLambdaLayer'))
+      .map(([key]) => key);
+    // Assess
+    assert.deepEqual(withLayer.sort(), [...RENDERERS].sort());
+    for (const key of RENDERERS) {
+      assert.ok(Number(functions[key]?.resource.Properties.EphemeralStorage?.Size) >= 1024, `${key}: /tmp too small for the unpacked browser`);
+    }
+  });
+
+  it('gives every function its own role holding only the actions it calls, on its own resources', () => {
+    for (const key of Object.keys(PERMISSIONS)) {
+      // Act
+      const grants = grantsOf(key);
+      // Assess
+      assert.deepEqual([...grants].sort(), [...(PERMISSIONS[key] ?? [])].sort(), `permissions of ${key}`);
+      const roleIds = Object.values(functions).map((f) => f.resource.Properties.Role['Fn::GetAtt'][0]);
+      assert.equal(roleIds.filter((id) => id === functions[key]?.resource.Properties.Role['Fn::GetAtt'][0]).length, 1, `${key} shares its role`);
+    }
+  });
+
+  it('grants no "*" resource or action, and logs only to the function’s own log group', () => {
+    for (const [, role] of resourcesOfType('AWS::IAM::Role')) {
+      const statements = role.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement as Statement[]);
+      for (const statement of statements) {
+        for (const action of asList(statement.Action)) assert.ok(!action.includes('*'), `action ${action} in ${role.Properties.RoleName}`);
+        for (const resource of asList(statement.Resource)) {
+          const described = describeResource(resource);
+          assert.notEqual(described, '*');
+          if (described.startsWith('sub:')) assert.match(described, /log-group:\/aws\/lambda\/docrender-prod[-\w*]*:\*/);
+        }
+      }
+    }
+  });
+
+  it('lets no function write the token table, and the renderers reach no table beyond auth, counters and templates', () => {
+    for (const key of Object.keys(PERMISSIONS)) {
+      const onTokens = grantsOf(key).filter((grant) => grant.endsWith(' TokensTable'));
+      assert.ok(onTokens.every((grant) => grant === 'dynamodb:GetItem TokensTable'), `${key}: ${onTokens.join(', ')}`);
+    }
+    const allowed = new Set(['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable', 'dynamodb:GetItem TemplatesTable']);
+    for (const key of RENDERERS.filter((name) => name !== 'jobs-consume')) {
+      const tables = grantsOf(key).filter((grant) => grant.startsWith('dynamodb:') && !allowed.has(grant));
+      assert.deepEqual(tables, [], `${key} reaches ${tables.join(', ')}`);
+    }
+  });
+
+  it('gives the job consumer a visibility timeout at least 6 times its timeout, and every queue a dead-letter queue', () => {
+    // Prepare
+    const consumerTimeout = Number(functions['jobs-consume']?.resource.Properties.Timeout);
+    const queues = template.Resources;
+    // Assess
+    assert.ok(Number(queues.JobsQueue?.Properties.VisibilityTimeout) >= 6 * consumerTimeout);
+    assert.ok(Number(queues.WebhooksQueue?.Properties.VisibilityTimeout) >= 6 * Number(functions['webhooks-deliver']?.resource.Properties.Timeout));
+    assert.ok(Number(queues.JobsDeadLetterQueue?.Properties.VisibilityTimeout) >= 6 * Number(functions['jobs-dead-letter']?.resource.Properties.Timeout));
+    assert.deepEqual(queues.JobsQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['JobsDeadLetterQueue', 'Arn'] });
+    assert.ok(Number(queues.JobsQueue?.Properties.RedrivePolicy.maxReceiveCount) >= 2);
+    assert.deepEqual(queues.WebhooksQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['WebhooksDeadLetterQueue', 'Arn'] });
+    for (const dlq of ['JobsDeadLetterQueue', 'WebhooksDeadLetterQueue']) {
+      assert.equal(Number(queues[dlq]?.Properties.MessageRetentionPeriod), 1_209_600, `${dlq} keeps messages 14 days`);
+    }
+  });
+
+  it('reports partial batch failures on every queue consumer', () => {
+    // Act
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping');
+    // Assess
+    assert.equal(mappings.length, 3);
+    for (const [id, mapping] of mappings) {
+      assert.deepEqual(mapping.Properties.FunctionResponseTypes, ['ReportBatchItemFailures'], id);
+    }
+  });
+
+  it('keeps the files bucket private, encrypted, TLS-only, with the 1-day expiry', () => {
+    // Prepare
+    const bucket = template.Resources.FilesBucket?.Properties ?? {};
+    const policy = resourcesOfType('AWS::S3::BucketPolicy').find(([, res]) => res.Properties.Bucket.Ref === 'FilesBucket')?.[1];
+    // Assess
+    assert.deepEqual(bucket.PublicAccessBlockConfiguration, {
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    assert.ok(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm);
+    const tlsOnly = policy?.Properties.PolicyDocument.Statement.find((s: Statement) => s.Effect === 'Deny');
+    assert.deepEqual(tlsOnly?.Condition, { Bool: { 'aws:SecureTransport': 'false' } });
+    assert.equal(tlsOnly?.Action, 's3:*');
+    const rules = bucket.LifecycleConfiguration.Rules as { Prefix?: string; ExpirationInDays?: number; Status: string }[];
+    assert.ok(rules.some((rule) => rule.Prefix === 'files/' && rule.ExpirationInDays === 1 && rule.Status === 'Enabled'));
+  });
+
+  it('recovers customer tables to a point in time and expires records that expire', () => {
+    // Prepare
+    const table = (id: string) => template.Resources[id]?.Properties ?? {};
+    // Assess
+    for (const id of ['TokensTable', 'TemplatesTable', 'UsageTable']) {
+      assert.equal(table(id).PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled, true, `${id} PITR`);
+      assert.equal(table(id).DeletionProtectionEnabled, true, `${id} deletion protection in prod`);
+    }
+    for (const id of ['UsageTable', 'JobsTable']) {
+      assert.deepEqual(table(id).TimeToLiveSpecification, { AttributeName: 'expiresAt', Enabled: true }, `${id} TTL`);
+    }
+    for (const [id, res] of resourcesOfType('AWS::DynamoDB::Table')) assert.equal(res.Properties.BillingMode, 'PAY_PER_REQUEST', id);
+  });
+
+  it('alarms when jobs reach the dead-letter queue, and runs the sweeper on a schedule', () => {
+    // Prepare
+    const alarms = resourcesOfType('AWS::CloudWatch::Alarm').map(([, res]) => res.Properties);
+    const watches = (queue: string) =>
+      alarms.filter((alarm) => (alarm.Dimensions ?? []).some((d: any) => d.Value?.['Fn::GetAtt']?.[0] === queue));
+    // Assess
+    assert.ok(watches('JobsDeadLetterQueue').length >= 1);
+    assert.ok(watches('WebhooksDeadLetterQueue').length >= 1);
+    for (const alarm of alarms) assert.deepEqual(alarm.AlarmActions, [{ Ref: 'AlarmTopic' }]);
+    const sweep = resourcesOfType('AWS::Events::Rule').find(([, res]) => JSON.stringify(res.Properties.Targets).includes(functions['files-sweep']?.logicalId ?? '?'));
+    assert.equal(sweep?.[1].Properties.ScheduleExpression, 'rate(15 minutes)');
+  });
+
+  it('outputs the API URL', () => {
+    assert.deepEqual(template.Outputs.ApiUrl?.Value, { 'Fn::GetAtt': ['HttpApi', 'ApiEndpoint'] });
+  });
+
+  it('stays inside Lambda’s size limits: 250 MB unzipped with layers, 50 MB zipped', () => {
+    // Prepare
+    const layer = listZip(join(out, 'chromium.zip')).entries;
+    const layerBytes = layer.reduce((sum, entry) => sum + entry.size, 0);
+    for (const key of Object.keys(functions)) {
+      // Act
+      const zip = join(out, `${key}.zip`);
+      const code = listZip(zip).entries.reduce((sum, entry) => sum + entry.size, 0);
+      const total = code + (RENDERERS.includes(key) ? layerBytes : 0);
+      // Assess
+      assert.ok(total <= UNZIPPED_LIMIT_BYTES, `${key}: ${(total / MB).toFixed(1)} MB unzipped`);
+      assert.ok(readFileSync(zip).length <= DIRECT_UPLOAD_LIMIT_BYTES, `${key}: zip over 50 MB`);
+    }
+    // Assess: what the layer must hold, and that the bundles do not hold Chromium themselves
+    const names = new Set(layer.map((entry) => entry.name));
+    for (const name of [
+      'nodejs/node_modules/@sparticuz/chromium/bin/chromium.br',
+      'nodejs/node_modules/@duckduckgo/autoconsent/dist/autoconsent.playwright.js',
+      'fonts/NotoSansJP-Regular.otf',
+      'fonts/NotoSansKR-Regular.otf',
+      'fonts/NotoSansHans-Regular.otf',
+      'fonts/NotoSansHant-Regular.otf',
+      'fonts/NotoColorEmoji-0.ttf',
+    ]) {
+      assert.ok(names.has(name), `layer lacks ${name}`);
+    }
+    for (const key of RENDERERS) {
+      assert.ok(!listZip(join(out, `${key}.zip`)).entries.some((entry) => entry.name.includes('chromium.br')), `${key} bundles Chromium`);
+    }
+  });
+
+  it('loads every function from its zip alone, or its zip and the layer for those that render', async () => {
+    // Prepare: /var/task and /opt as Lambda lays them out; packages in /opt/nodejs/node_modules
+    // resolve from the code as on Lambda through a node_modules beside /var/task.
+    const lambda = join(work, 'lambda');
+    extractZip(join(out, 'chromium.zip'), join(lambda, 'opt'));
+    assert.ok(!existsSync(join(tmpdir(), 'node_modules')), 'a node_modules in the temporary folder would hide missing packages');
+    const tasks: Record<string, string> = {};
+    for (const key of Object.keys(functions)) {
+      const base = RENDERERS.includes(key) ? join(lambda, 'with-layer') : join(lambda, 'alone');
+      extractZip(join(out, `${key}.zip`), join(base, key));
+      tasks[key] = join(base, key, String(functions[key]?.resource.Properties.Handler).replace(/\.handler$/, '.mjs'));
+    }
+    symlinkSync(join(lambda, 'opt', 'nodejs', 'node_modules'), join(lambda, 'with-layer', 'node_modules'), 'dir');
+    const probe = `
+      import { createRequire } from 'node:module';
+      const results = {};
+      for (const [key, file] of Object.entries(JSON.parse(process.env.TASKS))) {
+        try {
+          const mod = await import(file);
+          results[key] = typeof mod.handler;
+          if (process.env.LAYER) createRequire(file).resolve('@duckduckgo/autoconsent/rules/compact-rules.json');
+        } catch (error) {
+          results[key] = String(error && error.message || error).split('\\n')[0];
+        }
+      }
+      process.stdout.write('RESULTS' + JSON.stringify(results) + '\\n');
+      process.exit(0);`;
+    const run = async (keys: string[], withLayer: boolean) => {
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TASKS: JSON.stringify(Object.fromEntries(keys.map((key) => [key, tasks[key]]))),
+        // Warm-up may fail fast: it is logged and retried at the first render.
+        CHROMIUM_PATH: '/nonexistent/chromium',
+        ...(withLayer ? { LAYER: '1' } : {}),
+      };
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], {
+        cwd: lambda,
+        env,
+        maxBuffer: 16 * MB,
+      });
+      return JSON.parse(stdout.slice(stdout.indexOf('RESULTS') + 'RESULTS'.length).split('\n')[0] ?? '{}') as Record<string, string>;
+    };
+    const others = Object.keys(functions).filter((key) => !RENDERERS.includes(key));
+    // Act
+    const [alone, layered] = await Promise.all([run(others, false), run(RENDERERS, true)]);
+    // Assess
+    assert.deepEqual(alone, Object.fromEntries(others.map((key) => [key, 'function'])));
+    assert.deepEqual(layered, Object.fromEntries(RENDERERS.map((key) => [key, 'function'])));
+    assert.equal(readdirSync(join(lambda, 'alone')).length, others.length);
+  });
+});
