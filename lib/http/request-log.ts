@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { addLambdaContext } from '../observability/log-context.js';
 import { recordRender, renderEndpoint, renderOutcomeOfResponse } from '../observability/metrics.js';
 import type { CallerContext, HttpEvent, HttpResult } from './types.js';
 
@@ -37,7 +38,7 @@ export function requestLog(opts: { logger: Logger; endpoint: string }): Middlewa
   return {
     before: async (request) => {
       started.set(request.event, performance.now());
-      opts.logger.addContext(request.context);
+      addLambdaContext(opts.logger, request.context);
     },
     after: async (request) => write(request),
     onError: async (request) => write(request),

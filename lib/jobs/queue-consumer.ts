@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { addLambdaContext } from '../observability/log-context.js';
 import { recordQueueAge } from '../observability/metrics.js';
 import { JobBusyError, MalformedMessageError } from './errors.js';
 
@@ -46,7 +47,7 @@ export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
     // One processor per invocation: it holds the batch's state, and the local
     // runtime may run invocations of the same module concurrently.
     const processor = new BatchProcessor(EventType.SQS);
-    spec.logger.addContext(context);
+    addLambdaContext(spec.logger, context);
     return processPartialResponse(event, (record: SQSRecord) => handleRecord(record, context), processor, {
       context,
       throwOnFullBatchFailure: false,
