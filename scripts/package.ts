@@ -76,27 +76,34 @@ async function startStandIn(calls: string[]): Promise<Server> {
   return server;
 }
 
-/** Environment for serverless: dummy credentials, every AWS endpoint on the stand-in, no telemetry. */
-function offlineEnvironment(endpoint: string): NodeJS.ProcessEnv {
+/**
+ * This process' environment with the AWS SDK pinned to `endpoint` and the
+ * given static credentials: no profile, SSO, container or instance
+ * credentials can stand in, so nothing is signed for a real account.
+ */
+export function pinnedAwsEnvironment(endpoint: string, credentials: { id: string; secret: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
-    // No profile, token, SSO or container credentials may stand in for the dummies.
-    if (/^AWS_(PROFILE|DEFAULT_PROFILE|SESSION_TOKEN|SECURITY_TOKEN|CONTAINER_|WEB_IDENTITY|ROLE_|SHARED_CREDENTIALS|CONFIG_FILE|ENDPOINT_URL)/.test(name)) {
+    if (/^AWS_(PROFILE|DEFAULT_PROFILE|SESSION_TOKEN|SECURITY_TOKEN|CONTAINER_|WEB_IDENTITY|ROLE_|SHARED_CREDENTIALS|CONFIG_FILE|ENDPOINT_URL|IGNORE_CONFIGURED)/.test(name)) {
       delete env[name];
     }
   }
   return {
     ...env,
-    AWS_ACCESS_KEY_ID: 'AKIAOFFLINEPACKAGING',
-    AWS_SECRET_ACCESS_KEY: 'offline-packaging-not-a-secret',
+    AWS_ACCESS_KEY_ID: credentials.id,
+    AWS_SECRET_ACCESS_KEY: credentials.secret,
     AWS_EC2_METADATA_DISABLED: 'true',
     AWS_ENDPOINT_URL: endpoint,
     AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
     AWS_CONFIG_FILE: '/dev/null',
     SLS_TELEMETRY_DISABLED: '1',
     SLS_NOTIFICATIONS_MODE: 'off',
+    ...extra,
   };
 }
+
+/** Where osls' own entry point is, to run it with this Node. */
+export const SERVERLESS_CLI = SERVERLESS_BIN;
 
 /** Builds the layer and runs `serverless package` with no AWS account and no network. */
 export async function packageOffline(opts: PackageOptions = {}): Promise<PackageResult> {
@@ -108,7 +115,7 @@ export async function packageOffline(opts: PackageOptions = {}): Promise<Package
     const { port } = standIn.address() as AddressInfo;
     const child = spawn(process.execPath, [SERVERLESS_BIN, 'package', ...(opts.args ?? [])], {
       cwd: serviceDir,
-      env: offlineEnvironment(`http://127.0.0.1:${port}`),
+      env: pinnedAwsEnvironment(`http://127.0.0.1:${port}`, { id: 'AKIAOFFLINEPACKAGING', secret: 'offline-packaging-not-a-secret' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

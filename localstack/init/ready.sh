@@ -1,6 +1,6 @@
 #!/bin/sh
-# LocalStack runs this once its services are ready. DocRender creates its own
-# tables, bucket and queues from serverless.yml when it starts
-# (`npm run start:localstack`), so nothing is created here; this only marks
-# readiness in the container log.
-echo "docrender: LocalStack ready (dynamodb, s3, sqs)"
+# LocalStack runs this once its services are ready. Nothing is created here:
+# `npm run start:localstack` creates the tables, bucket and queues that
+# serverless.yml declares when it starts, and `npm run deploy:localstack`
+# deploys the whole CloudFormation stack. This only marks readiness in the log.
+echo "docrender: LocalStack ready"
