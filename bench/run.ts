@@ -66,7 +66,8 @@ function options() {
     pauseMs: int(values.pause, 250),
     phases,
     scenarioIds: values.scenarios?.split(',').map((s) => s.trim()),
-    throughputCount: (concurrency: number) => (quick ? Math.max(8, 2 * concurrency) : Math.max(24, 6 * concurrency)),
+    throughputCount: (concurrency: number) => (quick ? Math.max(8, 2 * concurrency) : Math.max(16, 4 * concurrency)),
+    throughputRounds: quick ? 1 : 4,
     coldRuns: quick ? { unpacked: 1, fresh: 1 } : { unpacked: 5, fresh: 3 },
     cpuRuns: quick ? 3 : 8,
     out: values.out,
@@ -182,33 +183,51 @@ async function serviceThroughput(bench: BenchService, scenario: Scenario, concur
   return { elapsedMs: performance.now() - started, count, failures };
 }
 
-/** Pages per second at each concurrency, with the peak memory of each side's process tree meanwhile. */
+/**
+ * Pages per second at each concurrency, with the peak memory of each side's
+ * process tree meanwhile. Each level runs in rounds that alternate which side
+ * goes first, and the rates are totals over the rounds, so that a busy moment
+ * of the machine does not land on one side only.
+ */
 async function measureThroughput(bench: BenchService, bare: BareClient, opts: Options): Promise<{ idle: Record<string, TreeMemory>; levels: ThroughputLevel[] }> {
   const scenario = throughputScenario();
   const idle = { service: treeMemory(bench.pid), bare: treeMemory(bare.pid) };
   const levels: ThroughputLevel[] = [];
+  type Run = { elapsedMs: number; count: number; failures: number };
+  const add = (a: Run, b: Run): Run => ({ elapsedMs: a.elapsedMs + b.elapsedMs, count: a.count + b.count, failures: a.failures + b.failures });
+  const perSecond = (run: Run) => Math.round(((run.count - run.failures) / (run.elapsedMs / 1000)) * 10) / 10;
+  const peak = (a: TreeMemory, b: TreeMemory): TreeMemory => ({ rssMiB: Math.max(a.rssMiB, b.rssMiB), pssMiB: Math.max(a.pssMiB, b.pssMiB), processes: Math.max(a.processes, b.processes) });
   for (const concurrency of [1, 2, 4, 8]) {
     const count = opts.throughputCount(concurrency);
     // A few unmeasured renders at this concurrency first: spare sessions and renderer processes settle in.
     await serviceThroughput(bench, scenario, concurrency, concurrency);
     await bare.throughput(scenario.bare, 'context', concurrency, concurrency);
-
-    let sampler = samplePeakMemory(bench.pid);
-    const service = await serviceThroughput(bench, scenario, concurrency, count);
-    const servicePeak = sampler.stop();
-    await sleep(500);
-    sampler = samplePeakMemory(bare.pid);
-    const bareRun = await bare.throughput(scenario.bare, 'context', concurrency, count);
-    const barePeak = sampler.stop();
-    await sleep(500);
+    let service: Run = { elapsedMs: 0, count: 0, failures: 0 };
+    let bareRun: Run = { elapsedMs: 0, count: 0, failures: 0 };
+    let servicePeak: TreeMemory = { rssMiB: 0, pssMiB: 0, processes: 0 };
+    let barePeak: TreeMemory = { rssMiB: 0, pssMiB: 0, processes: 0 };
+    for (let round = 0; round < opts.throughputRounds; round += 1) {
+      const sides = round % 2 === 0 ? (['service', 'bare'] as const) : (['bare', 'service'] as const);
+      for (const side of sides) {
+        if (side === 'service') {
+          const sampler = samplePeakMemory(bench.pid);
+          service = add(service, await serviceThroughput(bench, scenario, concurrency, count));
+          servicePeak = peak(servicePeak, sampler.stop());
+        } else {
+          const sampler = samplePeakMemory(bare.pid);
+          bareRun = add(bareRun, await bare.throughput(scenario.bare, 'context', concurrency, count));
+          barePeak = peak(barePeak, sampler.stop());
+        }
+        // Let contexts closed at the end of a run finish closing before the other side starts.
+        await sleep(500);
+      }
+    }
     const reused = await bare.throughput(scenario.bare, 'page', concurrency, count);
     await sleep(500);
     bench.takeServerSide();
-    const perSecond = (run: { elapsedMs: number; count: number; failures: number }) =>
-      Math.round(((run.count - run.failures) / (run.elapsedMs / 1000)) * 10) / 10;
     levels.push({
       concurrency,
-      renders: count,
+      renders: service.count,
       service: { pagesPerSecond: perSecond(service), failures: service.failures, peakMemory: servicePeak },
       bare: { pagesPerSecond: perSecond(bareRun), failures: bareRun.failures, peakMemory: barePeak },
       bareReusedPage: { pagesPerSecond: perSecond(reused), failures: reused.failures },

@@ -137,12 +137,21 @@ async function assetsDir(): Promise<URL> {
 }
 
 let loading: Promise<AdblockEngine> | undefined;
+let loaded: AdblockEngine | undefined;
+
+/** The engine if it has finished loading, for callers that must not wait. */
+export function loadedAdblockEngine(): AdblockEngine | undefined {
+  return loaded;
+}
 
 /** Deserialises the shipped engine once per process (cache the promise). */
 export function loadAdblockEngine(): Promise<AdblockEngine> {
   loading ??= assetsDir()
     .then((dir) => Promise.all([readEngine(dir, NETWORK_FILE), readEngine(dir, COSMETIC_FILE)]))
-    .then(([network, cosmetic]) => createAdblockEngine(network, cosmetic))
+    .then(([network, cosmetic]) => {
+      loaded = createAdblockEngine(network, cosmetic);
+      return loaded;
+    })
     .catch((error: unknown) => {
       // Let a later render try again rather than caching the failure for the life of the container.
       loading = undefined;

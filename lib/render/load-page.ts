@@ -1,7 +1,7 @@
 import type { Page, Viewport } from 'puppeteer-core';
-import { ValidationError } from '../errors.js';
+import { RenderError, ValidationError } from '../errors.js';
 import type { PageOptionsOutput } from '../schemas/render-options.js';
-import { loadAdblockEngine, readPageTokens } from './adblock.js';
+import { loadAdblockEngine, loadedAdblockEngine, readPageTokens } from './adblock.js';
 import { disableCookieConsent, dismissCookieBanners, prepareCookieConsent, wantsCookieConsent } from './cookie-consent.js';
 import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from './deadline.js';
 import { toNavigationError } from './navigation-error.js';
@@ -45,13 +45,18 @@ export async function loadPage(
   const consent = wantsCookieConsent(options);
 
   let started = Date.now();
-  const [engine] = await Promise.all([
-    adblock ? loadAdblockEngine() : null,
+  // Not waited for here: right after a cold start the engine may still be loading, and only
+  // requests that need it (and element hiding on a site) wait for it.
+  const engineLoading = adblock ? loadAdblockEngine() : null;
+  // A failure matters only to a render that needed the engine, and that one reports it.
+  engineLoading?.catch(noop);
+  session.policy.adblock = adblock ? (loadedAdblockEngine() ?? null) : null;
+  session.policy.adblockLoading = session.policy.adblock ? null : engineLoading;
+  session.policy.pageUrl = fromUrl ? source.url : 'about:blank';
+  await Promise.all([
     applyPageOptions(session, options, source, screen),
     consent ? prepareCookieConsent(page) : disableCookieConsent(page),
   ]);
-  session.policy.adblock = engine;
-  session.policy.pageUrl = fromUrl ? source.url : 'about:blank';
   timings.setup = Date.now() - started;
 
   started = Date.now();
@@ -82,7 +87,11 @@ export async function loadPage(
   // page as it now stands that must be free of banners (one that came late is caught).
   if (consent) await within(dismissCookieBanners(page).catch(noop), waitAllowanceMs(deadline), undefined);
   // Element hiding only for sites: in the caller's own HTML a class named "ad" is theirs.
-  if (engine && fromUrl) await hideAdElements(page, engine.cosmeticCss(page.url(), await readPageTokens(page)));
+  if (engineLoading && fromUrl) {
+    const engine = await engineLoading;
+    await hideAdElements(page, engine.cosmeticCss(page.url(), await readPageTokens(page)));
+  }
+  if (session.policy.adblockFailed) throw new RenderError('The ad blocker could not be loaded');
   if (options.waitForSelector) await waitForSelectorOption(page, options.waitForSelector, deadline);
   if (options.waitForFunction) await waitForFunctionOption(page, options.waitForFunction, deadline);
   if (options.waitForMilliseconds) await sleep(Math.min(options.waitForMilliseconds, waitAllowanceMs(deadline)));

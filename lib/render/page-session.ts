@@ -9,6 +9,13 @@ import { prepareSettleTracking } from './settle.js';
 export type RequestPolicy = {
   /** Consulted for every subresource when set (page option `adblock`). */
   adblock: AdblockEngine | null;
+  /**
+   * The engine still loading (the first renders after a cold start): requests
+   * wait for it, so a page without subresources never does.
+   */
+  adblockLoading: Promise<AdblockEngine> | null;
+  /** A request needed the ad blocker and it could not be loaded: the render must fail, not show ads. */
+  adblockFailed: boolean;
   /** The page the caller asked for (about:blank for HTML): the source the ad blocker judges every request from. */
   pageUrl: string;
   /**
@@ -144,7 +151,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
       const origins = new Set<string>();
       const trackOrigins = mode === 'single-process';
       const activity = createNetworkActivity();
-      const policy: RequestPolicy = { adblock: null, pageUrl: '', usedCredentials: false };
+      const policy: RequestPolicy = { adblock: null, adblockLoading: null, adblockFailed: false, pageUrl: '', usedCredentials: false };
 
       const closeAll = async (): Promise<boolean> => {
         if (mode === 'multi-process') {
@@ -174,15 +181,28 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
             if (origin) origins.add(origin);
             if (USERINFO.test(url)) policy.usedCredentials = true;
           }
-          const engine = policy.adblock;
-          if (engine && url.startsWith('http')) {
+          if ((policy.adblock || policy.adblockLoading) && url.startsWith('http')) {
             const type = request.resourceType();
             const mainDocument = type === 'document' && request.frame() === main && request.isNavigationRequest();
-            // The source is always the page the caller asked for: a new iframe's own URL is about:blank,
-            // which the engine would take for a top-level page and let through. Any other document is a frame.
-            if (!mainDocument && engine.shouldBlock({ url, type: type === 'document' ? 'sub_frame' : type, sourceUrl: policy.pageUrl })) {
-              void request.abort('blockedbyclient').catch(noop);
-              return;
+            if (!mainDocument) {
+              // The source is always the page the caller asked for: a new iframe's own URL is about:blank,
+              // which the engine would take for a top-level page and let through. Any other document is a frame.
+              const query = { url, type: type === 'document' ? 'sub_frame' : type, sourceUrl: policy.pageUrl };
+              if (policy.adblock) {
+                if (policy.adblock.shouldBlock(query)) {
+                  void request.abort('blockedbyclient').catch(noop);
+                  return;
+                }
+              } else if (policy.adblockLoading) {
+                policy.adblockLoading.then(
+                  (engine) => void (engine.shouldBlock(query) ? request.abort('blockedbyclient') : request.continue()).catch(noop),
+                  () => {
+                    policy.adblockFailed = true;
+                    void request.abort('failed').catch(noop);
+                  },
+                );
+                return;
+              }
             }
           }
           void request.continue().catch(noop);

@@ -220,7 +220,10 @@ export function createRenderer(options: RendererOptions): Renderer {
     },
 
     async warm() {
-      const [s] = await Promise.all([browserSlot(), warmAdblock()]);
+      // The filter lists load alongside, not in the way: the first render waits for them only if
+      // its page makes requests (a URL does; HTML often does not).
+      void warmAdblock();
+      const s = await browserSlot();
       prepareSpare(s);
       await s.spare;
     },
