@@ -347,7 +347,8 @@ describe('npm run package (offline, stage prod)', () => {
     // Assess
     assert.ok(watches('JobsDeadLetterQueue').length >= 1);
     assert.ok(watches('WebhooksDeadLetterQueue').length >= 1);
-    for (const alarm of alarms) assert.deepEqual(alarm.AlarmActions, [{ Ref: 'AlarmTopic' }]);
+    const topic = `arn:\${AWS::Partition}:sns:\${AWS::Region}:\${AWS::AccountId}:${template.Resources.AlarmTopic?.Properties.TopicName}`;
+    for (const alarm of alarms) assert.deepEqual(alarm.AlarmActions, [{ 'Fn::Sub': topic }]);
     const sweep = resourcesOfType('AWS::Events::Rule').find(([, res]) => JSON.stringify(res.Properties.Targets).includes(functions['files-sweep']?.logicalId ?? '?'));
     assert.equal(sweep?.[1].Properties.ScheduleExpression, 'rate(15 minutes)');
   });
