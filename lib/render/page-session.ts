@@ -216,8 +216,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
           page.createCDPSession(),
           page.setRequestInterception(true),
           page.setUserAgent(launched.userAgent),
-          prepareSettleTracking(page),
-          page.evaluateOnNewDocument(NO_POPUPS_SOURCE),
+          prepareSettleTracking(page, NO_POPUPS_SOURCE),
           // A render that does not want it takes it off again (one small call); one that wants it and
           // finds it missing registers it itself.
           options.cookieConsent ? prepareCookieConsent(page) : undefined,

@@ -76,9 +76,12 @@ const settledInPage = (maxMs: number) => `(async () => {
   return document.scripts.length > 0 || window.frames.length > 0;
 })()`;
 
-/** Prepares a page so `waitForSettled` can see the timers of the documents it loads. */
-export async function prepareSettleTracking(page: Page): Promise<void> {
-  await page.evaluateOnNewDocument(SETTLE_TRACKER_SOURCE);
+/**
+ * Prepares a page so `waitForSettled` can see the timers of the documents it
+ * loads; `alongside` is more new-document script, sent in the same call.
+ */
+export async function prepareSettleTracking(page: Page, alongside = ''): Promise<void> {
+  await page.evaluateOnNewDocument(alongside ? `${alongside};\n${SETTLE_TRACKER_SOURCE}` : SETTLE_TRACKER_SOURCE);
 }
 
 /**
