@@ -353,7 +353,7 @@ async function main(): Promise<void> {
     process.stdout.write(printReport(results));
     process.stdout.write(`\nJSON: ${file}\n`);
   } finally {
-    await Promise.allSettled([bench?.service.stop(), bare.stop(), pages.close()]);
+    await Promise.allSettled([bench?.stop(), bare.stop(), pages.close()]);
   }
 }
 

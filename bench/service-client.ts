@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../test/helpers/service.js';
@@ -29,6 +29,8 @@ export type BenchService = {
   call(endpoint: string, body: unknown): Promise<ServiceCall>;
   /** The server-side figures of the calls made since the last `takeServerSide()`, in order. */
   takeServerSide(): ServerSide[];
+  /** Stops the service and removes what the run left in the temporary directory. */
+  stop(): Promise<void>;
 };
 
 type StackFile = { endpoints: { dynamodb: string; s3: string; sqs: string }; region: string };
@@ -39,7 +41,8 @@ type StackFile = { endpoints: { dynamodb: string; s3: string; sqs: string }; reg
  */
 export async function startBenchService(): Promise<BenchService> {
   const token = randomBytes(24).toString('base64url');
-  const stackFile = join(mkdtempSync(join(tmpdir(), 'docrender-bench-')), 'dev-stack.json');
+  const stackDir = mkdtempSync(join(tmpdir(), 'docrender-bench-'));
+  const stackFile = join(stackDir, 'dev-stack.json');
   const service = await startService({ DEV_TOKEN: token, DEV_STACK_FILE: stackFile, ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   const [pid] = childrenMatching(process.pid, 'scripts/start.ts');
   const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as StackFile;
@@ -73,6 +76,10 @@ export async function startBenchService(): Promise<BenchService> {
         throw new Error(`${endpoint} answered ${res.status}: ${Buffer.from(data).toString('utf8').slice(0, 500)}`);
       }
       return { ms, bytes: data.byteLength, status: res.status };
+    },
+    async stop() {
+      await service.stop();
+      rmSync(stackDir, { recursive: true, force: true });
     },
     takeServerSide() {
       const text = service.output().slice(consumed);
