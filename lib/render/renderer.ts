@@ -14,6 +14,9 @@ type BrowserSlot = {
   spare: Promise<PageSession | undefined> | undefined;
 };
 
+/** A render that starts within this long of the previous one's end is part of a run of back-to-back requests. */
+const BACK_TO_BACK_MS = 50;
+
 /** How long closing what a timed-out render left behind may take before the browser is killed instead. */
 const RECOVERY_MS = 2_000;
 
@@ -51,6 +54,8 @@ export function createRenderer(options: RendererOptions): Renderer {
   let turn: Promise<unknown> = Promise.resolve();
   /** Renders in flight, this one included once it has started. */
   let rendering = 0;
+  /** When the last render ended: a request that comes right after finds the machine still busy. */
+  let lastReleasedAt = 0;
   /** Whether the spare should come with the cookie-banner hook: the last render wanted one. */
   let expectCookieConsent = false;
 
@@ -95,9 +100,10 @@ export function createRenderer(options: RendererOptions): Renderer {
     const spare = s.spare;
     s.spare = undefined;
     // Opening a session costs a renderer process start (~70 ms of CPU). The next one is prepared when
-    // this render is done, so that it does not compete with it; but when other renders are in flight
-    // the machine is busy anyway, and a spare started now is what the next request will want.
-    if (rendering > 1) prepareSpare(s);
+    // this render is done, so that it does not compete with it; but when other renders are in flight,
+    // or requests follow each other without a pause, the next request will come before that: start
+    // it now, alongside this render.
+    if (rendering > 1 || Date.now() - lastReleasedAt < BACK_TO_BACK_MS) prepareSpare(s);
     const session = spare ? await spare : undefined;
     if (session && s.launched.browser.connected) return session;
     return s.sessions.open();
@@ -205,6 +211,7 @@ export function createRenderer(options: RendererOptions): Renderer {
       throw new RenderError('Rendering failed', { cause: error });
     } finally {
       rendering -= 1;
+      lastReleasedAt = Date.now();
       clearTimeout(timer);
       if (!timedOut && s && session) release(s, session);
     }
