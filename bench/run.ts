@@ -28,7 +28,7 @@ type Phase = (typeof PHASES)[number];
 
 const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,throughput,cold,cpu] [--scenarios id,id]
 
-  --quick       fewer runs (5 per scenario, shorter throughput, one cold start each) for a quick look
+  --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 2–3 minutes
   --runs N      measured runs per latency scenario and side after warm-up (default 20)
   --warmup N    warm-up runs per scenario and side (default 3)
   --pause MS    idle time between two renders of the latency runs (default 250)
