@@ -95,7 +95,7 @@ const HOP_BY_HOP = new Set([
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
 
 /** Raw header pairs without hop-by-hop headers and those `Connection` names. */
-function endToEndHeaders(raw: readonly string[], keep: ReadonlySet<string> = new Set()): string[] {
+function endToEndHeaders(raw: readonly string[], keep: ReadonlySet<string> = new Set(), drop: readonly string[] = []): string[] {
   const listed = new Set<string>();
   for (let i = 0; i < raw.length; i += 2) {
     if (raw[i]?.toLowerCase() === 'connection') {
@@ -106,7 +106,7 @@ function endToEndHeaders(raw: readonly string[], keep: ReadonlySet<string> = new
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] ?? '';
     const lower = name.toLowerCase();
-    if (!keep.has(lower) && (HOP_BY_HOP.has(lower) || listed.has(lower))) continue;
+    if (drop.includes(lower) || (!keep.has(lower) && (HOP_BY_HOP.has(lower) || listed.has(lower)))) continue;
     out.push(name, raw[i + 1] ?? '');
   }
   return out;
@@ -261,7 +261,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       upstream.on('response', (upstreamRes) => {
         clearTimeout(connectTimer);
         counters.forwarded += 1;
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
+        // The proxy's own marker never comes from a site: a page cannot pass its answer off as a refusal.
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders, new Set(), [EGRESS_HEADER]));
         upstreamRes.pipe(res);
         upstreamRes.on('error', () => res.destroy());
       });

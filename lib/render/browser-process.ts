@@ -1,10 +1,11 @@
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { accessSync, constants, rmSync } from 'node:fs';
+import { chmod, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { RenderError } from '../errors.js';
+import type { EgressProxy } from '../net/index.js';
 import { chromiumArgs } from './launch-args.js';
 import type { ChromiumMode } from './types.js';
 
@@ -14,6 +15,8 @@ export type LaunchedBrowser = {
   mode: ChromiumMode;
   /** The user agent pages get unless a device preset brings its own ("HeadlessChrome" is widely blocked). */
   userAgent: string;
+  /** The filtering proxy every request of this browser goes through. */
+  egress: EgressProxy;
   /** Kills the process tree at once and then deletes its profile directory; safe to call twice. */
   kill(): void;
   /** Resolves once the process is gone and its profile directory deleted. */
@@ -44,20 +47,54 @@ function bundledExecutable(): Promise<string> {
   return unpacked;
 }
 
+const SHELL = '/bin/sh';
+const launchers = new Map<string, Promise<string>>();
+
 /**
- * Launches Chromium for rendering untrusted pages, with a fresh profile
- * directory under /tmp that is deleted when the browser goes away, so /tmp
- * does not fill up across warm invocations.
+ * A tiny launcher that turns core dumps off (RLIMIT_CORE 0) and then becomes
+ * Chromium (`exec`: same pid, same pipes), so a crashing renderer never writes
+ * a dump of page memory (cookies, credentials, other renders' pixels) to disk.
+ * Written once per executable into the temporary directory; without a shell
+ * (a stripped image) Chromium is started directly.
  */
-export async function launchBrowser(options: { mode: ChromiumMode; executablePath?: string }): Promise<LaunchedBrowser> {
-  const executablePath = options.executablePath ?? (await bundledExecutable());
+function coreDumpsOff(executablePath: string): Promise<string> {
+  try {
+    accessSync(SHELL, constants.X_OK);
+  } catch {
+    return Promise.resolve(executablePath);
+  }
+  let launcher = launchers.get(executablePath);
+  if (!launcher) {
+    launcher = (async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'docrender-launcher-'));
+      const path = join(dir, 'chromium');
+      const quoted = `'${executablePath.replaceAll("'", `'\\''`)}'`;
+      await writeFile(`${path}.tmp`, `#!${SHELL}\nulimit -c 0\nexec ${quoted} "$@"\n`, { mode: 0o700 });
+      await chmod(`${path}.tmp`, 0o700);
+      await rename(`${path}.tmp`, path);
+      return path;
+    })();
+    launcher.catch(() => launchers.delete(executablePath));
+    launchers.set(executablePath, launcher);
+  }
+  return launcher;
+}
+
+/**
+ * Launches Chromium for rendering untrusted pages: behind the egress proxy
+ * (every request, loopback included), with core dumps off, and with a fresh
+ * profile directory under /tmp that is deleted when the browser goes away,
+ * so /tmp does not fill up across warm invocations.
+ */
+export async function launchBrowser(options: { mode: ChromiumMode; executablePath?: string; egress: EgressProxy }): Promise<LaunchedBrowser> {
+  const executablePath = await coreDumpsOff(options.executablePath ?? (await bundledExecutable()));
   const userDataDir = await mkdtemp(join(tmpdir(), 'docrender-chromium-'));
   let browser: Browser;
   try {
     browser = await puppeteer.launch({
       executablePath,
       headless: 'shell',
-      args: chromiumArgs(chromium.args, options.mode),
+      args: [...chromiumArgs(chromium.args, options.mode), ...options.egress.chromiumArgs],
       userDataDir,
       // A pipe dies with the process, so a killed browser is noticed at once.
       pipe: true,
@@ -106,5 +143,5 @@ export async function launchBrowser(options: { mode: ChromiumMode; executablePat
     kill();
     throw new RenderError('Chromium started but does not answer', { cause: error });
   }
-  return { browser, mode: options.mode, userAgent, kill, gone };
+  return { browser, mode: options.mode, userAgent, egress: options.egress, kill, gone };
 }

@@ -1,10 +1,10 @@
-import type { Page, Viewport } from 'puppeteer-core';
+import type { HTTPResponse, Page, Viewport } from 'puppeteer-core';
 import { RenderError, ValidationError } from '../errors.js';
 import type { PageOptionsOutput } from '../schemas/render-options.js';
 import { loadAdblockEngine, loadedAdblockEngine, readPageTokens } from './adblock.js';
 import { disableCookieConsent, dismissCookieBanners, prepareCookieConsent, wantsCookieConsent } from './cookie-consent.js';
 import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from './deadline.js';
-import { toNavigationError } from './navigation-error.js';
+import { refusedByEgress, toNavigationError } from './navigation-error.js';
 import type { PageSource } from './page-source.js';
 import type { PageSession } from './page-session.js';
 import { AUTO_SETTLE_MAX_MS, waitForSettled } from './settle.js';
@@ -62,9 +62,10 @@ export async function loadPage(
   started = Date.now();
   const waitUntil = options.waitUntil ?? 'auto';
   const timeout = Math.max(1, waitAllowanceMs(deadline));
+  let response: HTTPResponse | null = null;
   try {
     if (fromUrl) {
-      await page.goto(source.url, { waitUntil: waitUntil === 'auto' ? 'load' : waitUntil, timeout });
+      response = await page.goto(source.url, { waitUntil: waitUntil === 'auto' ? 'load' : waitUntil, timeout });
     } else {
       // setContent knows no network idleness: wait for it the way goto would (500 ms idle).
       await page.setContent(source.html, { waitUntil: waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', timeout });
@@ -74,8 +75,11 @@ export async function loadPage(
       }
     }
   } catch (error) {
-    throw toNavigationError(error, { field: source.field, timeoutMs: timeout });
+    throw toNavigationError(error, { field: source.field, timeoutMs: timeout, egress: session.launched.egress, lastUrl: session.policy.navigationUrl });
   }
+  // A refused or unreachable address (the page itself or a redirect) answered by the egress proxy.
+  const refused = response && refusedByEgress(response, session.launched.egress, source.field);
+  if (refused) throw refused;
   timings.navigate = Date.now() - started;
 
   started = Date.now();

@@ -1,4 +1,6 @@
+import type { HTTPResponse } from 'puppeteer-core';
 import { NavigationError, RenderError, type ServiceError } from '../errors.js';
+import { EGRESS_HEADER, type EgressEvent, type EgressProxy } from '../net/index.js';
 
 /** Chromium's network error names, with what they mean to someone who is not a Chromium developer. */
 const EXPLANATIONS: Record<string, string> = {
@@ -24,14 +26,39 @@ const EXPLANATIONS: Record<string, string> = {
   ERR_CERT_DATE_INVALID: 'the TLS certificate has expired or is not yet valid',
   ERR_SSL_PROTOCOL_ERROR: 'the TLS handshake failed',
   ERR_HTTP2_PROTOCOL_ERROR: 'the server broke the HTTP/2 protocol',
+  ERR_TUNNEL_CONNECTION_FAILED: 'the address could not be reached, or may not be loaded',
 };
+
+/** Chromium's words for what the egress proxy refused or could not reach, with the proxy's reason. */
+function egressReason(event: EgressEvent): string {
+  if (event.outcome === 'refused') {
+    return `net::${event.netError} (refused by the egress policy: ${event.reason}; only public addresses may be loaded)`;
+  }
+  return `net::${event.netError} (${event.reason})`;
+}
+
+/**
+ * The navigation's answer came from the egress proxy, not from the site: the
+ * address was refused or could not be reached. Only a plain-http answer can
+ * be the proxy's (https goes through a tunnel the proxy cannot write into),
+ * and the proxy strips the header from what sites send, so a site cannot fake it.
+ */
+export function refusedByEgress(response: HTTPResponse, egress: EgressProxy, field: string): NavigationError | undefined {
+  const url = response.url();
+  if (!url.startsWith('http:') || response.headers()[EGRESS_HEADER] === undefined) return undefined;
+  const event = egress.failureFor(url);
+  return new NavigationError(event ? egressReason(event) : 'net::ERR_ACCESS_DENIED (the address may not be loaded)', { field });
+}
 
 /**
  * Turns what puppeteer throws while loading the page into the error the
  * caller sees: a `NavigationError` with a readable reason when the page could
  * not be loaded, a `RenderError` (500) when the browser itself failed.
  */
-export function toNavigationError(error: unknown, options: { field: string; timeoutMs: number }): ServiceError {
+export function toNavigationError(
+  error: unknown,
+  options: { field: string; timeoutMs: number; egress?: EgressProxy; lastUrl?: string },
+): ServiceError {
   const { field } = options;
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && error.name === 'TimeoutError') {
@@ -39,6 +66,9 @@ export function toNavigationError(error: unknown, options: { field: string; time
     return new NavigationError(`Navigation timeout: the page did not finish loading within ${seconds} s`, { field, cause: error });
   }
   const code = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
+  // An https address (or a redirect to one) the proxy refused or could not connect to: say which and why.
+  const event = code === 'ERR_TUNNEL_CONNECTION_FAILED' && options.lastUrl ? options.egress?.failureFor(options.lastUrl) : undefined;
+  if (event) return new NavigationError(egressReason(event), { field, cause: error });
   if (code) {
     const explanation = EXPLANATIONS[code];
     return new NavigationError(explanation ? `net::${code} (${explanation})` : `net::${code}`, { field, cause: error });

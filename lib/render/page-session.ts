@@ -24,6 +24,8 @@ export type RequestPolicy = {
    * --single-process the browser is not reused after such a render.
    */
   usedCredentials: boolean;
+  /** The last URL the main frame was sent to (the page, then each redirect hop): what a failed navigation names. */
+  navigationUrl: string;
 };
 
 /** An isolated page, ready to load what one render asks for. */
@@ -151,7 +153,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
       const origins = new Set<string>();
       const trackOrigins = mode === 'single-process';
       const activity = createNetworkActivity();
-      const policy: RequestPolicy = { adblock: null, adblockLoading: null, adblockFailed: false, pageUrl: '', usedCredentials: false };
+      const policy: RequestPolicy = { adblock: null, adblockLoading: null, adblockFailed: false, pageUrl: '', usedCredentials: false, navigationUrl: '' };
 
       const closeAll = async (): Promise<boolean> => {
         if (mode === 'multi-process') {
@@ -176,6 +178,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
             void request.abort('accessdenied').catch(noop);
             return;
           }
+          if (request.isNavigationRequest() && request.frame() === main) policy.navigationUrl = url;
           if (trackOrigins) {
             const origin = originOf(url);
             if (origin) origins.add(origin);

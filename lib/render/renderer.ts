@@ -1,4 +1,5 @@
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
+import { sharedEgressProxy } from '../net/index.js';
 import { loadAdblockEngine } from './adblock.js';
 import { wantsCookieConsent } from './cookie-consent.js';
 import { launchBrowser, type LaunchedBrowser } from './browser-process.js';
@@ -73,8 +74,8 @@ export function createRenderer(options: RendererOptions): Renderer {
     if (slot?.launched.browser.connected) return Promise.resolve(slot);
     if (slot) retire(slot);
     launching ??= (async () => {
-      const launchOptions = options.executablePath ? { mode, executablePath: options.executablePath } : { mode };
-      const launched = await launchBrowser(launchOptions);
+      const egress = await (options.egress ?? sharedEgressProxy)();
+      const launched = await launchBrowser(options.executablePath ? { mode, egress, executablePath: options.executablePath } : { mode, egress });
       const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spare: undefined };
       if (closed) {
         launched.kill();

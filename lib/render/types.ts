@@ -1,3 +1,4 @@
+import type { EgressProxy } from '../net/index.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput } from '../schemas/render-options.js';
 
 /** What to render: the page to load and the output to make of it. */
@@ -29,4 +30,9 @@ export type RendererOptions = {
   executablePath?: string;
   /** Default time budget of one render. */
   timeoutMs: number;
+  /**
+   * The filtering proxy Chromium is launched behind; default: the process's
+   * shared proxy, with the `ALLOW_PRIVATE_HOSTS` policy. Tests pass their own.
+   */
+  egress?: () => Promise<EgressProxy>;
 };

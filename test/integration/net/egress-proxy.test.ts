@@ -65,7 +65,12 @@ describe('startEgressProxy', () => {
   let publicPort: number;
 
   before(async () => {
-    publicSite = await startTestServer({ '/': html('<p>public page</p>'), '/echo': (req, res) => res.end(JSON.stringify(req.headers)) }, '127.0.0.1');
+    publicSite = await startTestServer({ '/': html('<p>public page</p>'), '/echo': (req, res) => res.end(JSON.stringify(req.headers)),
+      '/fake-refusal': (_req, res) => {
+        res.writeHead(200, { [EGRESS_HEADER]: 'refused', 'x-site': 'yes' });
+        res.end('a page');
+      },
+    }, '127.0.0.1');
     internal = await startTestServer({ '/': html('<p>internal secret</p>') }, '127.0.0.2');
     internalPort = Number(new URL(internal.url).port);
     publicPort = Number(new URL(publicSite.url).port);
@@ -109,6 +114,16 @@ describe('startEgressProxy', () => {
     assert.equal(seen['proxy-authorization'], undefined);
     assert.equal(seen['proxy-connection'], undefined);
     assert.equal(seen['x-kept'], 'yes');
+  });
+
+  it('drops the egress marker when a site sends it, so a page cannot pass its answer off as a refusal', async () => {
+    // Act
+    const answer = await viaProxy(proxy, `${publicSite.url}/fake-refusal`);
+
+    // Assess
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers[EGRESS_HEADER], undefined);
+    assert.equal(answer.headers['x-site'], 'yes');
   });
 
   it('answers 403 with a clear reason for a plain HTTP request to the internal host, which never hears of it', async () => {

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RenderTimeoutError } from '../../../lib/errors.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import { localEgress } from '../../helpers/local-egress.js';
 import type { ChromiumMode } from '../../../lib/render/types.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { b64, pdfText } from './render-fixtures.js';
@@ -53,7 +54,7 @@ for (const mode of ['multi-process', 'single-process'] as ChromiumMode[]) {
         },
         '/spin': html('<p>spinning</p><script>window.addEventListener("load", () => setTimeout(() => { for (;;) {} }, 50))</script>'),
       });
-      renderer = createRenderer({ mode, timeoutMs: 20_000 });
+      renderer = createRenderer({ mode, timeoutMs: 20_000, egress: localEgress });
       await renderer.warm();
     });
     after(async () => {

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { b64, pdfText } from './render-fixtures.js';
 
@@ -91,7 +92,7 @@ describe('renderer › page options', () => {
         res.end('document.body.append("ad script ran")');
       },
     });
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000 });
+    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
     await renderer.warm();
   });
   after(async () => {

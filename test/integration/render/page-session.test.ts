@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { AdblockEngine } from '../../../lib/render/adblock.js';
 import { launchBrowser, type LaunchedBrowser } from '../../../lib/render/browser-process.js';
 import { createSessionFactory, type SessionFactory } from '../../../lib/render/page-session.js';
+import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 /** An engine that blocks every URL containing "/ads/". */
@@ -21,7 +22,7 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
       '/ads/banner.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(),
       '/images/photo.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(),
     });
-    launched = await launchBrowser({ mode: 'multi-process' });
+    launched = await launchBrowser({ mode: 'multi-process', egress: await localEgress() });
     sessions = createSessionFactory(launched);
   });
   after(async () => {

@@ -1,7 +1,28 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NavigationError, RenderError } from '../../../lib/errors.js';
-import { toNavigationError } from '../../../lib/render/navigation-error.js';
+import type { HTTPResponse } from 'puppeteer-core';
+import type { EgressEvent, EgressProxy } from '../../../lib/net/index.js';
+import { refusedByEgress, toNavigationError } from '../../../lib/render/navigation-error.js';
+
+/** An egress proxy that remembers one failure, for one host. */
+function proxyRemembering(host: string, event: Omit<EgressEvent, 'at' | 'host'>): EgressProxy {
+  const remembered: EgressEvent = { ...event, host, at: Date.now() };
+  return {
+    url: 'http://127.0.0.1:1',
+    port: 1,
+    chromiumArgs: [],
+    stats: () => ({ forwarded: 0, tunnelled: 0, refused: 1, unreachable: 0, active: 0 }),
+    failureFor: (url) => (new URL(url).hostname === host ? remembered : undefined),
+    recentEvents: () => [remembered],
+    close: async () => undefined,
+  };
+}
+
+const refusal = { outcome: 'refused', kind: 'connect', port: 443, reason: '10.0.0.5 is a private address', netError: 'ERR_ACCESS_DENIED' } as const;
+
+/** The part of a puppeteer response `refusedByEgress` reads. */
+const responseOf = (url: string, headers: Record<string, string>) => ({ url: () => url, headers: () => headers }) as unknown as HTTPResponse;
 
 describe('toNavigationError', () => {
   it('names the network error and says what it means, on the page source field', () => {
@@ -34,5 +55,54 @@ describe('toNavigationError', () => {
     assert.ok(error instanceof RenderError);
     assert.equal(error.statusCode, 500);
     assert.equal(error.expose, false);
+  });
+
+  it('explains a tunnel the egress proxy refused with its reason, naming the last hop', () => {
+    // Prepare
+    const egress = proxyRemembering('10.0.0.5', refusal);
+
+    // Act
+    const error = toNavigationError(new Error('net::ERR_TUNNEL_CONNECTION_FAILED at https://public.example/'), {
+      field: 'page.url',
+      timeoutMs: 1000,
+      egress,
+      lastUrl: 'https://10.0.0.5/after-redirect',
+    });
+
+    // Assess
+    assert.ok(error instanceof NavigationError);
+    assert.match(error.fields['page.url'] ?? '', /^net::ERR_ACCESS_DENIED \(refused by the egress policy: 10\.0\.0\.5 is a private address/);
+  });
+
+  it('falls back to a plain explanation of a failed tunnel the proxy does not remember', () => {
+    // Act
+    const error = toNavigationError(new Error('net::ERR_TUNNEL_CONNECTION_FAILED at https://x.example/'), { field: 'page.url', timeoutMs: 1000 });
+
+    // Assess
+    assert.ok(error instanceof NavigationError);
+    assert.match(error.fields['page.url'] ?? '', /^net::ERR_TUNNEL_CONNECTION_FAILED \(/);
+  });
+});
+
+describe('refusedByEgress', () => {
+  const egress = proxyRemembering('10.0.0.5', { ...refusal, kind: 'http', port: 80 });
+
+  it('turns a plain-http answer marked by the proxy into a navigation error with the reason', () => {
+    // Act
+    const error = refusedByEgress(responseOf('http://10.0.0.5/x', { 'x-docrender-egress': 'refused' }), egress, 'page.url');
+
+    // Assess
+    assert.ok(error instanceof NavigationError);
+    assert.match(error.fields['page.url'] ?? '', /private address/);
+  });
+
+  it('lets through an answer without the marker, and an https answer that carries it (only the site could have written it)', () => {
+    // Act
+    const plain = refusedByEgress(responseOf('http://10.0.0.5/x', {}), egress, 'page.url');
+    const tunnelled = refusedByEgress(responseOf('https://10.0.0.5/x', { 'x-docrender-egress': 'refused' }), egress, 'page.url');
+
+    // Assess
+    assert.equal(plain, undefined);
+    assert.equal(tunnelled, undefined);
   });
 });

@@ -1,0 +1,16 @@
+import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
+
+/** What the test servers listen on: allowed here as `npm start` allows it, everything else private stays refused. */
+export const LOCAL_TEST_HOSTS = ['127.0.0.1', 'localhost'];
+
+let proxy: Promise<EgressProxy> | undefined;
+
+/**
+ * The egress proxy render tests launch Chromium behind: the service's own
+ * proxy and policy, with only the test servers' loopback names allowed
+ * (in place of `ALLOW_PRIVATE_HOSTS`). One per test process.
+ */
+export function localEgress(): Promise<EgressProxy> {
+  proxy ??= startEgressProxy({ policy: createEgressPolicy({ allowPrivateHosts: LOCAL_TEST_HOSTS }) });
+  return proxy;
+}
