@@ -21,6 +21,15 @@ const QUIET_FLAGS = [
 ];
 
 /**
+ * Headless Chromium has no popup blocker: without this a page's `window.open`
+ * and `target=_blank` clicks open real windows (200 of them outlast any time
+ * budget). With it they fail the way a blocked popup does (`window.open`
+ * returns null), in every document, including the one `page.html` is written
+ * into, which no new-document script reaches.
+ */
+const CONTAINMENT_FLAGS = ['--block-new-web-contents'];
+
+/**
  * Chromium command-line flags for rendering untrusted pages: the serverless
  * flags of `@sparticuz/chromium` without its security opt-outs, plus flags that
  * keep the browser off the network when it has nothing to render.
@@ -41,6 +50,6 @@ export function chromiumArgs(baseArgs: readonly string[], mode: ChromiumMode): s
     args.push(arg);
   }
   if (mode === 'single-process' && !args.includes('--single-process')) args.push('--single-process');
-  for (const flag of QUIET_FLAGS) if (!args.includes(flag)) args.push(flag);
+  for (const flag of [...QUIET_FLAGS, ...CONTAINMENT_FLAGS]) if (!args.includes(flag)) args.push(flag);
   return args;
 }

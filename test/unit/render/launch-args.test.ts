@@ -42,4 +42,12 @@ describe('chromiumArgs', () => {
     }
     assert.ok(!args.some((arg) => arg.startsWith('--headless')), 'puppeteer sets headless itself');
   });
+
+  it('blocks popups in both modes', () => {
+    // Act
+    const modes = (['multi-process', 'single-process'] as const).map((mode) => chromiumArgs(chromium.args, mode));
+
+    // Assess
+    for (const args of modes) assert.equal(args.filter((arg) => arg === '--block-new-web-contents').length, 1);
+  });
 });
