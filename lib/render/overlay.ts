@@ -1,8 +1,6 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { loadConfig } from '../config.js';
 import { RenderError, ValidationError } from '../errors.js';
+import { resolveEgress } from '../net/index.js';
 
 /**
  * Screenshot overlays: the shot laid on a background (colour, gradient or
@@ -99,45 +97,12 @@ function nonNegative(value: number | null | undefined, fallback: number): number
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
-// Addresses a page must not reach (decisions.md, "Network safety").
-const BLOCKED = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
-  BLOCKED.addSubnet(net, prefix, 'ipv6');
-}
-
-function isBlockedAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return BLOCKED.check(mapped[1], 'ipv4');
-  return BLOCKED.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
-}
-
-let allowList: { hosts: Set<string>; ranges: BlockList } | undefined;
-
-function privateAllowList(): { hosts: Set<string>; ranges: BlockList } {
-  if (!allowList) {
-    const hosts = new Set<string>();
-    const ranges = new BlockList();
-    for (const entry of loadConfig().allowPrivateHosts) {
-      const [address, prefix] = entry.split('/');
-      const family = address ? isIP(address) : 0;
-      if (address && family !== 0) {
-        const type = family === 6 ? 'ipv6' : 'ipv4';
-        if (prefix !== undefined) ranges.addSubnet(address, Number(prefix), type);
-        else ranges.addAddress(address, type);
-      } else {
-        hosts.add(entry.toLowerCase());
-      }
-    }
-    allowList = { hosts, ranges };
-  }
-  return allowList;
-}
-
-/** Default `allowUrl`: http(s) to hosts that resolve only to public addresses, or that ALLOW_PRIVATE_HOSTS names. */
+/**
+ * Default `allowUrl`: http(s) to a host the egress policy lets through (public
+ * addresses, or what ALLOW_PRIVATE_HOSTS names). The connection itself goes
+ * through the egress proxy like every request of the page; this check only
+ * spares the proxy a request it would refuse.
+ */
 export async function isPublicHttpUrl(url: string): Promise<boolean> {
   let parsed: URL;
   try {
@@ -146,20 +111,12 @@ export async function isPublicHttpUrl(url: string): Promise<boolean> {
     return false;
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const allowed = privateAllowList();
-  if (allowed.hosts.has(host)) return true;
-  const isAllowed = (address: string) => allowed.ranges.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
-  let addresses: string[];
-  if (isIP(host) !== 0) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      return false;
-    }
+  try {
+    await resolveEgress(parsed.hostname);
+    return true;
+  } catch {
+    return false;
   }
-  return addresses.length > 0 && addresses.every((address) => isAllowed(address) || !isBlockedAddress(address));
 }
 
 const TEMPLATE = `<!doctype html><html><head><meta charset="utf-8"><style>
