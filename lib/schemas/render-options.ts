@@ -136,6 +136,19 @@ function headerNameProblem(name: string, extraReserved: ReadonlySet<string>): st
   return undefined;
 }
 
+/**
+ * Most bytes of header names and values together: what common servers accept
+ * in a request head (8 KiB). Larger sets would only be refused by the site,
+ * and would bloat every job record they are stored in.
+ */
+export const MAX_HEADER_BYTES = 8 * 1024;
+
+function headerBytes(headers: Record<string, string>): number {
+  let total = 0;
+  for (const [name, value] of Object.entries(headers)) total += Buffer.byteLength(name) + Buffer.byteLength(value);
+  return total;
+}
+
 function headersSchema(extraReserved: ReadonlySet<string> = new Set()) {
   return v.pipe(
     JsonObjectSchema,
@@ -149,6 +162,7 @@ function headersSchema(extraReserved: ReadonlySet<string> = new Set()) {
       ),
       v.pipe(StringSchema, v.regex(HEADER_VALUE, HEADER_VALUE_MESSAGE)),
     ),
+    v.check((headers) => headerBytes(headers) <= MAX_HEADER_BYTES, `Headers may take ${MAX_HEADER_BYTES / 1024} KB at most, names and values together`),
   );
 }
 

@@ -291,6 +291,10 @@ describe('PageOptionsSchema', () => {
     it('rejects a header value with a line break (header injection) with a 400 on that name', () => {
       assertRejected(schema, withPage({ headers: { 'X-A': 'b\r\nX-Injected: 1' } }), 'page.headers.X-A');
     });
+
+    // 'X-A' is 3 bytes of name: the value makes up the rest.
+    fieldCases({ schema, field: 'page.headers', body: field('headers'), accept: [{ 'X-A': 'v'.repeat(8 * 1024 - 3) }] });
+    fieldCases({ schema, field: 'page.headers', body: field('headers'), reject: [{ 'X-A': 'v'.repeat(8 * 1024 - 2) }], message: /8 KB at most/ });
   });
 
   describe('booleans', () => {

@@ -116,6 +116,11 @@ describe('WebhookOptionsSchema', () => {
     it('rejects an invalid header name with a 400 on that name', () => {
       assertRejected(schema, withWebhook({ headers: { 'X Tenant': '42' } }), 'webhook.headers.X Tenant');
     });
+
+    // Two headers of 4 KiB each ('X-1' and 'X-2' are 3 bytes of name apiece): at the limit, then one byte over.
+    const pair = (extra: number) => ({ 'X-1': 'v'.repeat(4096 - 3), 'X-2': 'v'.repeat(4096 - 3 + extra) });
+    fieldCases({ schema, field: 'webhook.headers', body: (headers) => withWebhook({ headers }), accept: [pair(0)] });
+    fieldCases({ schema, field: 'webhook.headers', body: (headers) => withWebhook({ headers }), reject: [pair(1)], message: /8 KB at most/ });
   });
 
   describe('metadata', () => {
