@@ -25,7 +25,7 @@ export type LaunchedBrowser = {
 
 let unpacked: Promise<string> | undefined;
 
-/** Profile directories of browsers still alive; removed synchronously if this process exits first. */
+/** Profile directories of browsers still alive, and launchers; removed synchronously when this process exits. */
 const liveProfiles = new Set<string>();
 let exitHookInstalled = false;
 
@@ -55,7 +55,8 @@ const launchers = new Map<string, Promise<string>>();
  * Chromium (`exec`: same pid, same pipes), so a crashing renderer never writes
  * a dump of page memory (cookies, credentials, other renders' pixels) to disk.
  * Written once per executable into the temporary directory; without a shell
- * (a stripped image) Chromium is started directly.
+ * (a stripped image) or where it cannot be written or run (a noexec /tmp),
+ * Chromium is started directly, with the limit it inherits.
  */
 function coreDumpsOff(executablePath: string): Promise<string> {
   try {
@@ -67,14 +68,16 @@ function coreDumpsOff(executablePath: string): Promise<string> {
   if (!launcher) {
     launcher = (async () => {
       const dir = await mkdtemp(join(tmpdir(), 'docrender-launcher-'));
+      trackProfile(dir);
       const path = join(dir, 'chromium');
       const quoted = `'${executablePath.replaceAll("'", `'\\''`)}'`;
       await writeFile(`${path}.tmp`, `#!${SHELL}\nulimit -c 0\nexec ${quoted} "$@"\n`, { mode: 0o700 });
       await chmod(`${path}.tmp`, 0o700);
       await rename(`${path}.tmp`, path);
+      // A temporary directory mounted noexec: the launcher could not run.
+      accessSync(path, constants.X_OK);
       return path;
-    })();
-    launcher.catch(() => launchers.delete(executablePath));
+    })().catch(() => executablePath);
     launchers.set(executablePath, launcher);
   }
   return launcher;
