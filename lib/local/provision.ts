@@ -34,7 +34,7 @@ export type ProvisionedResource = {
 
 export type Provisioned = {
   resources: Record<string, ProvisionedResource>;
-  /** Declared resources that have no local counterpart (IAM, alarms…), left out. */
+  /** Declared resources that have no local counterpart (IAM, alarms…), left out whole, properties unresolved. */
   skipped: { logicalId: string; type: string }[];
   /** Properties the emulators could not apply; the resource exists without them. */
   warnings: string[];
@@ -86,6 +86,10 @@ export async function provisionResources(loaded: LoadedServerless, ctx: Provisio
 
   const create = async (logicalId: string, chain: string[]): Promise<ProvisionedResource | undefined> => {
     const resource = declared[logicalId] as CfnResource;
+    if (!hasLocalCounterpart(resource.Type)) {
+      provisioned.skipped.push({ logicalId, type: resource.Type });
+      return undefined;
+    }
     if (resource.Condition !== undefined && !(await condition(resource.Condition, chain))) return undefined;
     const at = `resources.Resources.${logicalId}.Properties`;
     const props = (await resolveIntrinsics(resource.Properties ?? {}, at, chain)) as Record<string, unknown>;
@@ -102,8 +106,7 @@ export async function provisionResources(loaded: LoadedServerless, ctx: Provisio
         result = await createQueue(logicalId, props, generatedName);
         break;
       default:
-        provisioned.skipped.push({ logicalId, type: resource.Type });
-        return undefined;
+        throw new LocalSetupError(`${logicalId}: ${resource.Type} is in EMULATED_TYPES but has no creator`);
     }
     provisioned.resources[logicalId] = result;
     return result;
@@ -361,6 +364,20 @@ export async function provisionResources(loaded: LoadedServerless, ctx: Provisio
 
   for (const logicalId of Object.keys(declared)) await ensure(logicalId, []);
   return provisioned;
+}
+
+/** The resource types `npm start` creates on its emulators. */
+const EMULATED_TYPES = new Set(['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::SQS::Queue']);
+
+/**
+ * Whether a resource type is created locally. Any other resource is skipped
+ * whole, before its condition or properties are resolved: they may name what
+ * only the deployed stack has (the `HttpApi` serverless generates, an SNS
+ * topic), and resolving them would stop `npm start` over a resource it never
+ * creates. It is still listed in `skipped`, whatever its condition says.
+ */
+function hasLocalCounterpart(type: string): boolean {
+  return EMULATED_TYPES.has(type);
 }
 
 function tableInput(props: Record<string, unknown>, generatedName: string): CreateTableCommandInput {

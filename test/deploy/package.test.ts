@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { packageOffline, type PackageResult } from '../../scripts/package.js';
+import { packageOffline, pinnedAwsEnvironment, SERVERLESS_CLI, type PackageResult } from '../../scripts/package.js';
 import { extractZip, listZip } from './zip-archive.js';
 
 /**
@@ -124,6 +124,22 @@ const PERMISSIONS: Record<string, string[]> = {
 type Resource = { Type: string; Properties: Record<string, any>; Condition?: string; DependsOn?: unknown };
 type Template = { Resources: Record<string, Resource>; Outputs: Record<string, any>; Conditions?: Record<string, unknown> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+/** Evaluates a template condition built from Fn::Equals, Fn::Not, Fn::And, Fn::Or and Condition over plain values. */
+function conditionHolds(template: Pick<Template, 'Conditions'>, name: string): boolean {
+  const evaluate = (value: any): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    if ('Condition' in value) return conditionHolds(template, String(value.Condition));
+    if ('Fn::Equals' in value) return JSON.stringify(evaluate(value['Fn::Equals'][0])) === JSON.stringify(evaluate(value['Fn::Equals'][1]));
+    if ('Fn::Not' in value) return !evaluate(value['Fn::Not'][0]);
+    if ('Fn::And' in value) return (value['Fn::And'] as unknown[]).every((item) => evaluate(item));
+    if ('Fn::Or' in value) return (value['Fn::Or'] as unknown[]).some((item) => evaluate(item));
+    throw new Error(`condition ${name}: cannot evaluate ${JSON.stringify(value)} offline`);
+  };
+  const definition = template.Conditions?.[name];
+  assert.ok(definition !== undefined, `condition ${name} is declared`);
+  return Boolean(evaluate(definition));
+}
 
 /** A statement's resource in words: `TokensTable`, `FilesBucket/files/*`, `logs:/aws/lambda/…`, or `*`. */
 function describeResource(resource: unknown): string {
@@ -339,18 +355,54 @@ describe('npm run package (offline, stage prod)', () => {
     for (const [id, res] of resourcesOfType('AWS::DynamoDB::Table')) assert.equal(res.Properties.BillingMode, 'PAY_PER_REQUEST', id);
   });
 
-  it('alarms when jobs reach the dead-letter queue, and runs the sweeper on a schedule', () => {
+  it('alarms when jobs reach the dead-letter queue and when the API answers 5xx, and runs the sweeper on a schedule', () => {
     // Prepare
     const alarms = resourcesOfType('AWS::CloudWatch::Alarm').map(([, res]) => res.Properties);
     const watches = (queue: string) =>
       alarms.filter((alarm) => (alarm.Dimensions ?? []).some((d: any) => d.Value?.['Fn::GetAtt']?.[0] === queue));
+    const apiMetric = (name: string) =>
+      alarms
+        .flatMap((alarm) => (alarm.Metrics ?? []).map((query: any) => query.MetricStat?.Metric))
+        .find((metric) => metric?.Namespace === 'AWS/ApiGateway' && metric.MetricName === name);
+    const apiStage = resourcesOfType('AWS::ApiGatewayV2::Stage').find(([, res]) => res.Properties.ApiId?.Ref === 'HttpApi')?.[1];
     // Assess
     assert.ok(watches('JobsDeadLetterQueue').length >= 1);
     assert.ok(watches('WebhooksDeadLetterQueue').length >= 1);
+    assert.equal(template.Resources.HttpApi?.Type, 'AWS::ApiGatewayV2::Api');
+    for (const name of ['5xx', 'Count']) {
+      assert.deepEqual(
+        apiMetric(name)?.Dimensions,
+        [{ Name: 'ApiId', Value: { Ref: 'HttpApi' } }, { Name: 'Stage', Value: apiStage?.Properties.StageName }],
+        `API Gateway ${name} of the HTTP API's stage`,
+      );
+    }
+    assert.equal(apiStage?.Properties.StageName, '$default');
     const topic = `arn:\${AWS::Partition}:sns:\${AWS::Region}:\${AWS::AccountId}:${template.Resources.AlarmTopic?.Properties.TopicName}`;
     for (const alarm of alarms) assert.deepEqual(alarm.AlarmActions, [{ 'Fn::Sub': topic }]);
     const sweep = resourcesOfType('AWS::Events::Rule').find(([, res]) => JSON.stringify(res.Properties.Targets).includes(functions['files-sweep']?.logicalId ?? '?'));
     assert.equal(sweep?.[1].Properties.ScheduleExpression, 'rate(15 minutes)');
+  });
+
+  it('subscribes the alarm e-mail address to the alarm topic only when --param alarmEmail is given', async () => {
+    // Prepare
+    const subscription = template.Resources.AlarmEmailSubscription;
+    const env = pinnedAwsEnvironment('http://127.0.0.1:9', { id: 'AKIAOFFLINEPRINT', secret: 'offline-print-not-a-secret' });
+    // Act: the same service resolved with the address given (print asks AWS nothing; any call would fail)
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [SERVERLESS_CLI, 'print', '--stage', 'prod', '--param', 'alarmEmail=ops@example.com', '--path', 'resources', '--format', 'json'],
+      { cwd: join(work, 'service'), env, maxBuffer: 16 * MB },
+    );
+    const given = JSON.parse(stdout.slice(stdout.indexOf('{'))) as Template;
+    // Assess: declared, on the alarm topic, but left out of the stack without an address
+    assert.equal(subscription?.Type, 'AWS::SNS::Subscription');
+    assert.equal(subscription?.Condition, 'AlarmEmailGiven');
+    assert.deepEqual(subscription?.Properties.TopicArn, { Ref: 'AlarmTopic' });
+    assert.equal(subscription?.Properties.Protocol, 'email');
+    assert.equal(conditionHolds(template, 'AlarmEmailGiven'), false);
+    // Assess: with the address, the condition holds and the subscription mails it
+    assert.equal(conditionHolds(given, 'AlarmEmailGiven'), true);
+    assert.equal(given.Resources.AlarmEmailSubscription?.Properties.Endpoint, 'ops@example.com');
   });
 
   it('outputs the API URL', () => {

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import {
   DescribeTableCommand,
   DynamoDBClient,
@@ -9,7 +10,8 @@ import {
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GetBucketLifecycleConfigurationCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
-import { LOCAL_ACCOUNT_ID } from '../../../lib/local/local-aws.js';
+import { createAwsClients } from '../../../lib/aws/clients.js';
+import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/local/local-aws.js';
 import { provisionResources } from '../../../lib/local/provision.js';
 import { PROJECT_SERVERLESS_FILE, type CfnResource } from '../../../lib/local/serverless-config.js';
 import { FIXTURE_SERVERLESS_FILE, withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
@@ -138,6 +140,41 @@ for (const [label, file] of [
     });
   });
 }
+
+describe('provisionResources with resources that have no emulator and refer to what only AWS has', () => {
+  const serverlessFile = fileURLToPath(new URL('fixtures/skipped-resources.yml', import.meta.url));
+  let local: LocalAws;
+
+  before(async () => {
+    // Act: what `npm start` does; resolving the alarm's or the subscription's properties would throw here
+    local = await startLocalAws({ serverlessFile });
+  });
+  after(() => local?.stop());
+
+  it('skips them whole, condition and properties unresolved, and lists them', () => {
+    // Assess
+    assert.deepEqual(local.provisioned.skipped, [
+      { logicalId: 'AlarmTopic', type: 'AWS::SNS::Topic' },
+      { logicalId: 'EmailSubscription', type: 'AWS::SNS::Subscription' },
+      { logicalId: 'Api5xxAlarm', type: 'AWS::CloudWatch::Alarm' },
+    ]);
+    assert.deepEqual(local.provisioned.warnings, []);
+  });
+
+  it('still creates the resources it has an emulator for, and sets the environment that uses them', async () => {
+    // Prepare
+    const { sqs } = createAwsClients({ region: local.serverless.config.provider.region });
+
+    // Act
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'skipped-test-alarms' }));
+    sqs.destroy();
+
+    // Assess
+    assert.deepEqual(Object.keys(local.provisioned.resources), ['AlarmsQueue']);
+    assert.equal(local.provisioned.resources.AlarmsQueue?.ref, QueueUrl);
+    assert.equal(process.env.ALARMS_QUEUE_URL, QueueUrl);
+  });
+});
 
 describe('startLocalAws environment', () => {
   let aws: LocalAwsForTests;
