@@ -1,4 +1,5 @@
 import { appDeps, type AppDeps } from './app.js';
+import { sharedEgressProxy } from './net/index.js';
 import { createRenderer } from './render/index.js';
 import type { Renderer } from './render/types.js';
 
@@ -17,6 +18,13 @@ export function renderDeps(): RenderDeps {
       mode: base.config.chromiumMode,
       executablePath: base.config.chromiumPath,
       timeoutMs: base.config.renderTimeoutMs,
+      // Every address a page was refused or could not reach is a log line (host and port, never the path):
+      // a refusal is often someone probing the network.
+      egress: () =>
+        sharedEgressProxy({
+          onEvent: ({ outcome, kind, host, port, reason, addressClass }) =>
+            base.logger[outcome === 'refused' ? 'warn' : 'info'](`egress ${outcome}`, { egress: { kind, host, port, reason, addressClass } }),
+        }),
     }),
   };
   return deps;

@@ -198,6 +198,22 @@ describe('security › egress: the service is no way into the network it runs in
       assertInternalUntouched();
     });
 
+    it('logs every refused address with host and port, never the path', async () => {
+      // Prepare
+      const logged = service.output().length;
+
+      // Act
+      const res = await service.request('/v1/pdf', { json: { page: { url: `${attacker.url}/every-request`, adblock: false } } });
+      await res.arrayBuffer();
+
+      // Assess
+      const lines = service.output().slice(logged).split('\n').filter((line) => line.includes('"egress refused"'));
+      const events = lines.map((line) => (JSON.parse(line) as { egress: { host: string; port: number; reason: string } }).egress);
+      assert.equal(res.status, 200);
+      assert.ok(events.some((e) => e.host === '127.0.0.2' && e.port === internal.port && /loopback/.test(e.reason)), lines.join('\n'));
+      for (const line of lines) assert.doesNotMatch(line, /\/(img|fetch|xhr|css|frame)\b/);
+    });
+
     it('renders page.html that reaches for the internal host in every way, and nothing reaches it', async () => {
       // Act
       const res = await service.request('/v1/pdf', { json: { page: { html: b64(everyRequestKind(internal.url)), adblock: false, waitUntil: 'networkidle0' } } });
