@@ -5,14 +5,16 @@ import { awsErrorName, storageError } from './errors.js';
 
 /**
  * Usage counters on a DynamoDB table keyed by `pk`, one item per counter:
- * `quota#<tokenHash>#<YYYY-MM>` holds `used` and the `refunded` spend ids,
- * `rate#<tokenHash>#<windowStart>` holds the window's request count `n`.
+ * `quota#<tokenHash>#<YYYY-MM>` holds `used`, `refund#<tokenHash>#<YYYY-MM>#<spendId>`
+ * marks a spend given back, `rate#<tokenHash>#<windowStart>` holds the
+ * window's request count `n`.
  * Every operation is one UpdateItem (or GetItem), atomic on its own, with no
  * transactions; `expiresAt` (epoch seconds) is the table's TTL attribute.
  * Attribute names go through aliases so no DynamoDB reserved word can bite.
  */
 export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName: string): UsageStore {
   const quotaKey = (key: QuotaCounterKey) => ({ pk: `quota#${key.tokenHash}#${key.period}` });
+  const refundKey = (key: QuotaCounterKey, spendId: string) => ({ pk: `refund#${key.tokenHash}#${key.period}#${spendId}` });
 
   return {
     async spend(key, limit, expiresAt) {
@@ -40,17 +42,37 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName
       }
     },
 
-    async refund(key, spendId) {
+    async refund(key, spendId, expiresAt) {
+      // First the marker, one small item per refund: whoever writes it owns the refund, so a
+      // retried or redelivered refund finds it and changes nothing. (Spend ids kept on the month
+      // item would grow it by every refund, towards DynamoDB's 400 KB item limit.)
+      try {
+        // An UpdateItem that creates the item: the functions that refund hold UpdateItem on this table, not PutItem.
+        await dynamo.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: refundKey(key, spendId),
+            UpdateExpression: 'SET #expiresAt = :expiresAt',
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ExpressionAttributeNames: { '#expiresAt': 'expiresAt' },
+            ExpressionAttributeValues: { ':expiresAt': expiresAt },
+          }),
+        );
+      } catch (error) {
+        if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+        throw storageError(`Refunding quota in table ${tableName}`, error);
+      }
+      // Then the unit back. Without a transaction (one write each), a crash between the two
+      // loses this refund: the caller keeps paying one unit, and no unit is ever given twice.
       try {
         await dynamo.send(
           new UpdateCommand({
             TableName: tableName,
             Key: quotaKey(key),
-            // Recording the spend id in the same write makes a repeated refund fail its condition.
-            UpdateExpression: 'ADD #used :minusOne, #refunded :spendIds',
-            ConditionExpression: '#used > :zero AND NOT contains(#refunded, :spendId)',
-            ExpressionAttributeNames: { '#used': 'used', '#refunded': 'refunded' },
-            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':spendIds': new Set([spendId]), ':spendId': spendId },
+            UpdateExpression: 'ADD #used :minusOne',
+            ConditionExpression: '#used > :zero',
+            ExpressionAttributeNames: { '#used': 'used' },
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
           }),
         );
         return true;

@@ -70,7 +70,9 @@ export async function spendQuota(store: UsageStore, token: TokenRecord, spendId:
  * this call gave the unit back.
  */
 export function refundQuota(store: UsageStore, spend: QuotaSpend): Promise<boolean> {
-  return store.refund({ tokenHash: spend.tokenHash, period: spend.period }, spend.spendId);
+  const [year, month] = spend.period.split('-').map(Number);
+  const period = billingPeriod(new Date(Date.UTC(year ?? 1970, (month ?? 1) - 1, 1)));
+  return store.refund({ tokenHash: spend.tokenHash, period: spend.period }, spend.spendId, expiry(period));
 }
 
 /** The token's quota, units used and what is left in the month `now` falls in. */

@@ -18,9 +18,10 @@ export interface UsageStore {
   /**
    * Takes back the unit spent by `spendId`, at most once per spendId. Resolves
    * true when this call gave it back, false when it had been given back before
-   * (or nothing was counted in the period).
+   * (or nothing was counted in the period). What records the refund expires
+   * at `expiresAt` (epoch seconds), with the period's counter.
    */
-  refund(key: QuotaCounterKey, spendId: string): Promise<boolean>;
+  refund(key: QuotaCounterKey, spendId: string, expiresAt: number): Promise<boolean>;
   /** Units counted in the period, 0 when none. */
   used(key: QuotaCounterKey): Promise<number>;
   /**

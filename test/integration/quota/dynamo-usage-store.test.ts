@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createAwsClients } from '../../../lib/aws/clients.js';
 import { createDynamoUsageStore } from '../../../lib/aws/dynamo-usage-store.js';
 import { StorageError } from '../../../lib/aws/errors.js';
@@ -109,6 +110,27 @@ describe('createDynamoUsageStore', () => {
     // Assess
     assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
     assert.equal((await readQuota(store(), subscriber, NOW)).remaining, 0);
+  });
+
+  it('keeps the month counter the same size however many refunds it takes, each expiring with it', async () => {
+    // Prepare
+    const subscriber = token({ monthlyLimit: null });
+    const spends = await Promise.all(Array.from({ length: 60 }, (_, i) => spendQuota(store(), subscriber, `refund-me-${i}`, NOW)));
+    const pk = `quota#${subscriber.tokenHash}#2026-06`;
+
+    // Act
+    const refunded = await Promise.all(spends.map((spend) => refundQuota(store(), spend)));
+    const again = await Promise.all(spends.map((spend) => refundQuota(store(), spend)));
+
+    // Assess
+    const { Item: counter } = await aws.clients.dynamo.send(new GetCommand({ TableName: aws.config.tables.usage, Key: { pk } }));
+    const { Item: marker } = await aws.clients.dynamo.send(
+      new GetCommand({ TableName: aws.config.tables.usage, Key: { pk: `refund#${subscriber.tokenHash}#2026-06#refund-me-7` } }),
+    );
+    assert.deepEqual([refunded.filter(Boolean).length, again.filter(Boolean).length], [60, 0]);
+    assert.deepEqual(Object.keys(counter ?? {}).sort(), ['expiresAt', 'pk', 'used']);
+    assert.equal(counter?.used, 0);
+    assert.equal(marker?.expiresAt, counter?.expiresAt);
   });
 
   it('never counts below zero: a refund without a spend changes nothing', async () => {

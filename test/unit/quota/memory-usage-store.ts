@@ -26,8 +26,8 @@ export function memoryUsageStore() {
       quota.set(id(key), counter);
       return counter.used;
     },
-    async refund(key, spendId) {
-      guard('refund', [key, spendId]);
+    async refund(key, spendId, expiresAt) {
+      guard('refund', [key, spendId, expiresAt]);
       const counter = quota.get(id(key));
       if (!counter || counter.used <= 0 || counter.refunded.has(spendId)) return false;
       counter.used -= 1;
