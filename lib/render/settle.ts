@@ -62,6 +62,9 @@ const SETTLE_TRACKER_SOURCE = `(() => {
   let lastActivityAt = 0;
   let observer = null;
   let waiting = false;
+  // The page scheduled work of its own: it runs scripts, even if it has removed its script elements
+  // since (a pagination polyfill replaces the body with the pages it laid out).
+  let scheduled = false;
   const now = () => performance.now();
   const nativeSetTimeout = window.setTimeout;
   const nativeClearTimeout = window.clearTimeout;
@@ -69,6 +72,7 @@ const SETTLE_TRACKER_SOURCE = `(() => {
   const nativeCancelRaf = window.cancelAnimationFrame;
   window.setTimeout = function setTimeout(handler, delay, ...args) {
     const ms = delay === undefined ? 0 : Number(delay);
+    scheduled = true;
     const follow = typeof handler === 'function' && ms <= (tracking ? ${SHORT_TIMER_MS} : ${YIELD_TIMER_MS});
     if (!follow) return nativeSetTimeout.call(window, handler, delay, ...args);
     const id = nativeSetTimeout.call(window, function (...callArgs) {
@@ -85,6 +89,7 @@ const SETTLE_TRACKER_SOURCE = `(() => {
   };
   if (nativeRaf) {
     window.requestAnimationFrame = function requestAnimationFrame(callback) {
+      scheduled = true;
       if (typeof callback !== 'function') return nativeRaf.call(window, callback);
       const id = nativeRaf.call(window, function (time) {
         pendingFrames.delete(id);
@@ -143,7 +148,7 @@ const SETTLE_TRACKER_SOURCE = `(() => {
        * (or at maxMs): { waitedMs, busy: reasons left, endless: infinite animations, scripted }.
        */
       settled: function (maxMs, idleMs) {
-        const scripted = document.scripts.length > 0 || window.frames.length > 0;
+        const scripted = scheduled || document.scripts.length > 0 || window.frames.length > 0;
         if (!scripted) idleMs = 0;
         if (!waiting) {
           waiting = true;
