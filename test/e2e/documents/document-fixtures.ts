@@ -141,6 +141,27 @@ ${[1, 2, 3, 4].map((n) => `<section><h1>Chapter ${n}</h1><p>${'The year in revie
 
 export type DocumentName = keyof typeof DOCUMENTS;
 
+/**
+ * An invoice as a Handlebars template using the document helpers, with a
+ * chart.js bar chart of its lines (animated by default, like the report).
+ */
+export const TEMPLATE_INVOICE = (base: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Invoice {{number}}</title>
+<style>body{margin:0;font-family:sans-serif} #box{position:absolute;left:0;top:0;width:800px;height:300px} main{position:absolute;top:320px}</style></head>
+<body><div id="box"><canvas id="chart"></canvas></div><main>
+<h1>Invoice {{uppercase number}}</h1><p>Issued {{formatDate issued dateStyle="long" locale="de-DE"}}</p>
+<table>{{#each lines}}<tr><td>{{item}}</td><td>{{formatCurrency amount "EUR" locale="de-DE"}}</td>{{#if (gt amount 1000)}}<td>large</td>{{/if}}</tr>{{/each}}</table>
+<p>Net {{formatCurrency (sum lines "amount") "EUR" locale="de-DE"}}, VAT {{formatPercent vatRate}}
+{{formatCurrency (round (multiply (sum lines "amount") vatRate) 2) "EUR" locale="de-DE"}}</p></main>
+<script src="${base}/lib/chart.js"></script>
+<script>
+  const lines = {{json lines}};
+  new Chart(document.getElementById('chart'), {
+    type: 'bar',
+    data: { labels: lines.map((l) => l.item), datasets: [{ data: lines.map((l) => l.amount), backgroundColor: 'rgb(255, 0, 0)' }] },
+    options: { maintainAspectRatio: false, plugins: { legend: { display: false } }, scales: { y: { min: 0, max: Math.max(...lines.map((l) => l.amount)) } } },
+  });
+</script></body></html>`;
+
 /** A decoded PNG with a pixel test helper. */
 export type Pixels = { width: number; height: number; rgba: (x: number, y: number) => [number, number, number, number] };
 

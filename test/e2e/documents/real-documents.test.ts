@@ -13,6 +13,7 @@ import {
   pdfImages,
   readPixels,
   topmostRow,
+  TEMPLATE_INVOICE,
   type DocumentName,
   type Pixels,
 } from './document-fixtures.js';
@@ -82,6 +83,49 @@ describe('real documents, default options', () => {
     // Whitespace collapsed: a label wrapped onto two lines is still the label.
     return { pdf, pdfText: info.text.join(' ').replace(/\s+/g, ' '), png: readPixels(png) };
   };
+
+  describe('as page.htmlTemplate', () => {
+    const templateData = {
+      number: 'inv-2041',
+      issued: '2026-03-05T10:00:00Z',
+      vatRate: 0.19,
+      lines: INVOICE_LINES.slice(0, 10).map((line) => ({ ...line, item: line.item.replace('</', '') })),
+    };
+
+    it('invoice with the template helpers and an animated chart: formatted rows, totals, the final bars', async () => {
+      // Act
+      const page = { htmlTemplate: b64(TEMPLATE_INVOICE(site.url)), templateData };
+      const pdfRes = await service.request('/v1/pdf', { json: { page } });
+      const pngRes = await service.request('/v1/screenshot', { json: { page } });
+      const pdf = new Uint8Array(await pdfRes.arrayBuffer());
+      const png = readPixels(new Uint8Array(await pngRes.arrayBuffer()));
+
+      // Assess: 125 + 250 + … + 1250 = 6875 EUR net, 19 % VAT = 1306.25 EUR.
+      assert.equal(pdfRes.status, 200);
+      assert.equal(pngRes.status, 200);
+      const text = (await readPdf(pdf)).text.join(' ').replace(/\s+/g, ' ');
+      assert.match(text, /Invoice INV-2041/);
+      assert.match(text, /Issued 5\. März 2026/);
+      for (const line of templateData.lines) assert.ok(text.includes(line.item), `row "${line.item}"`);
+      assert.match(text, /1\.250,00 € large/);
+      assert.match(text, /Net 6\.875,00 €, VAT 19% 1\.306,25 €/);
+      const topCss = topmostRow(png, isRed) * VIEWPORT.height;
+      assert.ok(topCss < 40, `the tallest bar starts at ${Math.round(topCss)} px, at the top of the chart`);
+    });
+
+    it('a misused helper answers 400 naming page.htmlTemplate, the helper and the reason', async () => {
+      // Act
+      const res = await service.request('/v1/pdf', {
+        json: { page: { htmlTemplate: b64('<p>{{formatCurrency total "XYZ"}}</p>'), templateData: { total: 5 } } },
+      });
+      const body = (await res.json()) as { code: string; fields: Record<string, string> };
+
+      // Assess
+      assert.equal(res.status, 400);
+      assert.equal(body.code, 'api.validation');
+      assert.match(body.fields['page.htmlTemplate'] ?? '', /Helper "formatCurrency": unknown currency "XYZ"/);
+    });
+  });
 
   for (const source of ['html', 'url'] as const) {
     describe(`as page.${source}`, () => {
