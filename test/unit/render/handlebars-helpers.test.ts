@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
@@ -141,6 +142,31 @@ describe('template helpers', () => {
       // Assess
       assert.equal(html, '12|€5|d|3');
     });
+  });
+
+  it("renders the README's invoice example as the README says", () => {
+    // Prepare
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const template = /```handlebars\n([\s\S]*?)```/.exec(readme)?.[1];
+    const data = /```json\n(\{"number"[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(template && data, 'the README has the example');
+
+    // Act
+    const html = render(template, JSON.parse(data));
+
+    // Assess
+    for (const expected of [
+      'Invoice INV-2041',
+      'Issued 5. März 2026, due 5. April 2026',
+      '<tr class="large">',
+      '<td>10 × 125,00\u00a0€</td>',
+      'Net 1.560,50\u00a0€',
+      'VAT 19%: 296,50\u00a0€',
+      'Reverse charge, VAT id FR40303265045',
+      'const lines = [{"item":"Consulting"',
+    ]) {
+      assert.ok(html.includes(expected), `has ${expected}`);
+    }
   });
 
   describe('misuse is a 400 on page.htmlTemplate naming the helper and the reason', () => {
