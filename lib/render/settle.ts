@@ -27,6 +27,13 @@ export const AUTO_SETTLE_MAX_MS = 5_000;
 /** Quiet time `auto` asks of a page that runs scripts: short, unlike networkidle's 500 ms. */
 export const AUTO_IDLE_MS = 150;
 
+/**
+ * How much faster `performance.now()`, `Date.now()` and frame timestamps run
+ * while the wait sees a `requestAnimationFrame` loop: time-based animations
+ * reach their last frame sooner, and that frame is the same.
+ */
+const WARP_SPEED = 10;
+
 /** How often the page checks whether it has settled; about one frame. */
 const PAGE_POLL_MS = 16;
 
@@ -48,7 +55,9 @@ const log = new Logger({ serviceName: 'docrender' });
  * yield to the event loop, so a page that polls does not hold the render up.
  * Finite Web Animations and CSS animations/transitions are fast-forwarded to
  * their end (`finish()`), which is exactly what they would show once done;
- * infinite ones are left as they are.
+ * infinite ones are left as they are. Animation-frame loops are sped up
+ * rather than skipped: the page's clocks run faster while one is running
+ * during the wait, so a time-based animation draws its own final frame.
  *
  * Plain JavaScript in a string: a bundler that keeps function names (tsx,
  * esbuild's keepNames) would otherwise slip helper calls into the page.
@@ -65,7 +74,21 @@ const SETTLE_TRACKER_SOURCE = `(() => {
   // The page scheduled work of its own: it runs scripts, even if it has removed its script elements
   // since (a pagination polyfill replaces the body with the pages it laid out).
   let scheduled = false;
-  const now = () => performance.now();
+  const nativePerfNow = performance.now.bind(performance);
+  const nativeDateNow = Date.now;
+  const now = nativePerfNow;
+  // Time as animation code reads it runs ${WARP_SPEED}x fast while the wait sees an animation-frame loop:
+  // an eased first draw (chart.js, d3, GSAP: they take progress from these clocks) reaches its
+  // last frame, the same one it would draw in real time, in a tenth of the time.
+  let skew = 0;
+  let warpSince = -1;
+  const skewNow = () => (warpSince < 0 ? skew : skew + (nativePerfNow() - warpSince) * ${WARP_SPEED - 1});
+  const warp = (on) => {
+    if (on && warpSince < 0) warpSince = nativePerfNow();
+    else if (!on && warpSince >= 0) { skew = skewNow(); warpSince = -1; }
+  };
+  performance.now = function now() { return nativePerfNow() + skewNow(); };
+  Date.now = function now() { return nativeDateNow.call(Date) + Math.round(skewNow()); };
   const nativeSetTimeout = window.setTimeout;
   const nativeClearTimeout = window.clearTimeout;
   const nativeRaf = window.requestAnimationFrame;
@@ -94,7 +117,7 @@ const SETTLE_TRACKER_SOURCE = `(() => {
       const id = nativeRaf.call(window, function (time) {
         pendingFrames.delete(id);
         lastActivityAt = now();
-        return callback.call(this, time);
+        return callback.call(this, time + skewNow());
       });
       pendingFrames.add(id);
       return id;
@@ -163,9 +186,11 @@ const SETTLE_TRACKER_SOURCE = `(() => {
         return new Promise(function (resolve) {
           const check = function () {
             const endless = finishAnimations();
+            warp(pendingFrames.size > 0);
             const reasons = busy(idleMs);
             const waitedMs = now() - started;
             if (reasons.length === 0 || waitedMs >= maxMs) {
+              warp(false);
               decodeImages().then(function () {
                 resolve({ waitedMs: waitedMs, busy: reasons, endless: endless, scripted: scripted });
               });

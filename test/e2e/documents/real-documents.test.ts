@@ -159,6 +159,25 @@ describe('real documents, default options', () => {
         assert.ok(topInCanvas < 0.1, `in the PDF the tallest bar starts at ${Math.round(topInCanvas * 100)} % of the canvas`);
       });
 
+      it('chart.js report: the sped-up first draw ends on the very frame real time draws', async () => {
+        // Prepare: the page as it stands 3 s after load, its animation long over in real time.
+        const page = source === 'html' ? { html: b64(DOCUMENTS.chart(site.url)) } : { url: `${site.url}/chart.html` };
+        const settledRes = await service.request('/v1/screenshot', { json: { page: { ...page, waitUntil: 'load', waitForMilliseconds: 3000 } } });
+        const autoRes = await service.request('/v1/screenshot', { json: { page } });
+
+        // Act
+        const settled = Buffer.from(await settledRes.arrayBuffer());
+        const auto = Buffer.from(await autoRes.arrayBuffer());
+
+        // Assess
+        assert.equal(settledRes.status, 200);
+        assert.equal(autoRes.status, 200);
+        const [a, b] = [readPixels(settled), readPixels(auto)];
+        let differing = 0;
+        for (let y = 0; y < a.height; y++) for (let x = 0; x < a.width; x++) if (a.rgba(x, y).join() !== b.rgba(x, y).join()) differing++;
+        assert.equal(differing, 0, 'auto captured the same pixels as the page settled in real time');
+      });
+
       it('Paged.js report: every page laid out and numbered', async () => {
         // Act
         const { pdfText, png } = await render('paged', source);
