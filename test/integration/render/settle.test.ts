@@ -4,7 +4,16 @@ import { createRenderer, type Renderer } from '../../../lib/render/index.js';
 import { pngPixel } from '../../helpers/documents.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { b64, oneX, pdfText, renderImage } from './render-fixtures.js';
+import { PNG } from 'pngjs';
+import { pdfImages } from '../../e2e/documents/document-fixtures.js';
+import { b64, oneX, pdfText, renderImage, renderPdf } from './render-fixtures.js';
+
+/** A 20×10 red PNG. */
+const RED_PNG = (() => {
+  const png = new PNG({ width: 20, height: 10 });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([255, 0, 0, 255], i);
+  return PNG.sync.write(png);
+})();
 
 /** A bar that grows to 300 px over 800 ms in requestAnimationFrame steps, as chart libraries draw. */
 const RAF_BAR = `<style>body{margin:0} #bar{position:absolute;left:0;bottom:0;width:100px;height:0;background:rgb(255,0,0)}</style>
@@ -33,6 +42,39 @@ const NEVER_SETTLES = `<style>@keyframes spin{to{transform:rotate(360deg)}} #s{w
   (function poll() { fetch('data:text/plain,x').then(() => { document.title = String(Date.now()); setTimeout(poll, 100) }) })();
 </script>`;
 
+/** Only an endless CSS spinner: nothing to wait for. */
+const ENDLESS_SPINNER = `<style>@keyframes spin{to{transform:rotate(360deg)}} #s{width:20px;height:20px;background:#000;animation:spin 1s linear infinite}</style>
+<p>spinner page</p><div id="s"></div>`;
+
+/** Lazy images far below the fold, which a PDF shows only if they were loaded. */
+const lazyImages = (src: string) => `<div style="height:3000px">top</div><img loading="lazy" src="${src}" width="200" height="100"><p>bottom</p>`;
+
+/** Lines the renderer logs while `work` runs (JSON lines: INFO on stdout, WARN and ERROR on stderr). */
+async function logged<T>(work: () => Promise<T>): Promise<{ result: T; lines: Array<Record<string, unknown>> }> {
+  let out = '';
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((stream) => stream.write.bind(stream));
+  streams.forEach((stream, i) => {
+    // Passed on as well: the test runner reports through the same streams.
+    stream.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      out += `${chunk.toString()}\n`;
+      return originals[i]!(chunk, ...rest);
+    }) as typeof stream.write;
+  });
+  try {
+    const result = await work();
+    // The runner's own messages carry no line breaks of their own: find each JSON line's start.
+    const lines = out
+      .split('\n')
+      .map((line) => line.slice(Math.max(0, line.indexOf('{"level"'))))
+      .filter((line) => line.startsWith('{"level"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { result, lines };
+  } finally {
+    streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write));
+  }
+}
+
 const isRed = ([r, g, b]: number[]) => r! > 200 && g! < 60 && b! < 60;
 
 describe('renderer › auto waits for the page to be finished', () => {
@@ -48,6 +90,10 @@ describe('renderer › auto waits for the page to be finished', () => {
         }, 150);
       },
       '/raf-bar': html(RAF_BAR),
+      '/pixel.png': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' });
+        res.end(RED_PNG);
+      },
     });
     renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
     await renderer.warm();
@@ -95,13 +141,38 @@ describe('renderer › auto waits for the page to be finished', () => {
     assert.ok(g > 100, 'the Web Animation box is at 500 px');
   });
 
-  it('captures a page that never settles at the bound, and the next render works', async () => {
+  it('captures a page that never settles at the bound, logs why, and the next render works', async () => {
     // Act
-    const busy = await pdfText(renderer, { html: b64(NEVER_SETTLES) });
+    const { result: busy, lines } = await logged(() => renderer.render({ output: 'PDF', page: { html: b64(NEVER_SETTLES) } }));
     const next = await pdfText(renderer, { html: b64('<p>next render</p>') });
 
-    // Assess: no timeout error (the budget is 20 s), and the browser is still good for the next one.
-    assert.match(busy, /never settles/);
+    // Assess: no timeout error (the budget is 20 s), the reason logged, and the browser still good.
+    assert.ok(busy.body.length > 0);
+    assert.ok(busy.timings.unsettled !== undefined, 'the request log line marks the render as unsettled');
+    const warning = lines.find((line) => String(line.message).includes('did not settle'));
+    assert.ok(warning, 'a warning says the page did not settle');
+    assert.equal(warning.level, 'WARN');
+    assert.ok((warning.reasons as string[]).includes('requestAnimationFrame loop running'), `reasons: ${String(warning.reasons)}`);
     assert.match(next, /next render/);
+  });
+
+  it('does not wait for an endless CSS animation: captured as it stands, without reaching the bound', async () => {
+    // Act
+    const { result, lines } = await logged(() => renderer.render({ output: 'PDF', page: { html: b64(ENDLESS_SPINNER) } }));
+
+    // Assess
+    assert.equal(result.timings.unsettled, undefined, 'settled, not cut off at the bound');
+    assert.equal(lines.filter((line) => String(line.message).includes('did not settle')).length, 0);
+    assert.ok(lines.some((line) => String(line.message).includes('endless animations')), 'the endless animation is noted');
+  });
+
+  it('loads lazy images below the fold, so the PDF has them', async () => {
+    // Act
+    const lazyUrl = `${site.url}/pixel.png`;
+    const inline = await renderPdf(renderer, { html: b64(lazyImages(lazyUrl)) });
+
+    // Assess
+    const images = await pdfImages(new Uint8Array(inline.data));
+    assert.ok(images.some((image) => image.width === 20 && image.height === 10), 'the lazy image is printed');
   });
 });
