@@ -166,13 +166,15 @@ describe('renderer › auto waits for the page to be finished', () => {
     assert.ok(lines.some((line) => String(line.message).includes('endless animations')), 'the endless animation is noted');
   });
 
-  it('loads lazy images below the fold, so the PDF has them', async () => {
+  it('loads lazy images below the fold, so a PDF and a full-page capture have them', async () => {
     // Act
-    const lazyUrl = `${site.url}/pixel.png`;
-    const inline = await renderPdf(renderer, { html: b64(lazyImages(lazyUrl)) });
+    const page = { html: b64(lazyImages(`${site.url}/pixel.png`)) };
+    const pdf = await renderPdf(renderer, page);
+    const full = await renderImage(renderer, page, { viewport: oneX, fullPage: true });
 
-    // Assess
-    const images = await pdfImages(new Uint8Array(inline.data));
+    // Assess: printed, and painted where it sits in the full page (3000 px down, 200×100).
+    const images = await pdfImages(new Uint8Array(pdf.data));
     assert.ok(images.some((image) => image.width === 20 && image.height === 10), 'the lazy image is printed');
+    assert.ok(isRed(pngPixel(full.data, 100, 3008 + 50)), 'the lazy image is in the full-page capture');
   });
 });
