@@ -239,7 +239,8 @@ export type SettleOutcome = { settled: boolean; waitedMs: number; reasons: strin
 
 /**
  * The `auto` wait, run after the load event: the page finished, not only
- * loaded. Web fonts ready, short timers fired, animation-frame loops ended,
+ * loaded. Web fonts ready, short timers fired, animation-frame loops ended
+ * (sped up while the wait sees them),
  * the DOM unchanged and the network quiet for a short idle window (none at
  * all for a page without scripts, where nothing is left to change), images
  * decoded and finite animations fast-forwarded to their end. Gives up at
