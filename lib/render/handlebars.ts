@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { ValidationError } from '../errors.js';
+import { registerDocumentHelpers, TemplateHelperError } from './handlebars-helpers.js';
 
 /**
  * Handlebars for caller templates.
  *
- * One environment for the whole process, built once: only the built-in
- * helpers (`if`, `unless`, `each`, `with`, `lookup`, plus the two "missing"
- * fallbacks), no partials, no decorators, and its registries frozen so that
+ * One environment for the whole process, built once: the built-in helpers
+ * (`if`, `unless`, `each`, `with`, `lookup`, plus the two "missing"
+ * fallbacks) and the document helpers of `handlebars-helpers.ts`, no partials, no decorators, and its registries frozen so that
  * nothing can be registered later. Callers can never add helpers or
  * partials, so there is nothing for one render to leak into the next, and a
  * shared environment lets compiled templates be cached (a compiled template
@@ -50,6 +51,16 @@ let activeBudget: Budget | null = null;
 type HelperOptions = Handlebars.HelperOptions;
 type Program = (context: unknown, options?: unknown) => string;
 
+/** One more unit of loop work for the render in progress; stops a template that explodes. */
+function countIteration(): void {
+  const budget = activeBudget;
+  if (!budget) return;
+  budget.iterations += 1;
+  if (budget.iterations > MAX_ITERATIONS) {
+    throw new TemplateLimitError(`Template runs more than ${MAX_ITERATIONS} loop iterations`);
+  }
+}
+
 function createEnvironment(): typeof Handlebars {
   const env = Handlebars.create();
   const builtinEach = env.helpers.each as (this: unknown, context: unknown, options: HelperOptions) => string;
@@ -62,10 +73,7 @@ function createEnvironment(): typeof Handlebars {
     const body = options.fn as Program;
     let produced = 0;
     const counted = Object.assign(function (this: unknown, value: unknown, frame?: unknown) {
-      budget.iterations += 1;
-      if (budget.iterations > MAX_ITERATIONS) {
-        throw new TemplateLimitError(`Template runs more than ${MAX_ITERATIONS} loop iterations`);
-      }
+      countIteration();
       const out = body.call(this, value, frame);
       produced += out.length;
       if (produced > MAX_OUTPUT_BYTES) {
@@ -75,6 +83,7 @@ function createEnvironment(): typeof Handlebars {
     }, body);
     return builtinEach.call(this, context, { ...options, fn: counted as unknown as HelperOptions['fn'] });
   });
+  registerDocumentHelpers(env, countIteration);
   // `{{log}}` would write caller content into our logs.
   env.unregisterHelper('log');
 
@@ -167,7 +176,9 @@ export function renderHandlebars(templateBase64: string, data: unknown): string 
     // Compilation is lazy: syntax errors surface on this first call too.
     html = template(context, RUNTIME_OPTIONS);
   } catch (error) {
-    if (error instanceof TemplateLimitError) throw new ValidationError({ [FIELD]: error.message }, { cause: error });
+    if (error instanceof TemplateLimitError || error instanceof TemplateHelperError) {
+      throw new ValidationError({ [FIELD]: error.message }, { cause: error });
+    }
     if (error instanceof RangeError) {
       // Stack or string-length exhaustion: the template is too big or too deep to render.
       throw new ValidationError({ [FIELD]: 'Template is too large or too deeply nested to render' }, { cause: error });

@@ -7,7 +7,7 @@ import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from 
 import { refusedByEgress, toNavigationError } from './navigation-error.js';
 import type { PageSource } from './page-source.js';
 import type { PageSession } from './page-session.js';
-import { AUTO_SETTLE_MAX_MS, waitForSettled } from './settle.js';
+import { AUTO_SETTLE_MAX_MS, trackCurrentDocument, waitForSettled } from './settle.js';
 
 /** Screen a screenshot is taken on; a PDF keeps the page's default. */
 export type ScreenEmulation = { viewport: Viewport; userAgent?: string };
@@ -67,6 +67,9 @@ export async function loadPage(
     if (fromUrl) {
       response = await page.goto(source.url, { waitUntil: waitUntil === 'auto' ? 'load' : waitUntil, timeout });
     } else {
+      // setContent writes into the blank page already there: no new document, so the settle
+      // tracker is put in by hand, before the caller's scripts run, as a navigation would have.
+      if (javascript) await trackCurrentDocument(page);
       // setContent knows no network idleness: wait for it the way goto would (500 ms idle).
       await page.setContent(source.html, { waitUntil: waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', timeout });
       if (waitUntil === 'networkidle0' || waitUntil === 'networkidle2') {
@@ -85,7 +88,9 @@ export async function loadPage(
   started = Date.now();
   if (waitUntil === 'auto') {
     const until = Math.min(Date.now() + AUTO_SETTLE_MAX_MS, deadline.at - captureReserveMs(deadline.budgetMs));
-    await waitForSettled(page, session.activity, { until, javascript });
+    const outcome = await waitForSettled(page, session.activity, { until, javascript });
+    // In the request's log line: a page captured at the bound (the reasons are logged by the wait).
+    if (!outcome.settled) timings.unsettled = outcome.waitedMs;
   }
   // After the settling: autoconsent has been at work in the page all along, and it is the
   // page as it now stands that must be free of banners (one that came late is caught).

@@ -58,4 +58,34 @@ describe('createNetworkActivity', () => {
     assert.equal(twoOld, true);
     assert.equal(threeOld, false);
   });
+  it('counts quiet time already behind: a network idle for long answers at once', async () => {
+    // Prepare: a request that ended 80 ms ago.
+    const activity = createNetworkActivity();
+    const done = request();
+    activity.started(done);
+    activity.ended(done);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+
+    // Act: asked for 50 ms of quiet with no time left to wait, it can only answer from the past.
+    const quiet = await activity.waitForQuiet({ idleMs: 50, until: Date.now() });
+    const notYet = await activity.waitForQuiet({ idleMs: 500, until: Date.now() });
+
+    // Assess
+    assert.equal(quiet, true);
+    assert.equal(notYet, false);
+  });
+
+  it('counts an old request as quiet only from the moment it became old', async () => {
+    // Prepare: a long poll started now, old after 30 ms.
+    const activity = createNetworkActivity();
+    activity.started(request());
+
+    // Act
+    const atOnce = await activity.waitForQuiet({ idleMs: 40, until: Date.now(), freshMs: 30 });
+    const later = await activity.waitForQuiet({ idleMs: 40, until: Date.now() + 2_000, freshMs: 30 });
+
+    // Assess
+    assert.equal(atOnce, false);
+    assert.equal(later, true);
+  });
 });
