@@ -112,6 +112,49 @@ describe('runJob', () => {
     assert.equal(jobs.peek(job)?.runs, 2);
   });
 
+  it('fails a job once, with a reason, when Node refuses its options (a throw that would repeat on every delivery)', async () => {
+    // Prepare
+    const refusal = () => Object.assign(new TypeError('Invalid character in header content ["x-a"]'), { code: 'ERR_INVALID_CHAR' });
+    for (const failWith of [() => new URIError('URI malformed'), refusal]) {
+      const { jobs, queue, deps, refunds } = setup({ failWith });
+      const job = await queuedJob(jobs);
+
+      // Act: no throw, so the queue does not offer the message again.
+      await runJob(job, deps, clock());
+
+      // Assess
+      const failed = jobs.peek(job)!;
+      assert.equal(failed.status, 'FAILED');
+      assert.equal(failed.error?.code, 'job.invalid');
+      assert.match(failed.error?.message ?? '', /URIError|ERR_INVALID_CHAR/);
+      assert.equal(queue.webhooks.length, 1);
+      assert.deepEqual(refunds, ['request-1']);
+    }
+  });
+
+  it('completes a job whose stored pre-signed URL can never be called, with the upload FAILED and the file kept', async () => {
+    // Prepare: a record stored before the schemas refused such URLs; the upload goes through the real client.
+    const { jobs, deps } = setup();
+    const job = newJob({
+      accountId: 'acct-1',
+      tokenHash: 'hash',
+      spend: SPEND,
+      input: { output: 'PDF', page: { html: b64('<p>hello</p>') } },
+      storage: { preSignedUrl: 'http://user%SZ@bucket.example/key' },
+      webhook: { url: 'https://hooks.example/done' },
+    });
+    await jobs.create(job);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    const done = jobs.peek(job)!;
+    assert.equal(done.status, 'COMPLETED');
+    assert.equal(done.signedUrlStatus, 'FAILED');
+    assert.ok(done.file);
+  });
+
   it('never renders a finished job again when its message is delivered twice', async () => {
     // Prepare
     const { jobs, queue, renderer, deps } = setup();
