@@ -3,9 +3,7 @@
  * rate limit, body limit, JSON parse, the real valibot schemas, error mapper),
  * built from lib/api with in-memory stores, so thousands of fuzzed requests
  * run in seconds. The renderer is a stand-in that still runs every step of a
- * render that does not need Chromium: picking the page source (base64
- * decoding, Handlebars), the PDF options and the screen emulation. Anything
- * those throw reaches the error mapper exactly as in a real render.
+ * render that does not need Chromium (see chromiumless-renderer.ts).
  */
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -16,37 +14,17 @@ import { createTemplateEndpoint, updateTemplateEndpoint } from '../../../lib/api
 import type { Config } from '../../../lib/config.js';
 import type { HttpEvent, HttpResult } from '../../../lib/http/types.js';
 import type { RenderDeps } from '../../../lib/render-app.js';
-import { screenFor } from '../../../lib/render/capture-screenshot.js';
-import { resolvePageSource } from '../../../lib/render/page-source.js';
-import { toPdfOptions } from '../../../lib/render/pdf-options.js';
-import type { RenderInput, RenderResult } from '../../../lib/render/types.js';
 import { newTemplateId } from '../../../lib/templates/template-ids.js';
 import type { Template, TemplateStore } from '../../../lib/templates/template-store.js';
 import { hashToken } from '../../../lib/tokens/tokens.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
+import { chromiumlessRenderer } from '../../helpers/chromiumless-renderer.js';
 import { memoryFileStore, memoryJobStore, recordingQueue } from '../jobs/fakes.js';
 import { memoryUsageStore } from '../quota/memory-usage-store.js';
 
 export const TOKEN = 'dr_fuzz_token_0123456789abcdef0123';
 export const TEMPLATE_ID = newTemplateId();
 export const MAX_BODY_BYTES = 256 * 1024;
-
-/** A renderer with everything but the browser: what it throws is what a real render would throw first. */
-function chromiumlessRenderer(): RenderDeps['renderer'] {
-  return {
-    async render(input: RenderInput): Promise<RenderResult> {
-      resolvePageSource(input.page);
-      if (input.output === 'PDF') {
-        toPdfOptions(input.pdf);
-        return { body: Buffer.from('%PDF-1.7'), contentType: 'application/pdf', output: 'PDF', timings: {} };
-      }
-      screenFor(input.screenshot);
-      return { body: Buffer.from('PNG'), contentType: 'image/png', output: 'IMAGE', timings: {} };
-    },
-    warm: async () => undefined,
-    close: async () => undefined,
-  };
-}
 
 function memoryTemplates(): TemplateStore {
   const now = new Date().toISOString();
