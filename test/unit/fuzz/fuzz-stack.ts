@@ -16,6 +16,7 @@ import type { HttpEvent, HttpResult } from '../../../lib/http/types.js';
 import type { RenderDeps } from '../../../lib/render-app.js';
 import { newTemplateId } from '../../../lib/templates/template-ids.js';
 import type { Template, TemplateStore } from '../../../lib/templates/template-store.js';
+import { billingPeriod } from '../../../lib/quota/quota.js';
 import { hashToken } from '../../../lib/tokens/tokens.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 import { chromiumlessRenderer } from '../../helpers/chromiumless-renderer.js';
@@ -43,8 +44,9 @@ function memoryTemplates(): TemplateStore {
 export type EndpointName =
   | 'pdf' | 'screenshot' | 'template' | 'pdf/async' | 'screenshot/async' | 'template/async' | 'templates' | 'templates/update';
 
-/** Every fuzzed endpoint, built once over shared in-memory stores. */
-export function buildFuzzStack() {
+/** Every fuzzed endpoint, built once over shared in-memory stores (and the stand-in renderer unless given one). */
+export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = {}) {
+  const usage = memoryUsageStore();
   const token: TokenRecord = {
     tokenHash: hashToken(TOKEN), accountId: 'acc-fuzz', active: true, monthlyLimit: null,
     // Far above any burst a fuzz run makes: the rate limit is not what is being fuzzed.
@@ -55,11 +57,11 @@ export function buildFuzzStack() {
     logger: new Logger({ serviceName: 'fuzz', logLevel: 'SILENT' }),
     tokens: { findByHash: async (hash: string) => (hash === token.tokenHash ? token : undefined), create: async () => undefined, setActive: async () => true },
     templates: memoryTemplates(),
-    usage: memoryUsageStore().store,
+    usage: usage.store,
     files: memoryFileStore(),
     jobs: memoryJobStore(),
     queue: recordingQueue(),
-    renderer: chromiumlessRenderer(),
+    renderer: options.renderer ?? chromiumlessRenderer(),
   } as unknown as RenderDeps;
 
   const handlers: Record<EndpointName, (event: HttpEvent, context: Context) => Promise<HttpResult>> = {
@@ -96,7 +98,9 @@ export function buildFuzzStack() {
     const context = { awsRequestId: requestId, getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
     return handlers[endpoint](event, context);
   };
-  return { call, deps };
+  /** Quota units the fuzz token spent this month (and did not get back). */
+  const quotaUsed = () => usage.usedBy(token.tokenHash, billingPeriod(new Date()).key);
+  return { call, deps, quotaUsed };
 }
 
 /** Success statuses an endpoint may answer (raw renders 200, async 201, template create 201, update 200). */
