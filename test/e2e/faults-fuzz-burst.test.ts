@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { createEgressPolicy } from '../../lib/net/index.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { oddUrl } from '../unit/fuzz/arbitraries.js';
+import { handlebarsRequest, oddUrl } from '../unit/fuzz/arbitraries.js';
 
 /**
  * The parts of fuzzing only a real render exercises, against the running
@@ -116,6 +116,20 @@ describe('the running service under fuzzed URLs and a burst', { timeout: 600_000
       assert.equal(job?.status, 'COMPLETED', `${url}: ${JSON.stringify(job)}`);
       assert.ok((job?.webhook.attempts ?? 0) >= 1, `${url}: the first attempt was recorded: ${JSON.stringify(job)}`);
     }
+  });
+
+  it(`never answers 5xx when Chromium renders what a random Handlebars template produced (seed ${SEED})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(handlebarsRequest, async (json) => {
+        // Act
+        const answer = await answerOf(await service.request('/v1/pdf', { json, token }));
+
+        // Assess
+        assert.ok(answer.status < 500, `${JSON.stringify(json)}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        if (answer.status !== 200) assertErrorShape(answer, 'template');
+      }),
+      { numRuns: 30, seed: SEED, endOnFailure: true, includeErrorInReport: true },
+    );
   });
 
   it('answers each of 40 concurrent raw renders with the file or a clean 429/503 with Retry-After, never a reset, and normally right after', async () => {
