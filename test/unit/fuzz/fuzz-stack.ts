@@ -10,7 +10,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { asyncPdfEndpoint, asyncScreenshotEndpoint, asyncTemplateRenderEndpoint } from '../../../lib/api/async-render.js';
 import { rawPdfEndpoint, rawScreenshotEndpoint, rawTemplateRenderEndpoint } from '../../../lib/api/raw-render.js';
-import { createTemplateEndpoint, updateTemplateEndpoint } from '../../../lib/api/templates.js';
+import { getJobEndpoint } from '../../../lib/api/jobs.js';
+import { createTemplateEndpoint, deleteTemplateEndpoint, getTemplateEndpoint, listTemplatesEndpoint, updateTemplateEndpoint } from '../../../lib/api/templates.js';
 import type { Config } from '../../../lib/config.js';
 import type { HttpEvent, HttpResult } from '../../../lib/http/types.js';
 import type { RenderDeps } from '../../../lib/render-app.js';
@@ -42,7 +43,8 @@ function memoryTemplates(): TemplateStore {
 }
 
 export type EndpointName =
-  | 'pdf' | 'screenshot' | 'template' | 'pdf/async' | 'screenshot/async' | 'template/async' | 'templates' | 'templates/update';
+  | 'pdf' | 'screenshot' | 'template' | 'pdf/async' | 'screenshot/async' | 'template/async' | 'templates' | 'templates/update'
+  | 'templates/get' | 'templates/list' | 'templates/delete' | 'jobs/get';
 
 /** Every fuzzed endpoint, built once over shared in-memory stores (and the stand-in renderer unless given one). */
 export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = {}) {
@@ -73,13 +75,24 @@ export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = 
     'template/async': asyncTemplateRenderEndpoint(deps),
     templates: createTemplateEndpoint(deps),
     'templates/update': updateTemplateEndpoint(deps),
+    'templates/get': getTemplateEndpoint(deps),
+    'templates/list': listTemplatesEndpoint(deps),
+    'templates/delete': deleteTemplateEndpoint(deps),
+    'jobs/get': getJobEndpoint(deps),
   };
 
   let counter = 0;
-  /** Sends a raw body (any text, not necessarily JSON) to an endpoint. */
-  const call = async (endpoint: EndpointName, body: string): Promise<HttpResult> => {
+  /**
+   * Sends a raw body (any text, not necessarily JSON) to an endpoint; path
+   * parameters (the template id by default) and query parameters may be given.
+   */
+  const call = async (
+    endpoint: EndpointName,
+    body: string | undefined,
+    params: { pathParameters?: Record<string, string>; queryStringParameters?: Record<string, string> } = {},
+  ): Promise<HttpResult> => {
     const requestId = `fuzz-${++counter}`;
-    const pathParameters = endpoint.startsWith('template') ? { id: TEMPLATE_ID } : undefined;
+    const pathParameters = params.pathParameters ?? (endpoint.startsWith('template') ? { id: TEMPLATE_ID } : undefined);
     const event = {
       version: '2.0',
       routeKey: `POST /v1/${endpoint}`,
@@ -89,6 +102,7 @@ export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = 
       body,
       isBase64Encoded: false,
       ...(pathParameters ? { pathParameters } : {}),
+      ...(params.queryStringParameters ? { queryStringParameters: params.queryStringParameters } : {}),
       requestContext: {
         accountId: '1', apiId: 'a', domainName: 'd', domainPrefix: 'd', requestId, routeKey: `POST /v1/${endpoint}`,
         stage: '$default', time: '', timeEpoch: 0,
@@ -103,8 +117,8 @@ export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = 
   return { call, deps, quotaUsed };
 }
 
-/** Success statuses an endpoint may answer (raw renders 200, async 201, template create 201, update 200). */
-const SUCCESS = new Set([200, 201]);
+/** Success statuses an endpoint may answer (raw renders 200, async 201, template create 201, update 200, delete 204). */
+const SUCCESS = new Set([200, 201, 204]);
 
 /**
  * Asserts an answer keeps the contract: a success, or an error with the

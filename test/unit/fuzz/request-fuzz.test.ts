@@ -161,3 +161,26 @@ describe('fuzzed header values', () => {
     );
   });
 });
+
+describe('fuzzed path and query parameters', () => {
+  const { call } = buildFuzzStack();
+  const param = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 30 }),
+    fc.constantFrom('', '0', '-1', '1e999', '99999999999999999999', '1.5', ' 2', '0x10', 'NaN', 'Infinity', '../../etc/passwd', '%00', 'tpl_', 'job_', `tpl_${'0'.repeat(26)}`, 'x'.repeat(5000), '__proto__'),
+  );
+
+  it(`never answers 5xx or off-contract to odd ids and page numbers (seed ${SEED})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('templates/get', 'templates/delete', 'jobs/get', 'templates/list', 'template', 'templates/update') , param, async (endpoint, value) => {
+        // Act
+        const result = endpoint === 'templates/list'
+          ? await call(endpoint, undefined, { queryStringParameters: { page: value } })
+          : await call(endpoint, endpoint === 'template' || endpoint === 'templates/update' ? '{"name":"x"}' : undefined, { pathParameters: { id: value } });
+
+        // Assess
+        assertContractAnswer(result, `${endpoint} ${JSON.stringify(value)}`);
+      }),
+      settings(1000),
+    );
+  });
+});
