@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { MAX_RESPONSE_BYTES, OUTBOUND_TIMEOUT_MS, sendOutbound } from '../../../lib/delivery/outbound-http.js';
+import { buildFuzzStack } from '../../unit/fuzz/fuzz-stack.js';
 
 /**
  * Webhook receivers and upload targets that misbehave, as real local servers:
@@ -175,6 +176,22 @@ describe('outbound calls to hostile receivers', { timeout: 60_000 }, () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => mute.close(() => resolve()));
     }
+  });
+
+  it('answers a sync render whose upload target never answers: the file is kept, signedUrlStatus FAILED', async () => {
+    // Prepare: the real HTTP stack of /v1/pdf/sync with a renderer that needs no browser.
+    const { call: callApi } = buildFuzzStack();
+    const body = JSON.stringify({ page: { html: Buffer.from('<p>x</p>').toString('base64') }, storage: { preSignedUrl: `${hostile.url}/never?X-Amz-Signature=1` } });
+
+    // Act
+    const result = await callApi('pdf/sync', body);
+
+    // Assess
+    assert.equal(result.statusCode, 200, String(result.body));
+    const answer = JSON.parse(String(result.body)) as { status: string; signedUrlStatus: string; fileUrl: string };
+    assert.equal(answer.status, 'COMPLETED');
+    assert.equal(answer.signedUrlStatus, 'FAILED');
+    assert.ok(answer.fileUrl);
   });
 
   it('answers other calls while twenty calls hang on hostile receivers', async () => {

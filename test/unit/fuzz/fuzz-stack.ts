@@ -11,6 +11,7 @@ import type { Context } from 'aws-lambda';
 import { asyncPdfEndpoint, asyncScreenshotEndpoint, asyncTemplateRenderEndpoint } from '../../../lib/api/async-render.js';
 import { rawPdfEndpoint, rawScreenshotEndpoint, rawTemplateRenderEndpoint } from '../../../lib/api/raw-render.js';
 import { getJobEndpoint } from '../../../lib/api/jobs.js';
+import { syncPdfEndpoint } from '../../../lib/api/sync-render.js';
 import { createTemplateEndpoint, deleteTemplateEndpoint, getTemplateEndpoint, listTemplatesEndpoint, updateTemplateEndpoint } from '../../../lib/api/templates.js';
 import type { Config } from '../../../lib/config.js';
 import type { HttpEvent, HttpResult } from '../../../lib/http/types.js';
@@ -44,7 +45,7 @@ function memoryTemplates(): TemplateStore {
 
 export type EndpointName =
   | 'pdf' | 'screenshot' | 'template' | 'pdf/async' | 'screenshot/async' | 'template/async' | 'templates' | 'templates/update'
-  | 'templates/get' | 'templates/list' | 'templates/delete' | 'jobs/get';
+  | 'templates/get' | 'templates/list' | 'templates/delete' | 'jobs/get' | 'pdf/sync';
 
 /** Every fuzzed endpoint, built once over shared in-memory stores (and the stand-in renderer unless given one). */
 export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = {}) {
@@ -79,6 +80,7 @@ export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = 
     'templates/list': listTemplatesEndpoint(deps),
     'templates/delete': deleteTemplateEndpoint(deps),
     'jobs/get': getJobEndpoint(deps),
+    'pdf/sync': syncPdfEndpoint(deps),
   };
 
   let counter = 0;
