@@ -9,17 +9,25 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobKey, JobStore } from '../jobs/job-store.js';
 import type { RenderInput } from '../render/types.js';
+import { nestsWithin } from '../schemas/json-depth.js';
 import { awsErrorName, storageError } from './errors.js';
 
 /** Inputs larger than this go to S3: DynamoDB items stop at 400 KB, and the rest of the job needs room. */
 const INLINE_INPUT_LIMIT_BYTES = 300 * 1024;
+/**
+ * Inputs nesting deeper than this go to S3 too: DynamoDB refuses an item whose
+ * maps and lists nest more than 32 levels (a ValidationException, which no
+ * emulator here reproduces), and `templateData` alone may nest 100; the item
+ * itself and `input.page` take a few of the 32.
+ */
+export const INLINE_INPUT_MAX_DEPTH = 24;
 /** Where oversized inputs live in the files bucket (a lifecycle rule expires them as a backstop). */
 export const JOB_INPUTS_PREFIX = 'job-inputs/';
 
 type Item = Omit<Job, 'jobId' | 'input'> & {
   jobId: string;
   input?: RenderInput;
-  /** S3 key of the input when it was too large to keep in the item. */
+  /** S3 key of the input when it was too large (or too deeply nested) to keep in the item. */
   inputKey?: string;
 };
 
@@ -73,7 +81,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
       const { input, ...rest } = job;
       const serialized = JSON.stringify(input ?? null);
       let item: Item = { ...rest, input };
-      if (Buffer.byteLength(serialized) > INLINE_INPUT_LIMIT_BYTES) {
+      if (Buffer.byteLength(serialized) > INLINE_INPUT_LIMIT_BYTES || !nestsWithin(input, INLINE_INPUT_MAX_DEPTH)) {
         const key = inputKey(job);
         try {
           await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: serialized, ContentType: 'application/json' }));

@@ -7,10 +7,13 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { Template, TemplatePage, TemplateStore, TemplateVariables } from '../templates/template-store.js';
+import { nestsWithin } from '../schemas/json-depth.js';
 import { awsErrorName, storageError } from './errors.js';
 
 /** Variables larger than this go to S3: DynamoDB items stop at 400 KB. */
 const INLINE_LIMIT_BYTES = 300 * 1024;
+/** Variables nesting deeper than this go to S3 too: DynamoDB refuses items nested more than 32 levels (see the job store). */
+export const INLINE_VARIABLES_MAX_DEPTH = 24;
 /** The index that lists an account's templates without reading their variables. */
 export const TEMPLATES_BY_ACCOUNT_INDEX = 'byAccount';
 
@@ -46,7 +49,9 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
   const toItem = async (template: Template): Promise<Item> => {
     const { id, variables, ...rest } = template;
     const serialized = JSON.stringify(variables);
-    if (Buffer.byteLength(serialized) <= INLINE_LIMIT_BYTES) return { ...rest, templateId: id, variables };
+    if (Buffer.byteLength(serialized) <= INLINE_LIMIT_BYTES && nestsWithin(variables, INLINE_VARIABLES_MAX_DEPTH)) {
+      return { ...rest, templateId: id, variables };
+    }
     const key = variablesKey(template.accountId, id);
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: serialized, ContentType: 'application/json' }));
     return { ...rest, templateId: id, variablesKey: key };

@@ -1,13 +1,31 @@
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { ServiceError } from '../errors.js';
 
 /**
- * An AWS call failed for a reason the caller cannot fix (throttling, network,
- * a missing table). A 500 whose message stays in the logs; the SDK exception
- * is kept as `cause`.
+ * An AWS call failed for a reason the caller cannot fix and a retry will not
+ * cure (a missing table, access denied, a malformed request). A 500 whose
+ * message stays in the logs; the SDK exception is kept as `cause`.
  */
 export class StorageError extends ServiceError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, 500, { cause: options.cause });
+  }
+}
+
+/** Seconds a caller is told to wait after AWS throttled or failed: a few backoffs' worth. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * AWS throttled the call or failed on its side (DynamoDB
+ * `ProvisionedThroughputExceededException` or a 5xx, S3 `SlowDown` or 503,
+ * SQS unavailable, a dropped connection), and kept failing through the SDK's
+ * own retries with backoff. A 503 with `Retry-After`: the same request is
+ * likely to work a little later. The message (what was attempted) stays in
+ * the logs; the caller gets the generic 503 message.
+ */
+export class StorageUnavailableError extends ServiceError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, 503, { cause: options.cause, expose: false, headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } });
   }
 }
 
@@ -17,11 +35,23 @@ export function awsErrorName(error: unknown): string | undefined {
 }
 
 /**
- * Wraps an SDK exception into a `StorageError` naming what was attempted, so
- * that callers never see SDK exceptions.
+ * True for an SDK failure that is AWS being busy or briefly broken, as the
+ * SDK's own retry strategy classifies it (throttling, transient, 5xx).
  */
-export function storageError(action: string, error: unknown): StorageError {
+export function isAwsUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const sdkError = error as Parameters<typeof isTransientError>[0];
+  return isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError);
+}
+
+/**
+ * Wraps an SDK exception into a `StorageUnavailableError` (503, retry later)
+ * or a `StorageError` (500) naming what was attempted, so that callers never
+ * see SDK exceptions.
+ */
+export function storageError(action: string, error: unknown): StorageError | StorageUnavailableError {
   const name = awsErrorName(error);
+  if (isAwsUnavailable(error)) return new StorageUnavailableError(`${action} failed: ${name ?? 'unavailable'}`, { cause: error });
   const detail = name === 'ResourceNotFoundException' ? 'it does not exist' : name ?? 'unknown error';
   return new StorageError(`${action} failed: ${detail}`, { cause: error });
 }

@@ -27,7 +27,7 @@ export function createSqsJobQueue(opts: { sqs: SQSClient; jobsQueueUrl: string; 
     }
   };
   return {
-    sendJob: (message) => send(jobsQueueUrl, 'job', { accountId: message.accountId, jobId: message.jobId }),
+    sendJob: (message, delaySeconds) => send(jobsQueueUrl, 'job', { accountId: message.accountId, jobId: message.jobId }, delaySeconds),
     sendWebhook: (message, delaySeconds) =>
       send(webhooksQueueUrl, 'webhook attempt', { accountId: message.accountId, jobId: message.jobId, attempt: message.attempt }, delaySeconds),
   };

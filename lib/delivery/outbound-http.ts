@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import { EgressRefusedError } from '../net/errors.js';
 import { egressLookup } from '../net/resolve-egress.js';
 
@@ -33,6 +34,8 @@ export type OutboundResult = {
   ok: boolean;
   statusCode?: number;
   error?: string;
+  /** The URL itself cannot be called (not a URL, wrong scheme, refused by Node's HTTP client): another attempt would fail the same way. */
+  permanent?: true;
   durationMs: number;
 };
 
@@ -53,9 +56,15 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   try {
     url = new URL(request.url);
   } catch {
-    return done({ ok: false, error: 'not a valid URL' });
+    return done({ ok: false, error: 'not a valid URL', permanent: true });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return done({ ok: false, error: 'only http and https URLs are called' });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return done({ ok: false, error: 'only http and https URLs are called', permanent: true });
+  // What `http.request()` would throw on (URIError for a malformed escape in the user-info), found before any lookup.
+  try {
+    urlToHttpOptions(url);
+  } catch {
+    return done({ ok: false, error: 'the URL cannot be called (malformed percent escape in the user name or password)', permanent: true });
+  }
   if (timeoutMs === 0) return done({ ok: false, error: 'no time left to make the call' });
 
   const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
@@ -65,10 +74,16 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   }
   headers['content-length'] = String(body.length);
 
+  // The one clock for the whole exchange starts before the lookup: a resolver that never answers is bounded too.
+  const deadline = started + timeoutMs;
+  const noAnswer = `no answer within ${Math.round(timeoutMs / 100) / 10} s`;
+
   // Resolved and checked once; the connection goes to a checked address (no second lookup to rebind).
   let lookup: LookupFunction;
   try {
-    lookup = await egressLookup(url.hostname);
+    const resolved = await withDeadline(egressLookup(url.hostname), deadline);
+    if (!resolved) return done({ ok: false, error: noAnswer });
+    lookup = resolved;
   } catch (error) {
     if (error instanceof EgressRefusedError) return done({ ok: false, error: `refused by the network rules: ${error.message}` });
     return done({ ok: false, error: networkReason(error as NodeJS.ErrnoException) });
@@ -83,26 +98,50 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
       resolve(done(result));
     };
     const client = url.protocol === 'https:' ? https : http;
-    // A fresh connection per call (agent: false): nothing is pooled towards caller hosts.
-    const req = client.request(url, { method: request.method, headers, agent: false, lookup }, (res) => {
-      const statusCode = res.statusCode ?? 0;
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) res.destroy();
+    let req: http.ClientRequest;
+    try {
+      // A fresh connection per call (agent: false): nothing is pooled towards caller hosts.
+      req = client.request(url, { method: request.method, headers, agent: false, lookup }, (res) => {
+        const statusCode = res.statusCode ?? 0;
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_RESPONSE_BYTES) res.destroy();
+        });
+        res.on('error', () => undefined);
+        // The status decides; the body is only drained (up to the limit) so the connection closes cleanly.
+        res.on('close', () => settle(statusOutcome(statusCode)));
+        res.on('end', () => settle(statusOutcome(statusCode)));
       });
-      res.on('error', () => undefined);
-      // The status decides; the body is only drained (up to the limit) so the connection closes cleanly.
-      res.on('close', () => settle(statusOutcome(statusCode)));
-      res.on('end', () => settle(statusOutcome(statusCode)));
-    });
+    } catch (error) {
+      // Node's client throws synchronously on what it cannot send (a malformed escape in the user-info
+      // throws URIError, a header value outside Latin-1 ERR_INVALID_CHAR); the schemas refuse those up
+      // front, and a record stored before they did must still end as a failed call, not as a throw that
+      // fails the whole job again and again.
+      const { code, name } = error as NodeJS.ErrnoException;
+      resolve(done({ ok: false, error: `the request cannot be sent (${code ?? name})`, permanent: true }));
+      return;
+    }
     const timer = setTimeout(() => {
-      settle({ ok: false, error: `no answer within ${Math.round(timeoutMs / 100) / 10} s` });
+      settle({ ok: false, error: noAnswer });
       req.destroy();
-    }, timeoutMs);
+    }, Math.max(0, deadline - Date.now()));
     req.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, error: networkReason(error) }));
     req.end(body);
   });
+}
+
+/** The promise's value, or undefined when the deadline passes first (the promise is then left to settle unheard). */
+async function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function statusOutcome(statusCode: number): Omit<OutboundResult, 'durationMs'> {

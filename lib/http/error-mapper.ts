@@ -4,6 +4,11 @@ import { ServiceError, ValidationError } from '../errors.js';
 import { json } from './responses.js';
 import type { HttpEvent, HttpResult } from './types.js';
 
+/** What a caller reads for a 5xx whose own message stays in the logs. */
+const GENERIC_MESSAGES: Record<number, string> = {
+  503: 'The service is briefly unavailable; retry after the number of seconds in Retry-After',
+};
+
 /**
  * Turns any error into the contract's response shape: 400 carries
  * `{message, code, fields}`, every other status only `{message}`. Errors not
@@ -28,7 +33,7 @@ export function toResponse(error: unknown, logger?: Logger): HttpResult {
   }
   if (error instanceof ServiceError) {
     if (error.statusCode >= 500) logger?.error('request failed', { error });
-    const message = error.expose ? error.message : 'Internal server error';
+    const message = error.expose ? error.message : (GENERIC_MESSAGES[error.statusCode] ?? 'Internal server error');
     return json(error.statusCode, { message }, error.headers);
   }
   logger?.error('unexpected error', { error: error as Error });

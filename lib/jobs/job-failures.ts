@@ -18,5 +18,25 @@ export function permanentFailure(error: unknown): JobError | undefined {
     return { code: error.code, message: error.message, fields: error.fields };
   }
   if (error instanceof RenderTimeoutError) return { code: 'render.timeout', message: error.message };
+  if (isDeterministicRejection(error)) {
+    // Logged in full by the consumer; the job record keeps only the kind, never the URL or value refused.
+    return { code: 'job.invalid', message: `The job's options were refused by the service's HTTP client (${rejectionKind(error)}); submitting it again as it is would fail the same way.` };
+  }
   return undefined;
+}
+
+/**
+ * Node refusing a value outright: `URIError` (a malformed percent escape it
+ * had to decode) or an `ERR_INVALID_*` argument error (a header value outside
+ * Latin-1, an unusable URL). The same input is refused the same way on every
+ * attempt, so such a job fails once instead of waiting out every redelivery.
+ */
+function isDeterministicRejection(error: unknown): error is Error {
+  if (error instanceof URIError) return true;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return error instanceof TypeError && typeof code === 'string' && code.startsWith('ERR_INVALID_');
+}
+
+function rejectionKind(error: Error): string {
+  return (error as NodeJS.ErrnoException).code ?? error.name;
 }

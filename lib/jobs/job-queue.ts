@@ -6,8 +6,8 @@ export type WebhookMessage = JobMessage & { attempt: number };
 
 /** Port: the queues between the API and the consumers. */
 export interface JobQueue {
-  /** Queues a job to be rendered. */
-  sendJob(message: JobMessage): Promise<void>;
+  /** Queues a job to be rendered, no earlier than `delaySeconds` from now (default 0, at most 900). */
+  sendJob(message: JobMessage, delaySeconds?: number): Promise<void>;
   /** Queues a webhook attempt, to be made no earlier than `delaySeconds` from now (at most 900). */
   sendWebhook(message: WebhookMessage, delaySeconds: number): Promise<void>;
 }

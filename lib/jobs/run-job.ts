@@ -36,14 +36,26 @@ export type ConsumerClock = {
 const RECORD_MARGIN_MS = 3_000;
 
 /**
+ * How long after a failure on the service's side (the browser crashed, AWS
+ * was unavailable) the job is tried again: a fresh message with this delay,
+ * instead of waiting out the jobs queue's visibility timeout (12 minutes).
+ */
+export const JOB_RETRY_DELAY_SECONDS = 10;
+
+/** Runs a job may take before failures on the service's side end it FAILED (the queue's maxReceiveCount, 3). */
+export const MAX_JOB_RUNS = 3;
+
+/**
  * Runs one job message: takes the job (PENDING → RUNNING), renders it,
  * stores the file, uploads it to the caller's URL if asked, records
  * COMPLETED or FAILED and queues the webhook. Exactly-once effects rest on the
  * job record: a message for a finished job renders nothing, and a job another
  * consumer holds is left to it (JobBusyError: the message comes back later).
  * A failure on the service's side hands the job back (RUNNING → PENDING) and
- * throws, so the queue redelivers the message; after the queue's
- * maxReceiveCount it goes to the dead-letter queue (see `giveUpJob`).
+ * queues it again with a short delay (`retrySoon`), up to MAX_JOB_RUNS runs,
+ * after which the job ends FAILED with its reason; should re-queuing fail,
+ * the throw leaves the message to be redelivered and, after the queue's
+ * maxReceiveCount, to the dead-letter queue (see `giveUpJob`).
  */
 export async function runJob(message: JobMessage, deps: RunJobDeps, clock: ConsumerClock): Promise<void> {
   const now = clock.now ?? Date.now;
@@ -59,11 +71,14 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
     recordRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
   } catch (error) {
     recordRender({ kind, mode: 'async', outcome: renderOutcomeOf(error), durationMs: now() - startedAt });
-    await deps.jobs.releaseRun(job, runId, now()).catch((releaseError: unknown) => {
-      // The lease then runs out by itself before the message is offered again.
-      deps.logger.warn('could not hand the job back', { jobId: job.jobId, error: releaseError as Error });
-    });
-    throw error;
+    if (job.runs >= MAX_JOB_RUNS) {
+      // The last run allowed: end the job now, with its reason and one webhook, rather than hand it back.
+      deps.logger.error('job failed on the service side on its last run; given up', { jobId: job.jobId, runs: job.runs, error: error as Error });
+      outcome = { status: 'FAILED', error: GIVEN_UP };
+    } else {
+      await retrySoon(message, job, runId, error, deps, now());
+      return;
+    }
   }
   const finished = await deps.jobs.finishRun(job, runId, outcome, now());
   if (!finished) {
@@ -73,6 +88,32 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   deps.logger.info('job finished', { jobId: job.jobId, status: finished.status, runs: finished.runs });
   await queueWebhookAttempt(deps.queue, finished, 1, deps.config.webhookRetryDelaysSeconds);
   await refundIfDeserved(finished, deps);
+}
+
+/**
+ * After a failure on the service's side: hands the job back (RUNNING →
+ * PENDING) and queues it again to run in JOB_RETRY_DELAY_SECONDS, so the
+ * current message can be dropped. If that message cannot be sent, the error
+ * is thrown and the current message comes back after its visibility timeout,
+ * as before: slower, but the job is never lost.
+ */
+async function retrySoon(message: JobMessage, job: Job, runId: string, error: unknown, deps: RunJobDeps, now: number): Promise<void> {
+  await deps.jobs.releaseRun(job, runId, now).catch((releaseError: unknown) => {
+    // The lease then runs out by itself before the job is taken again.
+    deps.logger.warn('could not hand the job back', { jobId: job.jobId, error: releaseError as Error });
+  });
+  try {
+    await deps.queue.sendJob({ accountId: message.accountId, jobId: message.jobId }, JOB_RETRY_DELAY_SECONDS);
+  } catch (sendError) {
+    deps.logger.warn('could not queue the job again; its message will be offered again instead', { jobId: job.jobId, error: sendError as Error });
+    throw error;
+  }
+  deps.logger.warn('job failed on the service side; it runs again shortly', {
+    jobId: job.jobId,
+    runs: job.runs,
+    retryInSeconds: JOB_RETRY_DELAY_SECONDS,
+    error: error as Error,
+  });
 }
 
 /**

@@ -8,7 +8,12 @@ import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { type EgressPolicy, processEgressPolicy } from './egress-policy.js';
 import { EgressRefusedError } from './errors.js';
-import { describeAddressClass, parseIpAddress } from './ip-address.js';
+import { parseIpAddress } from './ip-address.js';
+
+/** The one thing a caller is told about a name refused for what it resolves to. */
+function notPublic(name: string): string {
+  return `${name} does not resolve to a public address`;
+}
 
 /** One address a name resolved to. */
 export type ResolvedAddress = { address: string; family: 4 | 6 };
@@ -75,17 +80,14 @@ export async function resolveEgress(host: string, options: ResolveEgressOptions 
   for (const answer of answers) {
     const ip = parseIpAddress(answer.address);
     if (!ip) {
-      throw new EgressRefusedError(decision.name, `${decision.name} resolved to something that is not an address`, { addressClass: 'reserved' });
+      throw new EgressRefusedError(decision.name, notPublic(decision.name), { addressClass: 'reserved' });
     }
     if (!decision.listed) {
       const verdict = policy.judgeAddress(ip);
       if (!verdict.allowed) {
-        // The address stays out of the message: it would tell a page what internal names resolve to.
-        throw new EgressRefusedError(
-          decision.name,
-          `${decision.name} resolves to ${describeAddressClass(verdict.addressClass)}`,
-          { addressClass: verdict.addressClass },
-        );
+        // Neither the address nor its class goes into the message ("resolves to a loopback address" would let a
+        // caller map internal DNS names); the class travels on the error for the server-side log only.
+        throw new EgressRefusedError(decision.name, notPublic(decision.name), { addressClass: verdict.addressClass });
       }
     }
     addresses.push({ address: ip.address, family: ip.family });

@@ -73,6 +73,11 @@ export function toNavigationError(
     const explanation = EXPLANATIONS[code];
     return new NavigationError(explanation ? `net::${code} (${explanation})` : `net::${code}`, { field, cause: error });
   }
+  // Chromium's URL parser is stricter than WHATWG's in places (IDNA bidi rules: `https://١.com/` parses in
+  // Node, not in Chromium). The caller's URL, not the browser, is at fault: a 400 on the field, not a 500.
+  if (/Cannot navigate to invalid URL/i.test(message)) {
+    return new NavigationError(`net::ERR_INVALID_URL (${EXPLANATIONS.ERR_INVALID_URL})`, { field, cause: error });
+  }
   if (/frame was detached/i.test(message)) {
     return new NavigationError('The page replaced itself while loading', { field, cause: error });
   }

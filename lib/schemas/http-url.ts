@@ -1,3 +1,4 @@
+import { urlToHttpOptions } from 'node:url';
 import * as v from 'valibot';
 import { upFrontRefusal } from '../net/egress-policy.js';
 
@@ -18,10 +19,28 @@ function protocolOf(url: string): string | undefined {
 }
 
 /**
+ * True when Node's HTTP client can take the URL: `http.request()` runs
+ * `urlToHttpOptions`, which percent-decodes the user name and password and
+ * throws `URIError` on a malformed escape (`http://user%SZ@host/`). WHATWG
+ * URL parsing keeps such escapes as written, so only this catches them.
+ */
+function nodeCanCall(url: string): boolean {
+  try {
+    urlToHttpOptions(new URL(url));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Schema of a URL the service will fetch or call: an absolute `http:` or
  * `https:` URL (checked on what `new URL()` parses, so case and padding
  * tricks such as ` FILE:///etc/passwd` are refused). Surrounding whitespace is
- * trimmed in the output. `fieldLabel` names the thing in messages
+ * trimmed in the output. A URL whose user name or password holds a malformed
+ * percent escape is refused here, not left to throw later in the HTTP client
+ * (a 500 at render time, or a queue message offered again and again).
+ * `fieldLabel` names the thing in messages
  * ("Must be an absolute URL…"). For a URL the service will connect to, use
  * `publicHttpUrl`, which adds the egress policy's up-front checks.
  */
@@ -37,6 +56,10 @@ export function httpUrl(fieldLabel = 'URL') {
     ),
     v.check((url) => ALLOWED_PROTOCOLS.has(protocolOf(url) ?? 'http:'), 'Only http and https URLs are allowed'),
     v.check((url) => !CONTROL_CHARACTERS.test(url), 'Must not contain control characters'),
+    v.check(
+      (url) => protocolOf(url) === undefined || nodeCanCall(url),
+      'The user name or password holds a malformed percent escape (write a literal % as %25)',
+    ),
   );
 }
 

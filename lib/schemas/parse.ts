@@ -10,12 +10,14 @@ export const WHOLE_INPUT_KEY = 'body';
  * problem: a wrong type is reported before a limit).
  */
 export function issuesToFields(issues: readonly v.BaseIssue<unknown>[]): FieldErrors {
-  const fields: FieldErrors = {};
+  const fields = new Map<string, string>();
   for (const issue of issues) {
     const key = v.getDotPath(issue) || WHOLE_INPUT_KEY;
-    fields[key] ??= issue.message;
+    if (!fields.has(key)) fields.set(key, issue.message);
   }
-  return fields;
+  // Built through a Map: assigning `fields["__proto__"]` would set the prototype instead of naming the field,
+  // and a body with only an unknown `__proto__` key would get a 400 with empty `fields`.
+  return Object.fromEntries(fields);
 }
 
 /**

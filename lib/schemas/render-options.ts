@@ -10,6 +10,7 @@ import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { closedObject, isPlainObject } from './closed-object.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
+import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
 
 // ---------------------------------------------------------------------------
 // Limits the contract leaves open (documented in the README's API section)
@@ -111,8 +112,10 @@ const JsonObjectSchema = v.custom<Record<string, unknown>>(isPlainObject, 'Must 
 // RFC 9110 token; values may not break the header line.
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // CR, LF and NUL would end or cut the header line; other controls (but tab) are not field content either.
-const HEADER_VALUE = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
-const HEADER_VALUE_MESSAGE = 'Must not contain line breaks, NUL or other control characters';
+// A header value is bytes: a character past U+00FF has no byte to be sent as, and Node's HTTP client throws
+// on it (ERR_INVALID_CHAR), so it is refused here rather than failing the upload or webhook call later.
+const HEADER_VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+const HEADER_VALUE_MESSAGE = 'Must not contain line breaks, NUL, other control characters or characters beyond U+00FF (encode them, e.g. as percent escapes)';
 
 /**
  * Header names a caller may not set: they frame the message or route it
@@ -411,7 +414,9 @@ const pageEntries = {
   url: v.nullish(publicHttpUrl()),
   html: v.nullish(base64Text(false)),
   htmlTemplate: v.nullish(base64Text(false)),
-  templateData: v.nullish(JsonObjectSchema),
+  templateData: v.nullish(
+    v.pipe(JsonObjectSchema, v.check((data) => nestsWithin(data, MAX_JSON_DEPTH), `Must not be nested deeper than ${MAX_JSON_DEPTH} levels`)),
+  ),
   waitUntil: v.nullish(oneOf(['auto', 'load', 'domcontentloaded', 'networkidle0', 'networkidle2'])),
   waitForMilliseconds: v.nullish(numberBetween(0, 5000)),
   waitForSelector: v.nullish(WaitForSelectorSchema),

@@ -52,7 +52,8 @@ export async function deliverWebhook(message: WebhookMessage, deps: WebhookDeps,
   const startedAt = now();
   const result = await callWebhook(job, deps, Math.min(OUTBOUND_TIMEOUT_MS, clock.timeLeftMs() - RECORD_MARGIN_MS), startedAt);
   const delays = deps.config.webhookRetryDelaysSeconds;
-  const status: WebhookStatus = result.ok ? 'DELIVERED' : attempt >= maxWebhookAttempts(delays) ? 'FAILED' : 'RETRYING';
+  // A URL that cannot be called fails its webhook once: retrying it would only fail the same way for 15 minutes.
+  const status: WebhookStatus = result.ok ? 'DELIVERED' : result.permanent || attempt >= maxWebhookAttempts(delays) ? 'FAILED' : 'RETRYING';
   const recorded = await deps.jobs.recordWebhookAttempt(
     job,
     attempt,

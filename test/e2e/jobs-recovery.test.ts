@@ -28,8 +28,8 @@ const FILE_LIFETIME_SECONDS = 3;
 /**
  * A service whose browser cannot start (every render fails on the service's
  * side) and whose files live 3 seconds: the jobs that keep failing must end
- * in the dead-letter queue and be reported FAILED, and the sweeper must
- * delete expired files.
+ * FAILED after their third run (each failed run queues the job again within
+ * seconds) and be reported so, and the sweeper must delete expired files.
  */
 describe('jobs that keep failing, and the file sweeper', () => {
   let service: RunningService;
@@ -65,7 +65,7 @@ describe('jobs that keep failing, and the file sweeper', () => {
     await receiver?.close();
   });
 
-  it('fails a job whose renders keep failing once its message reaches the dead-letter queue, fires its webhook and gives the quota back', async () => {
+  it('fails a job whose renders keep failing after its third run (re-queued within seconds, or through the dead-letter queue), fires its webhook and gives the quota back', async () => {
     // Prepare: redeliver after 2 s instead of the production 6 minutes.
     const jobsQueue = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'docrender-dev-JobsQueue' }))).QueueUrl as string;
     await sqs.send(new SetQueueAttributesCommand({ QueueUrl: jobsQueue, Attributes: { VisibilityTimeout: '2' } }));

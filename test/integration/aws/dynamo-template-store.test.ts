@@ -89,4 +89,19 @@ describe('createDynamoTemplateStore (against the DynamoDB and S3 emulators)', ()
     const afterRemove = await aws.clients.s3.send(new ListObjectsV2Command({ Bucket: aws.config.filesBucket, Prefix: 'templates/acc-big/' }));
     assert.equal(afterRemove.KeyCount ?? 0, 0);
   });
+
+  it('keeps variables nested deeper than DynamoDB allows (32 levels) in S3 and reads them back', async () => {
+    // Prepare: the emulator does not enforce DynamoDB's nesting limit, so where they went is what is checked.
+    const templateData = JSON.parse(`${'{"a":'.repeat(60)}1${'}'.repeat(60)}`) as Record<string, unknown>;
+    const deep = { page: { htmlTemplate: Buffer.from('{{a}}').toString('base64'), templateData } };
+    const t = template('acc-deep', 1, { variables: deep });
+
+    // Act
+    await store.create(t);
+
+    // Assess
+    assert.deepEqual((await store.get('acc-deep', t.id))?.variables, deep);
+    const stored = await aws.clients.s3.send(new ListObjectsV2Command({ Bucket: aws.config.filesBucket, Prefix: 'templates/acc-deep/' }));
+    assert.equal(stored.KeyCount, 1);
+  });
 });

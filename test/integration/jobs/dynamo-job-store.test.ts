@@ -58,6 +58,20 @@ describe('createDynamoJobStore', () => {
     assert.ok(listed.Contents?.some((object) => object.Key === `${JOB_INPUTS_PREFIX}acct-1/${big.jobId}.json`));
   });
 
+  it('keeps an input nested deeper than DynamoDB allows (32 levels) in S3 and loads it back', async () => {
+    // Prepare: templateData may nest 100 levels; DynamoDB refuses items past 32 (the emulator does not check).
+    const deepData = JSON.parse(`${'{"a":'.repeat(60)}"leaf"${'}'.repeat(60)}`) as Record<string, unknown>;
+    const deep = newJob({ accountId: 'acct-1', tokenHash: 'hash-1', input: { output: 'PDF', page: { htmlTemplate: b64('{{a.a}}'), templateData: deepData } }, webhook: { url: 'https://hooks.example/done' } });
+
+    // Act
+    await store.create(deep);
+    const read = await store.get(deep);
+
+    // Assess
+    assert.equal(read?.input, undefined);
+    assert.deepEqual(await store.loadInput(read!), deep.input);
+  });
+
   it('lets exactly one of two racing consumers take a PENDING job', async () => {
     // Prepare
     const queued = job();

@@ -187,6 +187,17 @@ describe('startEgressProxy', () => {
     assert.equal(internal.requests.length, 0);
   });
 
+  it('tells the page only that a refused name is not public, and keeps the address class for the log', async () => {
+    // Act
+    const answer = await viaProxy(proxy, `http://internal.test:${internalPort}/`);
+
+    // Assess: a page (or its caller) cannot learn what class of address an internal name leads to.
+    assert.equal(answer.status, 403);
+    assert.match(answer.body, /internal\.test does not resolve to a public address/);
+    assert.doesNotMatch(answer.body, /loopback|private|127\./i);
+    assert.equal(proxy.failureFor(`http://internal.test:${internalPort}/`)?.addressClass, 'loopback');
+  });
+
   it('connects to the address it checked when DNS changes its answer (rebinding)', async () => {
     // Prepare: the same port on both hosts, so only the address decides where a request lands.
     const port = publicPort;

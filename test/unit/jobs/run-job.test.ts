@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
 import { JobBusyError } from '../../../lib/jobs/errors.js';
 import { GIVEN_UP } from '../../../lib/jobs/job-failures.js';
-import { giveUpJob, runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
+import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
@@ -93,23 +93,109 @@ describe('runJob', () => {
     assert.deepEqual(refunds, ['request-1']);
   });
 
-  it('hands the job back (PENDING) and throws on a failure on the service side, so the redelivered message renders it again', async () => {
+  it('hands the job back (PENDING) on a failure on the service side and queues it again within seconds, not after the visibility timeout', async () => {
     // Prepare
-    const { jobs, queue, renderer, deps } = setup({ failWith: () => new RenderError('Chromium could not be started') });
+    const { jobs, queue, renderer, deps } = setup({ failWith: () => new RenderError('The browser stopped while rendering') });
     const job = await queuedJob(jobs);
+    const delays: (number | undefined)[] = [];
+    const sendJob = queue.sendJob.bind(queue);
+    queue.sendJob = async (message, delaySeconds) => {
+      delays.push(delaySeconds);
+      await sendJob(message, delaySeconds);
+    };
 
-    // Act
-    await assert.rejects(runJob(job, deps, clock()), RenderError);
+    // Act: no throw, so this message is done with; the queued one renders the job again.
+    await runJob(job, deps, clock());
     const afterFailure = structuredClone(jobs.peek(job)!);
     renderer.failWith = undefined;
-    await runJob(job, deps, clock());
+    await runJob(queue.jobs[0]!, deps, clock());
 
     // Assess
     assert.equal(afterFailure.status, 'PENDING');
     assert.equal(afterFailure.lease, undefined);
+    assert.deepEqual(queue.jobs, [{ accountId: job.accountId, jobId: job.jobId }]);
+    assert.deepEqual(delays, [JOB_RETRY_DELAY_SECONDS]);
+    assert.ok(JOB_RETRY_DELAY_SECONDS <= 60);
     assert.equal(queue.webhooks.length, 1, 'no webhook for the failed attempt, one for the finished job');
     assert.equal(jobs.peek(job)?.status, 'COMPLETED');
     assert.equal(jobs.peek(job)?.runs, 2);
+  });
+
+  it('ends a job FAILED with its reason and exactly one webhook when its last allowed run fails on the service side', async () => {
+    // Prepare
+    const { jobs, queue, deps, refunds } = setup({ failWith: () => new RenderError('The browser stopped while rendering') });
+    const job = await queuedJob(jobs);
+
+    // Act: every run fails; each re-queued message is run in turn.
+    await runJob(job, deps, clock());
+    for (let i = 0; i < MAX_JOB_RUNS; i++) if (queue.jobs[i]) await runJob(queue.jobs[i]!, deps, clock());
+
+    // Assess
+    assert.equal(jobs.peek(job)?.status, 'FAILED');
+    assert.deepEqual(jobs.peek(job)?.error, GIVEN_UP);
+    assert.equal(jobs.peek(job)?.runs, MAX_JOB_RUNS);
+    assert.equal(queue.jobs.length, MAX_JOB_RUNS - 1);
+    assert.equal(queue.webhooks.length, 1);
+    assert.deepEqual(refunds, ['request-1']);
+  });
+
+  it('leaves the message to be offered again when the job cannot be queued again, so it is never lost', async () => {
+    // Prepare
+    const { jobs, queue, deps } = setup({ failWith: () => new RenderError('The browser stopped while rendering') });
+    const job = await queuedJob(jobs);
+    queue.sendJob = async () => {
+      throw new Error('SQS is down');
+    };
+
+    // Act
+    const attempt = runJob(job, deps, clock());
+
+    // Assess
+    await assert.rejects(attempt, RenderError);
+    assert.equal(jobs.peek(job)?.status, 'PENDING');
+  });
+
+  it('fails a job once, with a reason, when Node refuses its options (a throw that would repeat on every delivery)', async () => {
+    // Prepare
+    const refusal = () => Object.assign(new TypeError('Invalid character in header content ["x-a"]'), { code: 'ERR_INVALID_CHAR' });
+    for (const failWith of [() => new URIError('URI malformed'), refusal]) {
+      const { jobs, queue, deps, refunds } = setup({ failWith });
+      const job = await queuedJob(jobs);
+
+      // Act: no throw, so the queue does not offer the message again.
+      await runJob(job, deps, clock());
+
+      // Assess
+      const failed = jobs.peek(job)!;
+      assert.equal(failed.status, 'FAILED');
+      assert.equal(failed.error?.code, 'job.invalid');
+      assert.match(failed.error?.message ?? '', /URIError|ERR_INVALID_CHAR/);
+      assert.equal(queue.webhooks.length, 1);
+      assert.deepEqual(refunds, ['request-1']);
+    }
+  });
+
+  it('completes a job whose stored pre-signed URL can never be called, with the upload FAILED and the file kept', async () => {
+    // Prepare: a record stored before the schemas refused such URLs; the upload goes through the real client.
+    const { jobs, deps } = setup();
+    const job = newJob({
+      accountId: 'acct-1',
+      tokenHash: 'hash',
+      spend: SPEND,
+      input: { output: 'PDF', page: { html: b64('<p>hello</p>') } },
+      storage: { preSignedUrl: 'http://user%SZ@bucket.example/key' },
+      webhook: { url: 'https://hooks.example/done' },
+    });
+    await jobs.create(job);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    const done = jobs.peek(job)!;
+    assert.equal(done.status, 'COMPLETED');
+    assert.equal(done.signedUrlStatus, 'FAILED');
+    assert.ok(done.file);
   });
 
   it('never renders a finished job again when its message is delivered twice', async () => {

@@ -97,6 +97,37 @@ describe('up-front refusals of URLs the service would connect to', () => {
   }
 });
 
+describe('URLs a later step would throw on', () => {
+  // Each one parses as a WHATWG URL; Node's HTTP client then throws `URIError: URI malformed` on it.
+  const malformed = ['http://user%SZ@hooks.example.com/', 'https://u:p%@hooks.example.com/', 'http://%E0%A4%A@hooks.example.com/', 'http://a:%zz%@hooks.example.com/x'];
+
+  for (const url of malformed) {
+    it(`answers 400 naming each URL field for ${url}`, () => {
+      // Act
+      const asyncFields = fieldsOf(PdfAsyncRequestSchema, { page: { url }, storage: { preSignedUrl: url }, webhook: { url } });
+      const overlay = fieldsOf(ScreenshotRequestSchema, { page: { html }, screenshot: { overlay: { background: url } } });
+
+      // Assess
+      for (const field of ['page.url', 'storage.preSignedUrl', 'webhook.url']) {
+        assert.match(asyncFields?.[field] ?? '', /malformed percent escape/, field);
+      }
+      assert.match(overlay?.['screenshot.overlay.background'] ?? '', /malformed percent escape/);
+    });
+  }
+
+  it('accepts well-formed escapes in the user-info, and odd escapes in the path and query', () => {
+    // Act
+    const fields = fieldsOf(PdfAsyncRequestSchema, {
+      page: { url: 'https://user%20name:p%40ss@example.com/%zz?q=%' },
+      storage: { preSignedUrl: 'https://bucket.example.com/key%2Fwith?X-Amz-Signature=%2B' },
+      webhook: { url: 'https://hooks.example.com/%E2%9C%93' },
+    });
+
+    // Assess
+    assert.equal(fields, undefined);
+  });
+});
+
 describe('header guards', () => {
   const reserved = ['Host', 'content-length', 'Transfer-Encoding', 'Connection', 'Proxy-Authorization', 'proxy-connection', 'Upgrade', 'TE', 'Keep-Alive', 'Trailer'];
   for (const name of reserved) {

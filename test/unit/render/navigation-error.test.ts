@@ -47,6 +47,15 @@ describe('toNavigationError', () => {
     assert.match((error as NavigationError).fields['page.html'] ?? '', /within 20 s/);
   });
 
+  it('blames the URL, on its field, when Chromium refuses to navigate to it (found by fuzzing: `https://١.com/`)', () => {
+    // Act
+    const error = toNavigationError(new Error('Protocol error (Page.navigate): Cannot navigate to invalid URL'), { field: 'page.url', timeoutMs: 1000 });
+
+    // Assess
+    assert.ok(error instanceof NavigationError);
+    assert.match(error.fields['page.url'] ?? '', /ERR_INVALID_URL \(the URL is not valid\)/);
+  });
+
   it('blames the browser, not the caller, for anything else', () => {
     // Act
     const error = toNavigationError(new Error('Protocol error: Target closed'), { field: 'page.url', timeoutMs: 1000 });

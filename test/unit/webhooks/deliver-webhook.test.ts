@@ -139,6 +139,22 @@ describe('deliverWebhook', () => {
     assert.deepEqual(queue.webhooks.map((w) => w.delaySeconds), DELAYS);
   });
 
+  it('fails the webhook once, with a reason, when its stored URL can never be called', async () => {
+    // Prepare: a record stored before the schemas refused such URLs, delivered by the real outbound client.
+    const { jobs, queue, deps, job } = await setup();
+    jobs.peek(job)!.webhook.url = 'http://user%SZ@hooks.example/done';
+    delete deps.send;
+
+    // Act
+    await deliverWebhook(message(job, 1), deps, clock());
+
+    // Assess: no throw (the message is not offered again), no further attempt queued.
+    assert.equal(jobs.peek(job)?.webhookStatus, 'FAILED');
+    assert.equal(jobs.peek(job)?.webhookAttempts, 1);
+    assert.match(jobs.peek(job)?.webhookLog[0]?.error ?? '', /malformed percent escape/);
+    assert.deepEqual(queue.webhooks, []);
+  });
+
   it('never calls a delivered webhook again when an attempt message is delivered twice', async () => {
     // Prepare
     const { deps, target, job } = await setup();
