@@ -44,6 +44,7 @@ const ROUTES: Record<string, string> = {
   'GET /v1/templates': 'template-list',
   'GET /v1/templates/{id}': 'template-get',
   'PUT /v1/templates/{id}': 'template-update',
+  'POST /v1/templates/{id}': 'template-update',
   'DELETE /v1/templates/{id}': 'template-delete',
   'GET /v1/jobs/{id}': 'job-get',
   'GET /v1/devices': 'devices',
