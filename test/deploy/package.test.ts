@@ -49,6 +49,9 @@ const ROUTES: Record<string, string> = {
   'GET /v1/jobs/{id}': 'job-get',
   'GET /v1/devices': 'devices',
   'GET /v1/usage': 'usage',
+  'GET /v1/openapi.json': 'openapi',
+  'GET /docs': 'openapi',
+  'GET /docs/api-reference.js': 'openapi',
 };
 
 const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable'];
@@ -120,6 +123,7 @@ const PERMISSIONS: Record<string, string[]> = {
     'sqs:SendMessage WebhooksQueue',
   ],
   'files-sweep': ['s3:ListBucket FilesBucket', 's3:DeleteObject FilesBucket/files/*'],
+  openapi: [],
 };
 
 type Resource = { Type: string; Properties: Record<string, any>; Condition?: string; DependsOn?: unknown };
