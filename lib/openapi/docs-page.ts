@@ -48,8 +48,9 @@ const SECURITY_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-/** Scalar's options: no web fonts from its CDN, no hosted services. */
+/** Scalar's options: no web fonts from its CDN, no hosted services, every endpoint listed at once. */
 const SCALAR_CONFIGURATION = {
+  defaultOpenAllTags: true,
   withDefaultFonts: false,
   hideClientButton: true,
   showDeveloperTools: 'never',
