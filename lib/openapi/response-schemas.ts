@@ -14,6 +14,14 @@ const SIGNED_URL_STATUS: JsonSchema = {
   description: 'NOT_PROVIDED without storage; UPLOADED when the PUT to storage.preSignedUrl answered 2xx; FAILED otherwise (fileUrl still points at the temporary copy).',
 };
 
+const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
+  id: { type: 'string' },
+  name: { type: 'string', maxLength: 200 },
+  output: { type: 'string', enum: ['PDF', 'IMAGE'] },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+};
+
 /** Response bodies by component name. */
 export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   Error: {
@@ -38,26 +46,14 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   },
   Template: {
     type: 'object',
-    properties: {
-      id: { type: 'string' },
-      name: { type: 'string', maxLength: 200 },
-      output: { type: 'string', enum: ['PDF', 'IMAGE'] },
-      createdAt: dateTime,
-      updatedAt: dateTime,
-      variables: ref('TemplateVariables'),
-    },
-    required: ['id', 'name', 'output', 'createdAt', 'updatedAt', 'variables'],
+    properties: { ...TEMPLATE_FIELDS, variables: ref('TemplateVariables') },
+    required: [...Object.keys(TEMPLATE_FIELDS), 'variables'],
   },
   TemplateSummary: {
     type: 'object',
-    properties: {
-      id: { type: 'string' },
-      name: { type: 'string' },
-      output: { type: 'string', enum: ['PDF', 'IMAGE'] },
-      createdAt: dateTime,
-      updatedAt: dateTime,
-    },
-    required: ['id', 'name', 'output', 'createdAt', 'updatedAt'],
+    description: 'A template as lists show it: without variables.',
+    properties: TEMPLATE_FIELDS,
+    required: Object.keys(TEMPLATE_FIELDS),
   },
   TemplateListPage: {
     type: 'object',

@@ -39,6 +39,10 @@ describe('GET /docs', () => {
     await service?.stop();
   });
 
+  it('is linked from npm start\'s output', () => {
+    assert.match(service.output(), new RegExp(`^Docs: ${service.baseUrl.replace(/[.]/g, '\\.')}/docs$`, 'm'));
+  });
+
   it('sends the headers of a docs page: HTML, a same-origin CSP, no framing, no sniffing', async () => {
     // Act
     const response = await service.request('/docs', { token: null });

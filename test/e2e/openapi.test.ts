@@ -14,6 +14,7 @@ import addFormats from 'ajv-formats';
 import { parseServerlessYaml, PROJECT_SERVERLESS_FILE } from '../../lib/local/serverless-config.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 type Doc = {
   openapi: string;
@@ -29,16 +30,6 @@ function declaredRoutes(): string[] {
     .flatMap((fn) => fn.events ?? [])
     .flatMap((event) => (event.httpApi ? [`${event.httpApi.method.toUpperCase()} ${event.httpApi.path}`] : []))
     .sort();
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
 }
 
 describe('GET /v1/openapi.json', () => {

@@ -10,21 +10,12 @@ import type { ServerResponse } from 'node:http';
 import { readImage, readPdf } from '../../helpers/documents.js';
 import { startService, type RunningService } from '../../helpers/service.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { createVendorClient, VendorApiError, type WebhookEvent } from './vendor-client.js';
 
 const JOB_STATUSES = ['PENDING', 'RUNNING', 'FAILED', 'COMPLETED'];
 const SIGNED_URL_STATUSES = ['NOT_PROVIDED', 'UPLOADED', 'FAILED'];
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 async function rejectsWith(promise: Promise<unknown>, status: number): Promise<VendorApiError> {
   try {
@@ -250,6 +241,36 @@ describe('drop-in for the vendor SDK', () => {
         assert.equal(readImage(Buffer.from(event.fileBase64!, 'base64')).type, 'png');
       }
       assert.equal(calls.find((c) => JSON.parse(c.body).id === shot.id)?.method, 'PUT');
+    });
+  });
+
+  describe('the signing secret, as the vendor settings page would show it', () => {
+    it('`tokens show` prints account id, plan, state and secret: the printed one for the npm start token, the issued one for others', async () => {
+      // Prepare
+      const issued = JSON.parse((await service.tokens('create', '--plan', 'free', '--json')).stdout) as { token: string; accountId: string; webhookSecret: string };
+      await service.tokens('deactivate', issued.token);
+
+      // Act
+      const mine = JSON.parse((await service.tokens('show', '--json', service.token)).stdout) as Record<string, unknown>;
+      const theirs = JSON.parse((await service.tokens('show', '--json', issued.token)).stdout) as Record<string, unknown>;
+      const text = (await service.tokens('show', issued.token)).stdout;
+      const unknown = await service.tokens('show', 'dr_not_a_token_of_this_service').then(
+        () => 'exit 0',
+        (error: { code?: number; stderr?: string }) => `exit ${error.code}: ${error.stderr}`,
+      );
+
+      // Assess
+      assert.equal(mine.webhookSecret, webhookSecret);
+      assert.equal(mine.active, true);
+      assert.equal(mine.plan, 'unlimited');
+      assert.equal(typeof mine.accountId, 'string');
+      assert.deepEqual(
+        { accountId: theirs.accountId, webhookSecret: theirs.webhookSecret, plan: theirs.plan, active: theirs.active },
+        { accountId: issued.accountId, webhookSecret: issued.webhookSecret, plan: 'free', active: false },
+      );
+      assert.ok(text.includes(`Webhook signing secret: ${issued.webhookSecret}`), text);
+      assert.ok(text.includes(issued.accountId), text);
+      assert.match(unknown, /^exit 1: tokens: Unknown token/);
     });
   });
 
