@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     const clients = createAwsClients(config);
     const store = createDynamoTokenStore(clients.dynamo, config.tables.tokens);
     const devToken = process.env.DEV_TOKEN;
-    const { token } = await createToken(store, devToken ? { token: devToken } : {}).catch((error: Error) => {
+    const { token, webhookSecret } = await createToken(store, devToken ? { token: devToken } : {}).catch((error: Error) => {
       throw devToken ? new Error(`DEV_TOKEN cannot be used: ${error.message}`, { cause: error }) : error;
     });
 
@@ -107,6 +107,8 @@ async function main(): Promise<void> {
     // The first two lines are a stable interface: tests and scripts parse them.
     console.log(`DocRender API listening on ${url}`);
     console.log(`Token: ${token}`);
+    console.log(`Webhook signing secret: ${webhookSecret}`);
+    console.log(`Docs: ${url}/docs`);
     console.log('');
     console.log('Try it:');
     console.log(

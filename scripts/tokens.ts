@@ -18,7 +18,8 @@ import {
   PROJECT_SERVERLESS_FILE,
 } from '../lib/local/serverless-config.js';
 import { usageReport, type UsageReport } from '../lib/quota/usage-report.js';
-import { DEFAULT_PLAN, isPlanName, PLANS, type PlanName } from '../lib/tokens/plans.js';
+import { DEFAULT_PLAN, isPlanName, planOf, PLANS, type PlanName } from '../lib/tokens/plans.js';
+import type { TokenRecord } from '../lib/tokens/token-store.js';
 import { createToken, hashToken, setTokenActive, setTokenTerms } from '../lib/tokens/tokens.js';
 
 const USAGE = `Usage: npm run -s tokens -- <command> [options]
@@ -37,6 +38,9 @@ Commands:
   usage [--json] TOKEN
                       the token's plan, quota, renders used this month and rate
                       (--json: the same object as GET /v1/usage, plus "active")
+  show [--json] TOKEN the token's account id, plan, state and webhook signing secret
+                      (--json: {"accountId","plan","active","monthlyLimit",
+                      "ratePerSecond","webhookSecret","createdAt"})
   deactivate TOKEN    switch the token's subscription off (403)
   activate TOKEN      switch it back on
 
@@ -116,6 +120,16 @@ async function main(): Promise<number> {
       process.stdout.write(values.json ? `${JSON.stringify({ ...report, active: record.active })}\n` : describeUsage(report, record.active));
       return 0;
     }
+    case 'show': {
+      const token = onlyToken(command, rest);
+      if (values.plan !== undefined || values.limit !== undefined || values.unlimited || values.rate !== undefined || values.inactive) {
+        throw new UsageError('show takes no --plan, --limit, --unlimited, --rate or --inactive');
+      }
+      const record = await stores(values).tokens.findByHash(hashToken(token));
+      if (!record) throw new Error('Unknown token');
+      process.stdout.write(values.json ? `${JSON.stringify(showToken(record))}\n` : describeToken(record));
+      return 0;
+    }
     case 'activate':
     case 'deactivate': {
       const token = onlyToken(command, rest);
@@ -175,6 +189,32 @@ function describeUsage(report: UsageReport, active: boolean): string {
     `Active:  ${active ? 'yes' : 'no (requests answer 403)'}`,
     `Quota:   ${spent}`,
     `Rate:    ${report.rate.perSecond} requests per second`,
+    '',
+  ].join('\n');
+}
+
+/** What `show` tells about a token: never its hash, which is a stand-in for the token itself. */
+function showToken(record: TokenRecord) {
+  return {
+    accountId: record.accountId,
+    plan: planOf({ monthlyLimit: record.monthlyLimit, ratePerSecond: record.ratePerSecond }),
+    active: record.active,
+    monthlyLimit: record.monthlyLimit,
+    ratePerSecond: record.ratePerSecond,
+    webhookSecret: record.webhookSecret,
+    createdAt: record.createdAt,
+  };
+}
+
+/** `show` for a person at a terminal. */
+function describeToken(record: TokenRecord): string {
+  const shown = showToken(record);
+  return [
+    `Account:                ${shown.accountId}`,
+    `Plan:                   ${shown.plan} (${shown.monthlyLimit ?? 'unlimited'} renders per month, ${shown.ratePerSecond}/s)`,
+    `Active:                 ${shown.active ? 'yes' : 'no (requests answer 403)'}`,
+    `Webhook signing secret: ${shown.webhookSecret}`,
+    `Created:                ${shown.createdAt}`,
     '',
   ].join('\n');
 }

@@ -21,8 +21,9 @@ export function toPdfOptions(pdf: PdfOptionsOutput | null | undefined): PDFOptio
   const o = pdf ?? {};
   const header = o.headerHtml != null ? decodeBase64Text(o.headerHtml) : undefined;
   const footer = o.footerHtml != null ? decodeBase64Text(o.footerHtml) : undefined;
-  // Sending a header or footer is asking for it to be shown, unless told otherwise.
-  const displayHeaderFooter = o.displayHeaderFooter ?? (header !== undefined || footer !== undefined);
+  // The contract's default is false even when a header or footer is given: a
+  // template that stores one can then switch it on and off with this flag alone.
+  const displayHeaderFooter = o.displayHeaderFooter ?? false;
 
   const options: PDFOptions = {
     printBackground: o.printBackground ?? false,

@@ -52,6 +52,15 @@ const MAX_METADATA_BYTES = 1024;
 const StringSchema = v.string('Must be a string');
 const BooleanSchema = v.boolean('Must be a boolean');
 
+/**
+ * Documents a field for the OpenAPI document (lib/openapi): its default as
+ * the contract states it and what it is for. Metadata only: what the field
+ * accepts does not change, and the service applies the default itself.
+ */
+function documented<const S extends v.GenericSchema>(schema: S, meta: { default?: unknown; description?: string }) {
+  return v.pipe(schema, v.metadata(meta));
+}
+
 function numberBetween(min: number, max: number) {
   return v.pipe(
     v.number('Must be a number'),
@@ -411,19 +420,22 @@ const AuthenticationSchema = closedObject({
 });
 
 const pageEntries = {
-  url: v.nullish(publicHttpUrl()),
-  html: v.nullish(base64Text(false)),
-  htmlTemplate: v.nullish(base64Text(false)),
-  templateData: v.nullish(
-    v.pipe(JsonObjectSchema, v.check((data) => nestsWithin(data, MAX_JSON_DEPTH), `Must not be nested deeper than ${MAX_JSON_DEPTH} levels`)),
+  url: documented(v.nullish(publicHttpUrl()), { description: 'URL to visit, with its scheme (http or https). One of url, html, htmlTemplate is required on direct renders.' }),
+  html: documented(v.nullish(base64Text(false)), { description: 'HTML to render, base64 encoded (UTF-8).' }),
+  htmlTemplate: documented(v.nullish(base64Text(false)), { description: 'Handlebars HTML template, base64 encoded; rendered with templateData.' }),
+  templateData: documented(
+    v.nullish(
+      v.pipe(JsonObjectSchema, v.check((data) => nestsWithin(data, MAX_JSON_DEPTH), `Must not be nested deeper than ${MAX_JSON_DEPTH} levels`)),
+    ),
+    { description: `Data for htmlTemplate (a JSON object, nested at most ${MAX_JSON_DEPTH} levels); only together with htmlTemplate.` },
   ),
-  waitUntil: v.nullish(oneOf(['auto', 'load', 'domcontentloaded', 'networkidle0', 'networkidle2'])),
+  waitUntil: documented(v.nullish(oneOf(['auto', 'load', 'domcontentloaded', 'networkidle0', 'networkidle2'])), { default: 'auto' }),
   waitForMilliseconds: v.nullish(numberBetween(0, 5000)),
   waitForSelector: v.nullish(WaitForSelectorSchema),
   waitForFunction: v.nullish(WaitForFunctionSchema),
   headers: v.nullish(PageHeadersSchema),
-  adblock: v.nullish(BooleanSchema),
-  javascript: v.nullish(BooleanSchema),
+  adblock: documented(v.nullish(BooleanSchema), { default: true }),
+  javascript: documented(v.nullish(BooleanSchema), { default: true }),
   cookies: v.nullish(v.array(CookieSchema, 'Must be an array')),
   authentication: v.nullish(AuthenticationSchema),
   colorScheme: v.nullish(
@@ -518,15 +530,15 @@ export const OverlaySchema = closedObject({
 });
 
 const screenshotEntries = {
-  type: v.nullish(oneOf(['png', 'jpeg', 'webp'])),
-  device: v.nullish(DeviceNameSchema),
+  type: documented(v.nullish(oneOf(['png', 'jpeg', 'webp'])), { default: 'png' }),
+  device: documented(v.nullish(DeviceNameSchema), { default: DEFAULT_DEVICE.name, description: 'A preset name from GET /v1/devices; ignored when viewport is given.' }),
   viewport: v.nullish(ViewportSchema),
-  fullPage: v.nullish(BooleanSchema),
-  fromSurface: v.nullish(BooleanSchema),
-  omitBackground: v.nullish(BooleanSchema),
-  optimizeForSpeed: v.nullish(BooleanSchema),
+  fullPage: documented(v.nullish(BooleanSchema), { default: false }),
+  fromSurface: documented(v.nullish(BooleanSchema), { default: true }),
+  omitBackground: documented(v.nullish(BooleanSchema), { default: false }),
+  optimizeForSpeed: documented(v.nullish(BooleanSchema), { default: true }),
   quality: v.nullish(integerBetween(0, 100)),
-  captureBeyondViewport: v.nullish(BooleanSchema),
+  captureBeyondViewport: documented(v.nullish(BooleanSchema), { default: false }),
   clip: v.nullish(ClipSchema),
   element: v.nullish(textBetween(1, MAX_SELECTOR_LENGTH)),
   overlay: v.nullish(OverlaySchema),
@@ -583,21 +595,21 @@ const PdfMarginSchema = closedObject({
 
 /** PDF options. Nothing here depends on another field, so templates reuse it as is. */
 export const PdfOptionsSchema = closedObject({
-  scale: v.nullish(numberBetween(0.1, 2)),
-  displayHeaderFooter: v.nullish(BooleanSchema),
-  headerHtml: v.nullish(base64Text(true)),
-  footerHtml: v.nullish(base64Text(true)),
-  printBackground: v.nullish(BooleanSchema),
-  landscape: v.nullish(BooleanSchema),
+  scale: documented(v.nullish(numberBetween(0.1, 2)), { default: 1 }),
+  displayHeaderFooter: documented(v.nullish(BooleanSchema), { default: false, description: 'headerHtml and footerHtml print only when this is true.' }),
+  headerHtml: documented(v.nullish(base64Text(true)), { description: 'Base64 HTML print header; elements with the classes date, title, url, pageNumber, totalPages are filled in.' }),
+  footerHtml: documented(v.nullish(base64Text(true)), { description: 'Base64 HTML print footer; same rules as headerHtml.' }),
+  printBackground: documented(v.nullish(BooleanSchema), { default: false }),
+  landscape: documented(v.nullish(BooleanSchema), { default: false }),
   pageRanges: v.nullish(PageRangesSchema),
-  format: v.nullish(PaperFormatSchema),
+  format: documented(v.nullish(PaperFormatSchema), { default: 'letter', description: 'Takes priority over width and height.' }),
   width: v.nullish(paperLength(false)),
   height: v.nullish(paperLength(false)),
-  preferCSSPageSize: v.nullish(BooleanSchema),
-  margin: v.nullish(PdfMarginSchema),
-  omitBackground: v.nullish(BooleanSchema),
-  outline: v.nullish(BooleanSchema),
-  tagged: v.nullish(BooleanSchema),
+  preferCSSPageSize: documented(v.nullish(BooleanSchema), { default: false }),
+  margin: documented(v.nullish(PdfMarginSchema), { description: 'Each side a number of CSS pixels or a string with a unit (px, in, cm, mm).' }),
+  omitBackground: documented(v.nullish(BooleanSchema), { default: false }),
+  outline: documented(v.nullish(BooleanSchema), { default: false }),
+  tagged: documented(v.nullish(BooleanSchema), { default: false }),
 });
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
@@ -608,8 +620,8 @@ export const StorageOptionsSchema = closedObject({
 /** The webhook called when an async job ends. */
 export const WebhookOptionsSchema = closedObject({
   url: publicHttpUrl('webhook URL'),
-  receiveType: v.nullish(oneOf(['base64', 'URL'])),
-  method: v.nullish(oneOf(['POST', 'PUT'])),
+  receiveType: documented(v.nullish(oneOf(['base64', 'URL'])), { default: 'URL' }),
+  method: documented(v.nullish(oneOf(['POST', 'PUT'])), { default: 'POST' }),
   headers: v.nullish(WebhookHeadersSchema),
   metadata: v.nullish(
     v.pipe(

@@ -44,10 +44,14 @@ const ROUTES: Record<string, string> = {
   'GET /v1/templates': 'template-list',
   'GET /v1/templates/{id}': 'template-get',
   'PUT /v1/templates/{id}': 'template-update',
+  'POST /v1/templates/{id}': 'template-update',
   'DELETE /v1/templates/{id}': 'template-delete',
   'GET /v1/jobs/{id}': 'job-get',
   'GET /v1/devices': 'devices',
   'GET /v1/usage': 'usage',
+  'GET /v1/openapi.json': 'openapi',
+  'GET /docs': 'openapi',
+  'GET /docs/api-reference.js': 'openapi',
 };
 
 const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable'];
@@ -119,6 +123,7 @@ const PERMISSIONS: Record<string, string[]> = {
     'sqs:SendMessage WebhooksQueue',
   ],
   'files-sweep': ['s3:ListBucket FilesBucket', 's3:DeleteObject FilesBucket/files/*'],
+  openapi: [],
 };
 
 type Resource = { Type: string; Properties: Record<string, any>; Condition?: string; DependsOn?: unknown };
@@ -490,5 +495,40 @@ describe('npm run package (offline, stage prod)', () => {
     assert.deepEqual(alone, Object.fromEntries(others.map((key) => [key, 'function'])));
     assert.deepEqual(layered, Object.fromEntries(RENDERERS.map((key) => [key, 'function'])));
     assert.equal(readdirSync(join(lambda, 'alone')).length, others.length);
+  });
+
+  it('serves the OpenAPI document, the /docs page and its script from the openapi zip alone', async () => {
+    // Prepare: the zip unpacked where nothing else can supply the Scalar bundle
+    const task = join(work, 'openapi-alone');
+    extractZip(join(out, 'openapi.zip'), task);
+    assert.ok(
+      listZip(join(out, 'openapi.zip')).entries.some((entry) => entry.name === 'node_modules/@scalar/api-reference/dist/browser/standalone.js'),
+      'the Scalar bundle is packaged with the function',
+    );
+    const probe = `
+      import { gunzipSync } from 'node:zlib';
+      const { handler } = await import(process.env.HANDLER);
+      const call = (rawPath) => handler({ rawPath, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      const doc = await call('/v1/openapi.json');
+      const page = await call('/docs');
+      const script = await call('/docs/api-reference.js');
+      const bundle = gunzipSync(Buffer.from(script.body, 'base64')).toString('utf8');
+      process.stdout.write('RESULTS' + JSON.stringify({
+        doc: [doc.statusCode, JSON.parse(doc.body).openapi],
+        page: [page.statusCode, page.headers['content-type'], page.body.includes('docs/api-reference.js')],
+        script: [script.statusCode, script.headers['content-encoding'], bundle.includes('createApiReference')],
+      }) + '\\n');`;
+    // Act
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], {
+      cwd: task,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, HANDLER: join(task, 'functions', 'openapi.mjs') },
+      maxBuffer: 16 * MB,
+    });
+    // Assess
+    assert.deepEqual(JSON.parse(stdout.slice(stdout.indexOf('RESULTS') + 'RESULTS'.length).split('\n')[0] ?? '{}'), {
+      doc: [200, '3.1.0'],
+      page: [200, 'text/html; charset=utf-8', true],
+      script: [200, 'gzip', true],
+    });
   });
 });

@@ -74,7 +74,7 @@ describe('renderer › PDF output', () => {
 
   it('numbers the pages "1 / 3" in a footer given alone, with no default header and room to show', async () => {
     // Act
-    const pdf = await renderPdf(renderer, { html: threePages }, { footerHtml: numbered });
+    const pdf = await renderPdf(renderer, { html: threePages }, { displayHeaderFooter: true, footerHtml: numbered });
 
     // Assess
     assert.equal(pdf.pageCount, 3);
@@ -101,6 +101,15 @@ describe('renderer › PDF output', () => {
 
     // Assess
     assert.doesNotMatch(pdf.text.join(' '), /Page 1/);
+  });
+
+  it('prints a given footer only when displayHeaderFooter is true (default false)', async () => {
+    // Act
+    const pdf = await renderPdf(renderer, { html: threePages }, { footerHtml: numbered });
+
+    // Assess
+    assert.equal(pdf.pageCount, 3);
+    assert.doesNotMatch(pdf.text.join(' '), /Page \d \/ 3/);
   });
 
   it('fits more on a page with scale', async () => {

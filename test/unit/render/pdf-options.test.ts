@@ -47,9 +47,20 @@ describe('toPdfOptions', () => {
     assert.equal(options.tagged, true);
   });
 
+  it('prints no header or footer when displayHeaderFooter is not true, even when they are given', () => {
+    // Act
+    const options = toPdfOptions({ headerHtml: b64('<p>h</p>'), footerHtml: b64('<span class="pageNumber"></span>') });
+
+    // Assess
+    assert.equal(options.displayHeaderFooter, false);
+    assert.equal(options.headerTemplate, undefined);
+    assert.equal(options.footerTemplate, undefined);
+    assert.equal(options.margin, undefined);
+  });
+
   it('shows a footer given alone with an empty header and room below', () => {
     // Act
-    const options = toPdfOptions({ footerHtml: b64('<span class="pageNumber"></span>') });
+    const options = toPdfOptions({ displayHeaderFooter: true, footerHtml: b64('<span class="pageNumber"></span>') });
 
     // Assess
     assert.equal(options.displayHeaderFooter, true);

@@ -87,6 +87,7 @@ describe('deliverWebhook', () => {
       .digest('base64');
     // The caller's header of the same name comes first, so ours is the one sent.
     assert.equal(call.headers['webhook-signature'], `v1,${expected}`);
+    assert.equal(call.headers['x-doczilla-signature'], createHmac('sha256', secret).update(body).digest('hex'));
     assert.equal(call.headers['webhook-id'], job.jobId);
     const parsed = JSON.parse(body) as Record<string, unknown>;
     assert.equal(parsed.status, 'COMPLETED');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { generateWebhookSecret } from '../../../lib/tokens/tokens.js';
 import { WebhookSecretError } from '../../../lib/webhooks/errors.js';
-import { webhookSignature, webhookSignatureHeaders } from '../../../lib/webhooks/signature.js';
+import { vendorWebhookSignature, webhookSignature, webhookSignatureHeaders } from '../../../lib/webhooks/signature.js';
 
 describe('webhookSignature', () => {
   it('matches the Standard Webhooks reference example', () => {
@@ -28,7 +28,25 @@ describe('webhookSignature', () => {
     // Assess
     const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
     const expected = createHmac('sha256', key).update(`job_1.1800000000.${body}`).digest('base64');
-    assert.deepEqual(headers, { 'webhook-id': 'job_1', 'webhook-timestamp': '1800000000', 'webhook-signature': `v1,${expected}` });
+    assert.equal(headers['webhook-id'], 'job_1');
+    assert.equal(headers['webhook-timestamp'], '1800000000');
+    assert.equal(headers['webhook-signature'], `v1,${expected}`);
+  });
+
+  it('carries x-doczilla-signature: hex HMAC-SHA256 of the raw body keyed by the secret string as printed', () => {
+    // Prepare: the vendor SDK's verifyPayload recomputes exactly this.
+    const secret = generateWebhookSecret();
+    const body = JSON.stringify({ id: 'job_1', status: 'COMPLETED', metadata: { ü: 'ß' } });
+
+    // Act
+    const headers = webhookSignatureHeaders(secret, 'job_1', 1_800_000_000, body);
+
+    // Assess
+    const expected = createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+    assert.equal(headers['x-doczilla-signature'], expected);
+    assert.match(expected, /^[0-9a-f]{64}$/);
+    assert.equal(vendorWebhookSignature(secret, body), expected);
+    assert.notEqual(vendorWebhookSignature(secret, `${body} `), expected);
   });
 
   it('changes when the body, the id or the timestamp change', () => {
@@ -46,6 +64,7 @@ describe('webhookSignature', () => {
   it('refuses a secret that is not whsec_<base64 key>', () => {
     for (const secret of ['', 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'whsec_']) {
       assert.throws(() => webhookSignature(secret, 'job_1', 1, '{}'), WebhookSecretError, secret);
+      assert.throws(() => vendorWebhookSignature(secret, '{}'), WebhookSecretError, secret);
     }
   });
 });

@@ -1,0 +1,195 @@
+/**
+ * The OpenAPI 3.1 document of the service (`GET /v1/openapi.json`): every
+ * route of serverless.yml, request bodies converted from the schemas that
+ * validate them, the answers and error bodies of decisions.md, the bearer
+ * scheme, and the webhook as an OpenAPI `webhooks` entry. Built once per
+ * process: it depends on nothing but the code.
+ */
+import { requestComponentSchemas, type RequestBodyName } from './request-schemas.js';
+import { RESPONSE_SCHEMAS } from './response-schemas.js';
+
+/** The JSON Schema dialect of OpenAPI 3.1: plain 2020-12. */
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+
+/** One route as the document describes it. */
+export type RouteDoc = {
+  method: Method;
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** Request body component; absent for routes without a body. */
+  body?: RequestBodyName;
+  /** Success status and what it carries. */
+  success: { status: string; description: string; schema?: string; content?: 'pdf-or-image' | 'html' | 'javascript' | 'json' };
+  /** False for the routes anyone may read (the document and the docs page). */
+  auth?: boolean;
+  /** Spends quota (402) and renders (504 on an exceeded time budget). */
+  renders?: boolean;
+  /** Names a resource by id (404). */
+  byId?: boolean;
+  query?: 'page';
+  /** An extra note for the reader. */
+  description?: string;
+};
+
+const RENDER_SOURCES = 'Exactly one of page.url, page.html, page.htmlTemplate (templateData only with htmlTemplate).';
+const TEMPLATE_MERGE = 'Every option is optional and deep-merged over the template variables (the request wins, arrays are replaced); the merged page must name exactly one source.';
+
+/** Every route the service serves: serverless.yml's httpApi events, one to one (a test holds them equal). */
+export const ROUTES: readonly RouteDoc[] = [
+  { method: 'post', path: '/v1/pdf', operationId: 'createPdf', summary: 'Render a PDF, answered with the file', tag: 'PDF', body: 'PdfRequest', renders: true, success: { status: '200', description: 'The PDF. Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/pdf/sync', operationId: 'createPdfSync', summary: 'Render a PDF, answered with a download URL', tag: 'PDF', body: 'PdfSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/pdf/async', operationId: 'createPdfAsync', summary: 'Queue a PDF; the webhook gets the result', tag: 'PDF', body: 'PdfAsyncRequest', renders: true, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/screenshot', operationId: 'createScreenshot', summary: 'Render a screenshot, answered with the image', tag: 'Screenshot', body: 'ScreenshotRequest', renders: true, success: { status: '200', description: 'The image (png, jpeg or webp). Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/screenshot/sync', operationId: 'createScreenshotSync', summary: 'Render a screenshot, answered with a download URL', tag: 'Screenshot', body: 'ScreenshotSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/screenshot/async', operationId: 'createScreenshotAsync', summary: 'Queue a screenshot; the webhook gets the result', tag: 'Screenshot', body: 'ScreenshotAsyncRequest', renders: true, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/template/{id}', operationId: 'renderTemplate', summary: 'Render from a template, answered with the file', tag: 'Template rendering', body: 'TemplateRenderRequest', renders: true, byId: true, success: { status: '200', description: "The file, PDF or image per the template's output.", content: 'pdf-or-image' }, description: TEMPLATE_MERGE },
+  { method: 'post', path: '/v1/template/{id}/sync', operationId: 'renderTemplateSync', summary: 'Render from a template, answered with a download URL', tag: 'Template rendering', body: 'TemplateRenderSyncRequest', renders: true, byId: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, description: TEMPLATE_MERGE },
+  { method: 'post', path: '/v1/template/{id}/async', operationId: 'renderTemplateAsync', summary: 'Queue a render from a template', tag: 'Template rendering', body: 'TemplateRenderAsyncRequest', renders: true, byId: true, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: TEMPLATE_MERGE },
+  { method: 'get', path: '/v1/jobs/{id}', operationId: 'getJob', summary: 'Status of an async job (addition)', tag: 'Jobs', byId: true, success: { status: '200', description: 'The job.', schema: 'Job' } },
+  { method: 'post', path: '/v1/templates', operationId: 'createTemplate', summary: 'Create a template', tag: 'Templates', body: 'TemplateCreateRequest', success: { status: '201', description: 'The template with its variables.', schema: 'Template' }, description: 'output, when absent, is IMAGE if the variables hold screenshot and no pdf, else PDF.' },
+  { method: 'get', path: '/v1/templates', operationId: 'listTemplates', summary: 'List templates', tag: 'Templates', query: 'page', success: { status: '200', description: 'One page of 20, newest first, without variables.', schema: 'TemplateListPage' } },
+  { method: 'get', path: '/v1/templates/{id}', operationId: 'getTemplate', summary: 'Get a template', tag: 'Templates', byId: true, success: { status: '200', description: 'The template with its variables.', schema: 'Template' } },
+  { method: 'put', path: '/v1/templates/{id}', operationId: 'updateTemplate', summary: 'Update a template', tag: 'Templates', body: 'TemplateUpdateRequest', byId: true, success: { status: '200', description: 'The whole updated template.', schema: 'Template' }, description: 'At least one of name, variables, output.' },
+  { method: 'post', path: '/v1/templates/{id}', operationId: 'updateTemplateByPost', summary: 'Update a template (POST, as the vendor SDK sends it)', tag: 'Templates', body: 'TemplateUpdateRequest', byId: true, success: { status: '200', description: 'The whole updated template.', schema: 'Template' }, description: 'The same as PUT /v1/templates/{id}: same body, same answer.' },
+  { method: 'delete', path: '/v1/templates/{id}', operationId: 'deleteTemplate', summary: 'Delete a template', tag: 'Templates', byId: true, success: { status: '204', description: 'Deleted; no body.' } },
+  { method: 'get', path: '/v1/devices', operationId: 'listDevices', summary: 'Screenshot device presets (addition)', tag: 'Account', success: { status: '200', description: 'Every preset.', schema: 'Devices' } },
+  { method: 'get', path: '/v1/usage', operationId: 'getUsage', summary: "The token's plan, quota and rate (addition)", tag: 'Account', success: { status: '200', description: 'Usage this month.', schema: 'Usage' } },
+  { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApiDocument', summary: 'This document', tag: 'Documentation', auth: false, success: { status: '200', description: 'OpenAPI 3.1.', content: 'json' } },
+  { method: 'get', path: '/docs', operationId: 'getDocs', summary: 'The API reference, rendered from this document', tag: 'Documentation', auth: false, success: { status: '200', description: 'An HTML page.', content: 'html' } },
+  { method: 'get', path: '/docs/api-reference.js', operationId: 'getDocsScript', summary: 'The script the reference page runs', tag: 'Documentation', auth: false, success: { status: '200', description: 'JavaScript (Scalar API Reference, standalone).', content: 'javascript' } },
+];
+
+const errorResponse = (description: string, schema = 'Error') => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+});
+
+const RATE_HEADERS = {
+  'x-ratelimit-limit': { description: 'Requests per second allowed.', schema: { type: 'integer' } },
+  'x-ratelimit-remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'x-ratelimit-reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+};
+
+function successContent(success: RouteDoc['success']) {
+  if (success.schema) return { 'application/json': { schema: { $ref: `#/components/schemas/${success.schema}` } } };
+  switch (success.content) {
+    case 'pdf-or-image':
+      return Object.fromEntries(
+        ['application/pdf', 'image/png', 'image/jpeg', 'image/webp'].map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
+      );
+    case 'html':
+      return { 'text/html': { schema: { type: 'string' } } };
+    case 'javascript':
+      return { 'text/javascript': { schema: { type: 'string' } } };
+    case 'json':
+      return { 'application/json': { schema: { type: 'object' } } };
+    default:
+      return undefined;
+  }
+}
+
+function operation(route: RouteDoc) {
+  const auth = route.auth !== false;
+  const responses: Record<string, unknown> = {
+    [route.success.status]: {
+      description: route.success.description,
+      ...(auth ? { headers: RATE_HEADERS } : {}),
+      ...(successContent(route.success) ? { content: successContent(route.success) } : {}),
+    },
+  };
+  if (route.success.content === 'pdf-or-image') {
+    responses['303'] = { description: 'The file is larger than a Lambda answer: Location is a temporary download URL (1 hour).', headers: { location: { schema: { type: 'string', format: 'uri' } } } };
+  }
+  if (route.body || route.query) responses['400'] = errorResponse('Validation failed (code api.validation), or the page could not be loaded (code render.navigation).', 'ValidationError');
+  if (auth) {
+    responses['401'] = errorResponse('Missing, malformed or unknown token.');
+    if (route.renders) responses['402'] = errorResponse('The monthly quota is spent.');
+    responses['403'] = errorResponse('The subscription is inactive.');
+  }
+  if (route.byId) responses['404'] = errorResponse('No such id for this account.');
+  if (route.body) responses['413'] = errorResponse('The request body is over the limit (5 MiB by default).');
+  if (auth) responses['429'] = { ...errorResponse('Past the token rate.'), headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } };
+  responses['500'] = errorResponse('Internal error.');
+  if (route.renders) responses['504'] = errorResponse('The render exceeded its time budget.');
+
+  const parameters = [
+    ...(route.path.includes('{id}') ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : []),
+    ...(route.query === 'page'
+      ? [{ name: 'page', in: 'query', required: false, description: 'Page number.', schema: { type: 'integer', minimum: 1, default: 1 } }]
+      : []),
+  ];
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.tag],
+    ...(auth ? {} : { security: [] }),
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.body}` } } } } }
+      : {}),
+    responses,
+  };
+}
+
+/** Builds the whole OpenAPI 3.1 document. */
+export function buildOpenApiDocument(version = '1.0.0') {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operation(route);
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: DIALECT,
+    info: {
+      title: 'DocRender API',
+      version,
+      description:
+        'Render a URL, HTML or a Handlebars template to PDF or a screenshot with headless Chromium: raw, sync or async ' +
+        '(webhook), directly or from saved templates. Drop-in for the Doczilla API and its Node SDK.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'This deployment' }],
+    security: [{ bearer: [] }],
+    tags: ['PDF', 'Screenshot', 'Template rendering', 'Templates', 'Jobs', 'Account', 'Documentation'].map((name) => ({ name })),
+    paths,
+    webhooks: {
+      jobFinished: {
+        post: {
+          operationId: 'jobFinished',
+          summary: 'An async job ended (COMPLETED or FAILED)',
+          description:
+            'Sent once per job to webhook.url with webhook.method (POST or PUT) and webhook.headers. A non-2xx answer or ' +
+            'none within 10 s is retried with growing delays (at least 5 attempts over at least 15 minutes).',
+          parameters: [
+            { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'webhook-signature', in: 'header', required: true, description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> keyed by the decoded whsec_ key (Standard Webhooks).', schema: { type: 'string' } },
+            { name: 'x-doczilla-signature', in: 'header', required: true, description: 'Lowercase hex HMAC-SHA256 of the raw body, keyed by the secret string as printed (whsec_…, UTF-8).', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } } },
+          responses: { '200': { description: 'Any 2xx acknowledges the call.' } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' } },
+      schemas: { ...requestComponentSchemas(), ...RESPONSE_SCHEMAS },
+    },
+  };
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+let cached: { document: OpenApiDocument; json: string } | undefined;
+
+/** The document and its JSON text, built on first use and kept for the life of the process. */
+export function openApiDocument(): { document: OpenApiDocument; json: string } {
+  if (!cached) {
+    const document = buildOpenApiDocument();
+    cached = { document, json: JSON.stringify(document) };
+  }
+  return cached;
+}

@@ -1,0 +1,84 @@
+/**
+ * The request bodies of the API as JSON Schema (2020-12, OpenAPI 3.1's
+ * dialect), converted from the very valibot schemas that validate them, so
+ * the document cannot say something the service does not do.
+ */
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
+import type { GenericSchema } from 'valibot';
+import {
+  PdfAsyncRequestSchema,
+  PdfRequestSchema,
+  PdfSyncRequestSchema,
+  ScreenshotAsyncRequestSchema,
+  ScreenshotRequestSchema,
+  ScreenshotSyncRequestSchema,
+  TemplateRenderAsyncRequestSchema,
+  TemplateRenderRequestSchema,
+  TemplateRenderSyncRequestSchema,
+  TemplateVariablesSchema,
+} from '../schemas/render-requests.js';
+import {
+  PdfOptionsSchema,
+  StorageOptionsSchema,
+  WebhookOptionsSchema,
+} from '../schemas/render-options.js';
+import { TemplateCreateSchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
+
+/** Shared pieces, referenced from the request bodies as `#/components/schemas/<name>`. */
+const SHARED: Record<string, GenericSchema> = {
+  PdfOptions: PdfOptionsSchema,
+  StorageOptions: StorageOptionsSchema,
+  WebhookOptions: WebhookOptionsSchema,
+  TemplateVariables: TemplateVariablesSchema,
+};
+
+/** Request bodies by component name. */
+export const REQUEST_BODIES = {
+  PdfRequest: PdfRequestSchema,
+  PdfSyncRequest: PdfSyncRequestSchema,
+  PdfAsyncRequest: PdfAsyncRequestSchema,
+  ScreenshotRequest: ScreenshotRequestSchema,
+  ScreenshotSyncRequest: ScreenshotSyncRequestSchema,
+  ScreenshotAsyncRequest: ScreenshotAsyncRequestSchema,
+  TemplateRenderRequest: TemplateRenderRequestSchema,
+  TemplateRenderSyncRequest: TemplateRenderSyncRequestSchema,
+  TemplateRenderAsyncRequest: TemplateRenderAsyncRequestSchema,
+  TemplateCreateRequest: TemplateCreateSchema,
+  TemplateUpdateRequest: TemplateUpdateSchema,
+} as const satisfies Record<string, GenericSchema>;
+
+export type RequestBodyName = keyof typeof REQUEST_BODIES;
+
+const CONFIG: ConversionConfig = {
+  target: 'draft-2020-12',
+  // An API object is a pipe of unknown → checks → object (closedObject): the
+  // object is the shape a caller sends, and the last schema of the pipe wins.
+  typeMode: 'ignore',
+  // Cross-field rules (exactly one page source, quality not with png) and
+  // custom checks have no JSON Schema form: they are written in descriptions.
+  errorMode: 'ignore',
+  definitions: SHARED,
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+};
+
+/** Every request schema and shared piece as JSON Schema, keyed by component name. */
+export function requestComponentSchemas(): Record<string, JsonSchema> {
+  const shared = toJsonSchemaDefs(SHARED, CONFIG) as Record<string, JsonSchema>;
+  const bodies: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(REQUEST_BODIES)) {
+    const { $schema: _dialect, $defs: _defs, ...body } = toJsonSchema(schema as GenericSchema, CONFIG) as JsonSchema & {
+      $defs?: unknown;
+    };
+    bodies[name] = body;
+  }
+  return { ...stripDialects(shared), ...bodies };
+}
+
+function stripDialects(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => {
+      const { $schema: _dialect, ...rest } = schema as JsonSchema & { $schema?: string };
+      return [name, rest];
+    }),
+  );
+}

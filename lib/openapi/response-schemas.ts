@@ -1,0 +1,192 @@
+/**
+ * The answers of the API as JSON Schema (2020-12), as decisions.md and the
+ * README describe them. Answers are built in code rather than parsed, so
+ * these are written here; the e2e suite checks live answers against them.
+ */
+import type { JsonSchema } from '@valibot/to-json-schema';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const dateTime: JsonSchema = { type: 'string', format: 'date-time' };
+const JOB_STATUS = ['PENDING', 'RUNNING', 'FAILED', 'COMPLETED'];
+const SIGNED_URL_STATUS: JsonSchema = {
+  type: 'string',
+  enum: ['NOT_PROVIDED', 'UPLOADED', 'FAILED'],
+  description: 'NOT_PROVIDED without storage; UPLOADED when the PUT to storage.preSignedUrl answered 2xx; FAILED otherwise (fileUrl still points at the temporary copy).',
+};
+
+const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
+  id: { type: 'string' },
+  name: { type: 'string', maxLength: 200 },
+  output: { type: 'string', enum: ['PDF', 'IMAGE'] },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+};
+
+/** Response bodies by component name. */
+export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
+  Error: {
+    type: 'object',
+    description: 'Every error but 400.',
+    properties: { message: { type: 'string' } },
+    required: ['message'],
+  },
+  ValidationError: {
+    type: 'object',
+    description: 'A 400: the request is malformed, has a wrong or unknown field, or the page could not be loaded (code render.navigation).',
+    properties: {
+      message: { type: 'string' },
+      code: { type: 'string', examples: ['api.validation', 'render.navigation'] },
+      fields: {
+        type: 'object',
+        description: 'Dotted field path (e.g. page.url) to what is wrong with it.',
+        additionalProperties: { type: 'string' },
+      },
+    },
+    required: ['message', 'code', 'fields'],
+  },
+  Template: {
+    type: 'object',
+    properties: { ...TEMPLATE_FIELDS, variables: ref('TemplateVariables') },
+    required: [...Object.keys(TEMPLATE_FIELDS), 'variables'],
+  },
+  TemplateSummary: {
+    type: 'object',
+    description: 'A template as lists show it: without variables.',
+    properties: TEMPLATE_FIELDS,
+    required: Object.keys(TEMPLATE_FIELDS),
+  },
+  TemplateListPage: {
+    type: 'object',
+    description: '20 templates a page, newest first.',
+    properties: {
+      hasNextPage: { type: 'boolean' },
+      hasPreviousPage: { type: 'boolean' },
+      data: { type: 'array', items: ref('TemplateSummary'), maxItems: 20 },
+    },
+    required: ['hasNextPage', 'hasPreviousPage', 'data'],
+  },
+  SyncResult: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      status: { type: 'string', enum: ['COMPLETED'] },
+      fileUrl: { type: 'string', format: 'uri', description: 'Temporary download URL, valid for 1 hour.' },
+      signedUrlStatus: SIGNED_URL_STATUS,
+    },
+    required: ['id', 'status', 'fileUrl', 'signedUrlStatus'],
+  },
+  AsyncJob: {
+    type: 'object',
+    properties: { id: { type: 'string' }, status: { type: 'string', enum: ['PENDING'] } },
+    required: ['id', 'status'],
+  },
+  JobError: {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      code: { type: 'string' },
+      fields: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+    required: ['message', 'code'],
+  },
+  Job: {
+    type: 'object',
+    description: 'An async job of the caller (GET /v1/jobs/{id}, an addition to the vendor API).',
+    properties: {
+      id: { type: 'string' },
+      status: { type: 'string', enum: JOB_STATUS },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      fileUrl: { type: 'string', format: 'uri', description: 'While the file lives (1 hour).' },
+      signedUrlStatus: { ...SIGNED_URL_STATUS, description: 'Once the job has ended.' },
+      error: ref('JobError'),
+      webhook: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] },
+          attempts: { type: 'integer', minimum: 0 },
+        },
+        required: ['status', 'attempts'],
+      },
+    },
+    required: ['id', 'status', 'createdAt', 'updatedAt', 'webhook'],
+  },
+  Usage: {
+    type: 'object',
+    description: "The token's plan, this month's quota and its rate (an addition).",
+    properties: {
+      plan: { type: 'string' },
+      quota: {
+        type: 'object',
+        properties: {
+          limit: { type: ['integer', 'null'], description: 'Renders a month; null is unlimited.' },
+          used: { type: 'integer', minimum: 0 },
+          remaining: { type: ['integer', 'null'] },
+          period: {
+            type: 'object',
+            properties: { start: dateTime, end: dateTime },
+            required: ['start', 'end'],
+          },
+        },
+        required: ['limit', 'used', 'remaining', 'period'],
+      },
+      rate: {
+        type: 'object',
+        properties: { perSecond: { type: 'number', exclusiveMinimum: 0 } },
+        required: ['perSecond'],
+      },
+    },
+    required: ['plan', 'quota', 'rate'],
+  },
+  Devices: {
+    type: 'object',
+    description: 'Every screenshot device preset (an addition).',
+    properties: {
+      data: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            viewport: {
+              type: 'object',
+              properties: {
+                width: { type: 'integer' },
+                height: { type: 'integer' },
+                deviceScaleFactor: { type: 'number' },
+                isMobile: { type: 'boolean' },
+                hasTouch: { type: 'boolean' },
+                isLandscape: { type: 'boolean' },
+              },
+              required: ['width', 'height', 'deviceScaleFactor', 'isMobile', 'hasTouch', 'isLandscape'],
+            },
+          },
+          required: ['name', 'viewport'],
+        },
+      },
+    },
+    required: ['data'],
+  },
+  WebhookEvent: {
+    type: 'object',
+    description:
+      'Body of the webhook call when an async job ends. Signed twice over the same raw body: Standard Webhooks ' +
+      '(webhook-id, webhook-timestamp, webhook-signature) and x-doczilla-signature (hex HMAC-SHA256 of the body, ' +
+      'keyed by the signing secret string as printed, whsec_…).',
+    properties: {
+      id: { type: 'string' },
+      status: { type: 'string', enum: ['COMPLETED', 'FAILED'] },
+      output: { type: 'string', enum: ['PDF', 'IMAGE'] },
+      contentType: { type: ['string', 'null'] },
+      fileSize: { type: ['integer', 'null'] },
+      fileUrl: { type: ['string', 'null'], description: 'receiveType URL: download URL valid for 1 hour; null when the job failed.' },
+      fileBase64: { type: ['string', 'null'], description: 'receiveType base64: the file; null when the job failed.' },
+      signedUrlStatus: SIGNED_URL_STATUS,
+      metadata: { type: 'object', additionalProperties: { type: 'string' } },
+      error: ref('JobError'),
+      createdAt: dateTime,
+      completedAt: { type: ['string', 'null'], format: 'date-time' },
+    },
+    required: ['id', 'status', 'output', 'contentType', 'fileSize', 'signedUrlStatus', 'metadata', 'createdAt', 'completedAt'],
+  },
+};
