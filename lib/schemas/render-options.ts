@@ -11,6 +11,7 @@ import { tryDecodeBase64Text } from './base64-text.js';
 import { closedObject, isPlainObject } from './closed-object.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
+import { VENDOR_SIGNATURE_HEADER } from '../webhooks/signature.js';
 
 // ---------------------------------------------------------------------------
 // Limits the contract leaves open (documented in the README's API section)
@@ -135,8 +136,12 @@ const HEADER_VALUE_MESSAGE = 'Must not contain line breaks, NUL, other control c
 const RESERVED_HEADERS = new Set([
   'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
 ]);
-/** The Standard Webhooks signature headers the service writes on every webhook call. */
-const WEBHOOK_SIGNATURE_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+/**
+ * The signature headers the service writes on every webhook call: Standard
+ * Webhooks' and the vendor's. A caller's value would be overwritten, so it is
+ * refused instead of silently dropped.
+ */
+const WEBHOOK_SIGNATURE_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature', VENDOR_SIGNATURE_HEADER]);
 
 function headerNameProblem(name: string, extraReserved: ReadonlySet<string>): string | undefined {
   if (!HEADER_NAME.test(name)) return 'Must be a valid HTTP header name';

@@ -148,7 +148,7 @@ describe('header guards', () => {
     });
   }
 
-  for (const name of ['webhook-id', 'Webhook-Timestamp', 'WEBHOOK-SIGNATURE']) {
+  for (const name of ['webhook-id', 'Webhook-Timestamp', 'WEBHOOK-SIGNATURE', 'X-Doczilla-Signature']) {
     it(`answers 400 on webhook.headers.${name}, a signature header`, () => {
       // Act
       const fields = fieldsOf(PdfAsyncRequestSchema, { page: { html }, webhook: { ...webhook, headers: { [name]: 'v1,forged' } } });
