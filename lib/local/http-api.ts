@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Invocation, LambdaRuntime } from './lambda-runtime.js';
 import { scheduledEvent } from './schedules.js';
-import type { LocalFunction } from './serverless-config.js';
+import type { LocalFunction } from './service-definition.js';
 
 /** API Gateway's own payload quota: larger requests never reach the function. */
 export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
