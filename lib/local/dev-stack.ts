@@ -18,9 +18,12 @@ export type DevStack = {
 /** One record per running `npm start`, named by its process id, so several can run side by side. */
 const STACKS_DIR = fileURLToPath(new URL('../../.local/stacks/', import.meta.url));
 
-/** The record of this process: `DEV_STACK_FILE` when set (tests keep their stacks apart), else `.local/stacks/<pid>.json`. */
+/**
+ * The record of this process: `DEV_STACK_FILE` when set, else `<pid>.json` in
+ * `DEV_STACKS_DIR` or `.local/stacks/` (tests keep their stacks apart from a developer's).
+ */
 export function devStackFile(pid = process.pid, env: NodeJS.ProcessEnv = process.env): string {
-  return env.DEV_STACK_FILE || path.join(STACKS_DIR, `${pid}.json`);
+  return env.DEV_STACK_FILE || path.join(env.DEV_STACKS_DIR || STACKS_DIR, `${pid}.json`);
 }
 
 /** Records the running stack; readable by the owner only, it names local endpoints. */
@@ -36,7 +39,7 @@ export function removeDevStack(pid: number, file = devStackFile(pid)): void {
 
 /** Every recorded stack whose process is still alive (`DEV_STACK_FILE`'s alone when set); stale records are ignored. */
 export function liveDevStacks(env: NodeJS.ProcessEnv = process.env): DevStack[] {
-  const files = env.DEV_STACK_FILE ? [env.DEV_STACK_FILE] : listStackFiles();
+  const files = env.DEV_STACK_FILE ? [env.DEV_STACK_FILE] : listStackFiles(env.DEV_STACKS_DIR || STACKS_DIR);
   return files
     .map(readDevStack)
     .filter((stack): stack is DevStack => stack !== undefined && isAlive(stack.pid))
@@ -49,11 +52,11 @@ export function readLiveDevStack(file = devStackFile()): DevStack | undefined {
   return stack && isAlive(stack.pid) ? stack : undefined;
 }
 
-function listStackFiles(): string[] {
+function listStackFiles(dir: string): string[] {
   try {
-    return readdirSync(STACKS_DIR)
+    return readdirSync(dir)
       .filter((name) => name.endsWith('.json'))
-      .map((name) => path.join(STACKS_DIR, name));
+      .map((name) => path.join(dir, name));
   } catch {
     return [];
   }

@@ -123,7 +123,8 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     clearTimeout(instance.idleTimer);
     const pool = pools.get(instance.fn.key) ?? [];
     const index = pool.indexOf(instance);
-    if (index >= 0) pool.splice(index, 1);
+    if (index < 0) return;
+    pool.splice(index, 1);
     // A waiter for this function may now start an instance of its own.
     const next = waiting.get(instance.fn.key)?.shift();
     if (next && !stopped) {
@@ -186,6 +187,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
       signalAll(instance.frozen, 'SIGCONT');
       instance.frozen = [];
       await instance.ready.catch((error: unknown) => {
+        remove(instance);
         void stopInstance(instance);
         throw error;
       });
@@ -222,6 +224,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     instance.onExit = undefined;
     if (outcome === 'timeout') {
       logError(`[${fn.key}] ${requestId} Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`);
+      remove(instance);
       void stopInstance(instance);
       return { ok: false, error: new Error('Task timed out'), timedOut: true, durationMs: Date.now() - started };
     }
