@@ -1,7 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { addLambdaContext } from '../observability/log-context.js';
 import { recordQueueAge } from '../observability/metrics.js';
 import { JobBusyError, MalformedMessageError } from './errors.js';
 
@@ -23,6 +22,8 @@ export type QueueConsumerSpec<M> = {
  * logged and dropped, since retrying it could only fill the dead-letter queue.
  */
 export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
+  // One per container, as Powertools intends: an instance runs one invocation at a time.
+  const processor = new BatchProcessor(EventType.SQS);
   const handleRecord = async (record: SQSRecord, context: Context) => {
     recordQueueAge(spec.name, Date.now() - Number(record.attributes.SentTimestamp));
     let message: M;
@@ -44,10 +45,7 @@ export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
   };
 
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    // One processor per invocation: it holds the batch's state, and the local
-    // runtime may run invocations of the same module concurrently.
-    const processor = new BatchProcessor(EventType.SQS);
-    addLambdaContext(spec.logger, context);
+    spec.logger.addContext(context);
     return processPartialResponse(event, (record: SQSRecord) => handleRecord(record, context), processor, {
       context,
       throwOnFullBatchFailure: false,

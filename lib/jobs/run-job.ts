@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { uploadToCaller } from '../delivery/caller-upload.js';
 import { OUTBOUND_TIMEOUT_MS } from '../delivery/outbound-http.js';
 import type { FileStore } from '../files/file-store.js';
-import { recordRender, renderOutcomeOf } from '../observability/metrics.js';
+import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { RenderInput, Renderer } from '../render/types.js';
@@ -56,9 +56,9 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   const startedAt = now();
   try {
     outcome = await produce(job, deps, clock);
-    recordRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
+    recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
   } catch (error) {
-    recordRender({ kind, mode: 'async', outcome: renderOutcomeOf(error), durationMs: now() - startedAt });
+    recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(error), durationMs: now() - startedAt });
     await deps.jobs.releaseRun(job, runId, now()).catch((releaseError: unknown) => {
       // The lease then runs out by itself before the message is offered again.
       deps.logger.warn('could not hand the job back', { jobId: job.jobId, error: releaseError as Error });
