@@ -3,6 +3,8 @@
  * a free port) on embedded AWS emulators, provisioned from serverless.yml.
  * Prints the base URL and a ready-to-use token (DEV_TOKEN registers its value).
  */
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
 import { createAwsClients } from '../lib/aws/clients.js';
@@ -15,6 +17,7 @@ import { signalAll } from '../lib/local/process-tree.js';
 import { startSchedules } from '../lib/local/schedules.js';
 import { startSqsPollers } from '../lib/local/sqs-poller.js';
 import { createToken } from '../lib/tokens/tokens.js';
+import { CHROMIUM_LAYER_DIR, writeLayerFonts } from './build-layer.js';
 
 const USAGE = `Usage: npm start [-- --config serverless.yml] [--stage dev] [--region us-east-1] [--param name=value]
                  [--endpoint URL] [--instances N] [--idle-seconds N]
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
     const port = parsePort(process.env.PORT);
     const maxInstances = positive('--instances', values.instances);
     const idleSeconds = positive('--idle-seconds', values['idle-seconds']);
+    await ensureLayerFonts();
     const local = await startLocalAws({
       file: values.config,
       stage: values.stage,
@@ -162,6 +166,28 @@ async function main(): Promise<void> {
       }
     }
     process.exitCode = 1;
+  }
+}
+
+/**
+ * The Chromium layer's fonts, written by the same code as the deployed layer
+ * when missing (a fresh clone): the rendering functions see exactly them, as
+ * on Lambda. Built aside and renamed into place, so that two npm start
+ * starting at once never see half a folder.
+ */
+async function ensureLayerFonts(): Promise<void> {
+  const fontsDir = join(CHROMIUM_LAYER_DIR, 'fonts');
+  if (existsSync(fontsDir)) return;
+  console.error('Building the Chromium layer fonts once (npm run build:layer does the whole layer)…');
+  const temporary = mkdtempSync(join(CHROMIUM_LAYER_DIR, '.fonts-'));
+  try {
+    await writeLayerFonts(temporary);
+    renameSync(temporary, fontsDir);
+  } catch (error) {
+    // Another npm start got there first.
+    if (!existsSync(fontsDir)) throw error;
+  } finally {
+    rmSync(temporary, { recursive: true, force: true });
   }
 }
 

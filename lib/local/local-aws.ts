@@ -1,5 +1,6 @@
 import { startEmulators } from './emulators.js';
 import { LocalSetupError } from './errors.js';
+import { layerFontEnvironment } from './layers.js';
 import { emulatorEnvironment, type EmulatorEndpoints } from './local-endpoints.js';
 import { createResources, type LocalResources } from './resources.js';
 import { resolveService, type LocalFunction, type ResolvedService, type ServiceOptions } from './service-definition.js';
@@ -19,7 +20,10 @@ export type LocalAws = {
   service: ResolvedService;
   endpoints: EmulatorEndpoints;
   resources: LocalResources;
-  /** The whole environment of an instance of `fn`: its own variables with local values, and the emulators' endpoints. */
+  /**
+   * The whole environment of an instance of `fn`: its own variables with
+   * local values, the emulators' endpoints, and its layers' fonts.
+   */
   environmentOf(fn: LocalFunction): Record<string, string>;
   stop(): Promise<void>;
 };
@@ -43,7 +47,7 @@ export async function startLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAw
       for (const [name, value] of Object.entries(fn.environment)) {
         own[name] = text(resources.physical(value, `functions.${fn.key}.environment.${name}`), `functions.${fn.key}.environment.${name}`);
       }
-      environments.set(fn.key, { ...own, ...endpointVariables });
+      environments.set(fn.key, { ...own, ...endpointVariables, ...layerFontEnvironment(fn.layerDirs, service.serviceDir) });
     }
     return {
       service,

@@ -68,6 +68,8 @@ export type LocalFunction = {
   memoryMb: number;
   /** provider.environment with the function's own on top; values may be `Ref`/`GetAtt` of a resource. */
   environment: Record<string, unknown>;
+  /** Local folders of the service's own layers the function uses (Lambda mounts them at /opt). */
+  layerDirs: string[];
   /** `reservedConcurrency`, when set: no more instances than this at once. */
   reservedConcurrency: number | undefined;
   httpRoutes: HttpRoute[];
@@ -152,6 +154,14 @@ export function describeService(file: string, printed: Record<string, unknown>):
   const service = String(printed.service);
   const stage = String(provider.stage ?? 'dev');
   const providerEnvironment = record(provider.environment);
+  const serviceDir = path.dirname(file);
+  // The framework names a layer's resource <Name>LambdaLayer; functions refer to it with Ref.
+  const layerDirByRef = new Map(
+    Object.entries(record(printed.layers)).map(([name, layer]) => [
+      `${normalizedName(name)}LambdaLayer`,
+      path.resolve(serviceDir, String(record(layer).path ?? '')),
+    ]),
+  );
   const functions = Object.entries(record(printed.functions)).map(([key, value]): LocalFunction => {
     const fn = record(value);
     if (typeof fn.handler !== 'string') throw new LocalSetupError(`functions.${key}.handler must be a string`);
@@ -163,6 +173,11 @@ export function describeService(file: string, printed: Record<string, unknown>):
       timeoutSeconds: Number(fn.timeout ?? provider.timeout ?? DEFAULT_TIMEOUT_SECONDS),
       memoryMb: Number(fn.memorySize ?? provider.memorySize ?? DEFAULT_MEMORY_MB),
       environment: { ...providerEnvironment, ...record(fn.environment) },
+      layerDirs: (Array.isArray(fn.layers) ? fn.layers : []).flatMap((layer: unknown) => {
+        const dir = layerDirByRef.get(String(record(layer).Ref));
+        // A layer published elsewhere (an ARN) has no local folder: its packages come from node_modules.
+        return dir ? [dir] : [];
+      }),
       reservedConcurrency: fn.reservedConcurrency === undefined ? undefined : Number(fn.reservedConcurrency),
       httpRoutes: events.flatMap((event) => ('httpApi' in event ? [httpRoute(event.httpApi, key)] : [])),
       sqsEvents: events.flatMap((event) => ('sqs' in event ? [sqsSource(event.sqs, key)] : [])),
@@ -171,13 +186,19 @@ export function describeService(file: string, printed: Record<string, unknown>):
   });
   return {
     file,
-    serviceDir: path.dirname(file),
+    serviceDir,
     service,
     stage,
     region: String(provider.region ?? 'us-east-1'),
     functions,
     resources: record(record(printed.resources).Resources) as Record<string, CfnResource>,
   };
+}
+
+/** The framework's normalisation of a name into a logical id: `chromium` → `Chromium`, `my-layer` → `MyDashlayer`. */
+function normalizedName(name: string): string {
+  const replaced = name.replaceAll('-', 'Dash').replaceAll('_', 'Underscore');
+  return replaced.charAt(0).toUpperCase() + replaced.slice(1);
 }
 
 function httpRoute(event: unknown, key: string): HttpRoute {
