@@ -6,9 +6,11 @@
  * requires them. Schemas are built once, at module load.
  */
 import * as v from 'valibot';
+import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { closedObject, isPlainObject } from './closed-object.js';
+import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 
 // ---------------------------------------------------------------------------
@@ -120,9 +122,7 @@ const HEADER_VALUE_MESSAGE = 'Must not contain line breaks, NUL or other control
  * smuggle another, reach a different virtual host than the URL names, or talk
  * to the egress proxy instead of the site. Compared case-insensitively.
  */
-const RESERVED_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
-]);
+const RESERVED_HEADERS = new Set([...FRAMING_HEADERS, 'host']);
 /** The Standard Webhooks signature headers the service writes on every webhook call. */
 const WEBHOOK_SIGNATURE_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
 
@@ -222,27 +222,11 @@ const TimeZoneSchema = v.pipe(
 // CSS strings of the overlay
 // ---------------------------------------------------------------------------
 
-// Enough for colours, gradients and filter functions; without `;`, `{`, `}`,
-// `<`, quotes, `\`, `*` or `!` a value cannot end its declaration, open a
-// rule, a comment or an HTML tag.
-const CSS_VALUE = /^[A-Za-z0-9#%.,()+\-/ ]*$/;
-// `url()` would load an arbitrary resource past the checks on the image URL.
-const CSS_URL_FUNCTION = /url\s*\(/i;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
-function cssValueProblem(value: string): string | undefined {
-  if (!CSS_VALUE.test(value)) {
-    return 'May contain only letters, digits, spaces and # % . , ( ) + - /';
-  }
-  if (CSS_URL_FUNCTION.test(value)) return 'Must not use url(); give the image URL alone';
-  return undefined;
-}
-
 const BackgroundUrlSchema = publicHttpUrl('image URL');
 
 /** `overlay.background`: a colour, a gradient, or an http(s) image URL. */
 function backgroundProblem(background: string): string | undefined {
-  if (SCHEME.test(background.trim())) {
+  if (hasUrlScheme(background)) {
     const parsed = v.safeParse(BackgroundUrlSchema, background);
     return parsed.success ? undefined : parsed.issues[0].message;
   }
