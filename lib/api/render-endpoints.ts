@@ -6,6 +6,7 @@ import { syncFileResponse } from '../delivery/sync-response.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json } from '../http/responses.js';
 import type { HttpRequest, HttpResult } from '../http/types.js';
+import { newJobId } from '../jobs/job-ids.js';
 import { submitJob } from '../jobs/submit-job.js';
 import type { RenderInput } from '../render/types.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput, StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
@@ -77,6 +78,7 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
     const result = await deps.renderer.render(input);
     context.timings = result.timings;
     return syncFileResponse(deps, {
+      id: newJobId(),
       accountId: caller.accountId,
       result,
       storage: body.storage,

@@ -9,7 +9,7 @@ import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { RenderInput, Renderer } from '../render/types.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/queue-webhook.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
 import { JobBusyError } from './errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
 import type { JobMessage, JobQueue } from './job-queue.js';

@@ -9,11 +9,11 @@ import { JobBusyError } from '../jobs/errors.js';
 import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from '../jobs/queue-webhook.js';
 import { WebhookSecretError } from './errors.js';
 import { webhookSignatureHeaders } from './signature.js';
 import { webhookBody, type WebhookFile } from './webhook-body.js';
-import { maxWebhookAttempts } from './webhook-schedule.js';
+import { maxWebhookAttempts } from '../jobs/webhook-schedule.js';
 
 export type WebhookDeps = {
   jobs: JobStore;
