@@ -91,6 +91,8 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
       detached: true,
     });
     const instance: Instance = { fn, child, busy: true, frozen: [], ready: Promise.resolve(), exited: Promise.resolve() };
+    // A send to an instance that just died reports here; its invocation settles through 'exit'.
+    child.on('error', (error) => logError(`[${fn.key}] ${error.message}`));
     instance.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         remove(instance);
@@ -162,7 +164,11 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     // Frozen: nothing the handler left behind (timers, sockets, Chromium) runs until the next invocation.
     instance.frozen = processTree(instance.child.pid as number);
     signalAll(instance.frozen, 'SIGSTOP');
-    instance.idleTimer = setTimeout(() => void stopInstance(instance), idleMs);
+    instance.idleTimer = setTimeout(() => {
+      // Out of the pool first: an invocation arriving meanwhile gets another instance, not this one.
+      remove(instance);
+      void stopInstance(instance);
+    }, idleMs);
     instance.idleTimer.unref();
   };
 
