@@ -4,13 +4,23 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { recordQueueAge } from '../observability/metrics.js';
 import { JobBusyError, MalformedMessageError } from './errors.js';
 
+/** What a message handler knows of its invocation's time. */
+export type ConsumerClock = {
+  /** Milliseconds the invocation has left (Lambda's `getRemainingTimeInMillis`): how long a lease or claim lasts. */
+  timeLeftMs: () => number;
+  now?: () => number;
+};
+
+/** Time kept back from an outbound call (upload, webhook) so that recording its outcome still fits in the invocation. */
+export const RECORD_MARGIN_MS = 3_000;
+
 export type QueueConsumerSpec<M> = {
   /** Name used in logs, e.g. `jobs-consume`. */
   name: string;
   /** Reads a message body; throws MalformedMessageError for one that can never be handled. */
   parse: (body: string) => M;
   /** Handles one message; a throw leaves it on the queue to be offered again. */
-  handle: (message: M, context: Context, record: SQSRecord) => Promise<void>;
+  handle: (message: M, clock: ConsumerClock, record: SQSRecord) => Promise<void>;
   logger: Logger;
 };
 
@@ -35,7 +45,7 @@ export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
       return;
     }
     try {
-      await spec.handle(message, context, record);
+      await spec.handle(message, { timeLeftMs: () => context.getRemainingTimeInMillis() }, record);
     } catch (error) {
       const details = { consumer: spec.name, messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount };
       if (error instanceof JobBusyError) spec.logger.info(error.message, details);

@@ -9,6 +9,7 @@ import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { RenderInput, Renderer } from '../render/types.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
+import { RECORD_MARGIN_MS, type ConsumerClock } from './queue-consumer.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
 import { JobBusyError } from './errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
@@ -25,15 +26,6 @@ export type RunJobDeps = {
   /** Where the quota unit of a job that failed on the service's side is given back. */
   usage?: UsageStore;
 };
-
-export type ConsumerClock = {
-  /** Milliseconds this invocation has left (Lambda's `getRemainingTimeInMillis`): how long a lease lasts. */
-  timeLeftMs: () => number;
-  now?: () => number;
-};
-
-/** Time kept back from an upload so that recording the outcome still fits in the invocation. */
-const RECORD_MARGIN_MS = 3_000;
 
 /**
  * Runs one job message: takes the job (PENDING → RUNNING), renders it,

@@ -447,34 +447,29 @@ const DeviceNameSchema = v.pipe(
  * A custom viewport. Omitted sizes fall back to the default device's CSS size
  * (1536×960) at scale factor 1; omitted booleans are false.
  */
-export const ViewportSchema = v.pipe(
-  closedObject({
-    width: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
-    height: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
-    deviceScaleFactor: v.nullish(numberBetween(0.1, MAX_SCALE_FACTOR)),
-    isMobile: v.nullish(BooleanSchema),
-    hasTouch: v.nullish(BooleanSchema),
-    isLandscape: v.nullish(BooleanSchema),
-  }),
-  v.forward(
+const ViewportEntriesSchema = closedObject({
+  width: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
+  height: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
+  deviceScaleFactor: v.nullish(numberBetween(0.1, MAX_SCALE_FACTOR)),
+  isMobile: v.nullish(BooleanSchema),
+  hasTouch: v.nullish(BooleanSchema),
+  isLandscape: v.nullish(BooleanSchema),
+});
+type ViewportScale = Pick<v.InferOutput<typeof ViewportEntriesSchema>, 'width' | 'height' | 'deviceScaleFactor'>;
+
+/** One side × deviceScaleFactor within the image pixel limit, reported on that side. */
+function scaledSideRule(side: 'width' | 'height', label: string) {
+  return v.forward<v.InferOutput<typeof ViewportEntriesSchema>, v.PartialCheckIssue<ViewportScale>, [typeof side]>(
     v.partialCheck(
-      [['width'], ['deviceScaleFactor']],
-      (viewport) =>
-        (viewport.width ?? VIEWPORT_FALLBACK.width) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
-      `Width × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
+      [[side], ['deviceScaleFactor']],
+      (viewport: ViewportScale) => (viewport[side] ?? VIEWPORT_FALLBACK[side]) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
+      `${label} × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
     ),
-    ['width'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['height'], ['deviceScaleFactor']],
-      (viewport) =>
-        (viewport.height ?? VIEWPORT_FALLBACK.height) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
-      `Height × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
-    ),
-    ['height'],
-  ),
-);
+    [side],
+  );
+}
+
+export const ViewportSchema = v.pipe(ViewportEntriesSchema, scaledSideRule('width', 'Width'), scaledSideRule('height', 'Height'));
 
 const clipEntries = {
   x: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),
