@@ -38,8 +38,9 @@ const WARMUP = 30;
 const context = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 
 const local = await startLocalAws();
-// This process plays an instance of the first function: its environment, its configuration.
-Object.assign(process.env, local.environmentOf(local.service.functions[0] as (typeof local.service.functions)[number]));
+// This process plays an instance of a function without layers: its environment, its configuration.
+const played = local.service.functions.find((fn) => fn.layerDirs.length === 0);
+if (played) Object.assign(process.env, local.environmentOf(played));
 const config = loadConfig();
 const clients = createAwsClients(config);
 try {

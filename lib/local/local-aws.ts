@@ -47,13 +47,14 @@ export async function startLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAw
       for (const [name, value] of Object.entries(fn.environment)) {
         own[name] = text(resources.physical(value, `functions.${fn.key}.environment.${name}`), `functions.${fn.key}.environment.${name}`);
       }
-      environments.set(fn.key, { ...own, ...endpointVariables, ...layerFontEnvironment(fn.layerDirs, service.serviceDir) });
+      environments.set(fn.key, { ...own, ...endpointVariables });
     }
     return {
       service,
       endpoints: emulators.endpoints,
       resources,
-      environmentOf: (fn) => ({ ...(environments.get(fn.key) ?? endpointVariables) }),
+      // The layer fonts are looked for when an instance starts: provisioning alone does not need them.
+      environmentOf: (fn) => ({ ...(environments.get(fn.key) ?? endpointVariables), ...layerFontEnvironment(fn.layerDirs, service.serviceDir) }),
       stop: () => emulators.stop(),
     };
   } catch (error) {

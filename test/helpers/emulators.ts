@@ -20,13 +20,14 @@ export type LocalAwsForTests = {
 /**
  * Starts the embedded emulators, creates what serverless.yml (the project's
  * unless told otherwise) declares, and puts a function's environment (the
- * first one's) into this process' environment, as an instance of it would
- * have. Call `stop()` in `after`.
+ * first without layers) into this process' environment, as an instance of it
+ * would have. Call `stop()` in `after`.
  */
 export async function withLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAwsForTests> {
   const local = await startLocalAws(opts);
   const saved = { ...process.env };
-  const first = local.service.functions[0];
+  // One without layers: its environment needs no built layer (a fresh clone has none).
+  const first = local.service.functions.find((fn) => fn.layerDirs.length === 0);
   Object.assign(process.env, first ? local.environmentOf(first) : {});
   const config = loadConfig();
   const clients = createAwsClients(config);
