@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalSetupError } from './errors.js';
 import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda-instance.js';
+import { startInstanceReaper } from './instance-reaper.js';
 import { processTree, signalAll } from './process-tree.js';
 import type { LocalFunction } from './service-definition.js';
 
@@ -72,6 +73,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
   const waiting = new Map<string, ((instance: Instance) => void)[]>();
   const logError = opts.logError ?? ((line: string) => console.error(line));
   const idleMs = opts.idleMs ?? 5 * 60_000;
+  const reaper = startInstanceReaper();
   let stopped = false;
 
   const poolOf = (fn: LocalFunction) => {
@@ -163,6 +165,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     instance.busy = false;
     // Frozen: nothing the handler left behind (timers, sockets, Chromium) runs until the next invocation.
     instance.frozen = processTree(instance.child.pid as number);
+    reaper.track(instance.frozen);
     signalAll(instance.frozen, 'SIGSTOP');
     instance.idleTimer = setTimeout(() => {
       // Out of the pool first: an invocation arriving meanwhile gets another instance, not this one.
@@ -182,6 +185,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     clearTimeout(timer);
     // Whatever it started and did not end (a browser, its helpers) goes with it.
     signalAll(tree, 'SIGKILL');
+    reaper.forget(tree);
   };
 
   const invoke = async (fn: LocalFunction, event: unknown): Promise<Invocation> => {
@@ -247,6 +251,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
       stopped = true;
       waiting.clear();
       await Promise.all([...pools.values()].flat().map(stopInstance));
+      reaper.close();
     },
   };
 }

@@ -54,3 +54,13 @@ export function signalAll(pids: number[], signal: NodeJS.Signals): void {
     }
   }
 }
+
+/** When a process started (clock ticks since boot, from /proc), to tell it from a later one with the same pid; undefined without /proc. */
+export function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}

@@ -170,6 +170,20 @@ describe('several npm start side by side', () => {
     assert.deepEqual(await allGone(pids), []);
   });
 
+  it('leaves no frozen instance and no Chromium running even when npm start itself is killed outright (SIGKILL)', async () => {
+    // Prepare
+    const third = await startStack(stacksDir);
+    await renderPdf(third);
+    const pids = processTree(third.child.pid as number).slice(1);
+    assert.ok(chromiumIn(pids).length > 0, 'a Chromium was running under npm start');
+
+    // Act: no cleanup can run in npm start itself
+    third.child.kill('SIGKILL');
+
+    // Assess
+    assert.deepEqual(await allGone(pids), []);
+  });
+
   it('leaves no instance and no Chromium running once stopped with SIGTERM', async () => {
     // Prepare
     await renderPdf(second);
