@@ -5,6 +5,7 @@
  * source checkout the build is refreshed first when `studio/src` changed, so
  * editing the studio needs no extra step.
  */
+import { randomBytes } from 'node:crypto';
 import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -22,16 +23,17 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * Only this origin. No inline script or style: CodeMirror's styles are
- * constructed stylesheets and pdf.js sets styles through the CSSOM, which a
- * CSP does not restrict. Previews are blob: URLs; pdf.js runs in a worker we
- * serve and loads the PDF's fonts from memory.
+ * Only this origin. No inline script; inline style only in the one <style>
+ * element CodeMirror writes its theme into, which carries this answer's nonce
+ * (CodeMirror's `EditorView.cspNonce`, read from the page's meta tag). pdf.js
+ * sets styles through the CSSOM, which a CSP does not restrict. Previews are
+ * blob: URLs; pdf.js runs in a worker we serve.
  */
-const CONTENT_SECURITY_POLICY = [
+const contentSecurityPolicy = (nonce: string) => [
   "default-src 'none'",
   "script-src 'self'",
   "worker-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' 'nonce-${nonce}'`,
   "img-src 'self' blob: data:",
   "font-src 'self' data:",
   "connect-src 'self'",
@@ -41,7 +43,6 @@ const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 const SECURITY_HEADERS = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -95,14 +96,22 @@ export async function studioResponse(event: Pick<HttpEvent, 'rawPath' | 'headers
   if (!asset) {
     return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Not Found' }) };
   }
+  const nonce = randomBytes(18).toString('base64');
   const headers: Record<string, string> = {
     'content-type': asset.type,
-    // The page names its files without a version, so they are checked again soon.
-    'cache-control': name === 'index.html' ? 'no-cache' : 'public, max-age=300',
+    // The page carries a fresh nonce; its files are named without a version, so they are checked again soon.
+    'cache-control': name === 'index.html' ? 'no-store' : 'public, max-age=300',
     vary: 'accept-encoding',
+    'content-security-policy': contentSecurityPolicy(nonce),
     ...SECURITY_HEADERS,
   };
   const acceptsGzip = /\bgzip\b/i.test(event.headers?.['accept-encoding'] ?? '');
+  if (name === 'index.html') {
+    const page = asset.plain.toString('utf8').replace('{{CSP_NONCE}}', nonce);
+    return acceptsGzip
+      ? { statusCode: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: gzipSync(page).toString('base64'), isBase64Encoded: true }
+      : { statusCode: 200, headers, body: page };
+  }
   return acceptsGzip
     ? { statusCode: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: asset.gzip, isBase64Encoded: true }
     : { statusCode: 200, headers, body: asset.plain.toString('utf8') };

@@ -19,13 +19,16 @@ export type CodeEditor = {
 /** Whether an update came from the user (set() marks its own changes so they do not count as edits). */
 const programmatic = 'docrender.set';
 
-function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension[], onChange: () => void, onSave: () => void): CodeEditor {
+function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension[], onChange: () => void, onSave: () => void, wrap = false): CodeEditor {
   const view = new EditorView({
     parent,
     state: EditorState.create({
       doc: '',
       extensions: [
         basicSetup,
+        ...(wrap ? [EditorView.lineWrapping] : []),
+        // The page's CSP allows inline style only with this response's nonce (lib/studio/studio-assets.ts).
+        EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? ''),
         ...language,
         // Tab indents inside the editor; Escape then Tab leaves it (CodeMirror's own convention), as the hint says.
         keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (onSave(), true) }]),
@@ -45,7 +48,7 @@ function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension
 
 /** The HTML / Handlebars editor. */
 export function htmlEditor(parent: HTMLElement, labelledBy: string, onChange: () => void, onSave: () => void): CodeEditor {
-  return codeEditor(parent, labelledBy, [html()], onChange, onSave);
+  return codeEditor(parent, labelledBy, [html()], onChange, onSave, true);
 }
 
 /** The templateData editor: JSON, its parse errors marked as you type. */

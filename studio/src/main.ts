@@ -111,7 +111,7 @@ async function useToken(): Promise<void> {
   try {
     await refreshUsage();
   } catch (error) {
-    say(ui.tokenStatus, describeApiError(error), 'error');
+    reportApiError(error, ui.tokenStatus);
     ui.workspace.hidden = true;
     ui.usage.textContent = '';
     return;
