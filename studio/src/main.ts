@@ -295,7 +295,8 @@ ui.deleteForm.addEventListener('submit', (event) => {
   if (!current) return;
   void (async () => {
     try {
-      await api(`v1/templates/${encodeURIComponent(current.id)}`, { method: 'DELETE' });
+      // Read the (empty) 204 to its end, so the browser does not report the request as cancelled.
+      await (await api(`v1/templates/${encodeURIComponent(current.id)}`, { method: 'DELETE' })).arrayBuffer();
       ui.deleteDialog.close();
       closeTemplate();
       say(ui.actionStatus, `Deleted “${current.name}”.`, 'ok');

@@ -38,13 +38,13 @@ function watchProblems(page: Page): { problems: string[]; expect: (...statuses: 
     if (message.type() !== 'error') return;
     // Chromium logs every non-2xx fetch as "Failed to load resource"; those are judged by status below.
     if (/Failed to load resource: the server responded with a status of (\d+)/.test(message.text())) return;
-    problems.push(`console: ${message.text()}`);
+    problems.push(`console: ${message.text()} at ${JSON.stringify(message.stackTrace()[0] ?? message.location())}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
   page.on('requestfailed', (request) => {
     // A preview superseded by a newer edit is cancelled on purpose.
     if (request.failure()?.errorText === 'net::ERR_ABORTED' && /\/v1\/(pdf|screenshot)$/.test(request.url())) return;
-    problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`);
+    problems.push(`failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`);
   });
   page.on('response', (response) => {
     if (response.status() >= 400 && !expected.has(response.status())) problems.push(`${response.status()}: ${response.url()}`);
@@ -52,13 +52,25 @@ function watchProblems(page: Page): { problems: string[]; expect: (...statuses: 
   return { problems, expect: (...statuses) => (expected = new Set(statuses)) };
 }
 
-/** Replaces a CodeMirror editor's text the way typing or pasting does (one input, no auto-closed tags). */
+/**
+ * Replaces a CodeMirror editor's text as a person does: select all, paste.
+ * (Chromium's own insertText into a contenteditable writes style attributes
+ * the page's CSP refuses; CodeMirror handles a paste itself.)
+ */
 async function setEditor(page: Page, selector: string, text: string): Promise<void> {
   await page.click(`${selector} .cm-content`);
   await page.keyboard.down('Control');
   await page.keyboard.press('KeyA');
   await page.keyboard.up('Control');
-  await page.keyboard.sendCharacter(text);
+  await page.$eval(
+    `${selector} .cm-content`,
+    (element, pasted) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', pasted);
+      element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    },
+    text,
+  );
 }
 
 async function editorText(page: Page, selector: string): Promise<string> {
