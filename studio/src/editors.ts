@@ -19,11 +19,11 @@ export type CodeEditor = {
 /** Whether an update came from the user (set() marks its own changes so they do not count as edits). */
 const programmatic = 'docrender.set';
 
-function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension[], onChange: () => void, onSave: () => void, wrap = false): CodeEditor {
+function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension[], onChange: () => void, onSave: () => void, wrap = false, initial = ''): CodeEditor {
   const view = new EditorView({
     parent,
     state: EditorState.create({
-      doc: '',
+      doc: initial,
       extensions: [
         basicSetup,
         ...(wrap ? [EditorView.lineWrapping] : []),
@@ -53,5 +53,6 @@ export function htmlEditor(parent: HTMLElement, labelledBy: string, onChange: ()
 
 /** The templateData editor: JSON, its parse errors marked as you type. */
 export function jsonEditor(parent: HTMLElement, labelledBy: string, onChange: () => void, onSave: () => void): CodeEditor {
-  return codeEditor(parent, labelledBy, [json(), linter(jsonParseLinter(), { delay: 300 }), lintGutter()], onChange, onSave);
+  // Starts as valid JSON, so the linter has nothing to mark before a template is opened.
+  return codeEditor(parent, labelledBy, [json(), linter(jsonParseLinter(), { delay: 300 }), lintGutter()], onChange, onSave, false, '{}');
 }

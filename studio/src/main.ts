@@ -160,8 +160,8 @@ async function buildOptions(): Promise<void> {
   const doc = (await (await fetch('v1/openapi.json')).json()) as { components: { schemas: Record<string, JsonSchema> } };
   const variables = doc.components.schemas.TemplateVariables;
   const properties = variables?.properties ?? {};
-  // The editor owns the page source; url and html are not a template's business here.
-  const skip = new Set(['page.url', 'page.html', 'page.htmlTemplate', 'page.templateData']);
+  // The editors own the Handlebars source and its data; a template may still render a url or plain html instead.
+  const skip = new Set(['page.htmlTemplate', 'page.templateData']);
   const groups = [
     ['Page options', 'page'],
     ['PDF options', 'pdf'],
@@ -202,7 +202,7 @@ async function loadList(page: number): Promise<void> {
         name.className = 'template-name';
         name.textContent = template.name;
         const meta = document.createElement('small');
-        meta.textContent = `${template.output} · ${new Date(template.updatedAt).toLocaleString()}`;
+        meta.textContent = `${template.output} · ${new Date(template.updatedAt).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}`;
         open.append(name, meta);
         open.addEventListener('click', () => void openTemplate(template.id));
         item.append(open);
@@ -349,12 +349,15 @@ function closeTemplate(): void {
 function currentVariables(): Variables {
   let templateData: unknown;
   try {
-    templateData = JSON.parse(dataSource.get() || '{}');
+    templateData = JSON.parse(dataSource.get().trim() || '{}');
   } catch (error) {
     throw new FormJsonError('page.templateData', `Not valid JSON: ${(error as Error).message}`);
   }
   const options = readForm(ui.options);
-  const variables: Variables = { page: { ...options.page, htmlTemplate: encodeBase64(htmlSource.get()), templateData } };
+  // An empty editor leaves the page source to page.url or page.html (templateData goes only with a template).
+  const source = htmlSource.get();
+  const page = source.trim() === '' ? { ...options.page } : { ...options.page, htmlTemplate: encodeBase64(source), templateData };
+  const variables: Variables = { page };
   if (ui.output.value === 'PDF') variables.pdf = options.pdf ?? {};
   else variables.screenshot = options.screenshot ?? {};
   return variables;
@@ -503,6 +506,8 @@ async function save(): Promise<void> {
     markDirty();
     say(ui.actionStatus, `Saved at ${new Date(saved.updatedAt).toLocaleTimeString()}.`, 'ok');
     void loadList(state.listPage);
+    // The previews since the last save spent renders: show the count again.
+    void refreshUsage().catch(() => undefined);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) {
       showFieldErrors(Object.fromEntries(Object.entries(error.fields).map(([path, message]) => [path.replace(/^variables\./, ''), message])));

@@ -9,6 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -264,7 +265,7 @@ describe('template studio (GET /)', () => {
     assert.match(await page.$eval('#delete-name', (element) => element.textContent ?? ''), /Studio e2e invoice v2/);
     await page.click('#delete-form button[type=submit]');
     await page.waitForFunction(() => /^Deleted/.test(document.querySelector('#action-status')?.textContent ?? ''));
-    assert.equal(await page.$(`.template-open[data-id="${id}"]`), null);
+    await page.waitForSelector(`.template-open[data-id="${id}"]`, { hidden: true });
     assert.equal((await service.request(`/v1/templates/${id}`)).status, 404);
 
     // Forget: the token leaves the tab.
@@ -275,6 +276,39 @@ describe('template studio (GET /)', () => {
 
     assert.deepEqual(problems, []);
     assert.deepEqual(foreign, []);
+  });
+
+  it("shows why a template's page could not be loaded, next to page.url", async () => {
+    // Prepare: a template that renders a URL nothing listens on (loopback is allowed to this test service)
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`;
+    await new Promise((resolve) => closed.close(resolve));
+    const created = (await (
+      await service.request('/v1/templates', { json: { name: 'Studio e2e dead link', variables: { page: { url: deadUrl } } } })
+    ).json()) as { id: string };
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems, expect } = watchProblems(page);
+    expect(400);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', service.token);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+
+    // Act
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    await page.waitForFunction(() => !(document.querySelector('#preview-error') as HTMLElement).hidden, { timeout: 30_000 });
+
+    // Assess: the URL is in the generated form, the editor is empty, the reason is shown twice over
+    assert.equal(await page.$eval('#opt-page-url', (element) => (element as HTMLInputElement).value), deadUrl);
+    assert.equal(await editorText(page, '#html-editor'), '');
+    assert.match(await page.$eval('#preview-error', (element) => element.textContent ?? ''), /could not be loaded: .*ERR_CONNECTION_REFUSED/);
+    assert.match(await page.$eval('[data-error-for="page.url"]', (element) => element.textContent ?? ''), /ERR_CONNECTION_REFUSED/);
+    await shot(page, 'navigation-error');
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
   });
 
   it('shows a 429 clearly when the token is over its rate', async () => {
