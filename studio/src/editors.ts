@@ -8,7 +8,6 @@ import { json, jsonParseLinter } from '@codemirror/lang-json';
 import { linter, lintGutter } from '@codemirror/lint';
 import { EditorView, basicSetup } from 'codemirror';
 import { EditorState, type Extension } from '@codemirror/state';
-import { keymap } from '@codemirror/view';
 
 export type CodeEditor = {
   view: EditorView;
@@ -19,7 +18,7 @@ export type CodeEditor = {
 /** Whether an update came from the user (set() marks its own changes so they do not count as edits). */
 const programmatic = 'docrender.set';
 
-function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension[], onChange: () => void, onSave: () => void, wrap = false, initial = ''): CodeEditor {
+function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension[], onChange: () => void, wrap = false, initial = ''): CodeEditor {
   const view = new EditorView({
     parent,
     state: EditorState.create({
@@ -30,8 +29,8 @@ function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension
         // The page's CSP allows inline style only with this response's nonce (lib/studio/studio-assets.ts).
         EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? ''),
         ...language,
-        // Tab indents inside the editor; Escape then Tab leaves it (CodeMirror's own convention), as the hint says.
-        keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (onSave(), true) }]),
+        // No Tab binding (basicSetup has none): Tab moves focus on, so the page stays keyboard-usable.
+        // Ctrl+S reaches the page's own handler (main.ts), which saves.
         EditorView.contentAttributes.of({ 'aria-labelledby': labelledBy }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged && !update.transactions.some((tr) => tr.isUserEvent(programmatic))) onChange();
@@ -47,12 +46,12 @@ function codeEditor(parent: HTMLElement, labelledBy: string, language: Extension
 }
 
 /** The HTML / Handlebars editor. */
-export function htmlEditor(parent: HTMLElement, labelledBy: string, onChange: () => void, onSave: () => void): CodeEditor {
-  return codeEditor(parent, labelledBy, [html()], onChange, onSave, true);
+export function htmlEditor(parent: HTMLElement, labelledBy: string, onChange: () => void): CodeEditor {
+  return codeEditor(parent, labelledBy, [html()], onChange, true);
 }
 
 /** The templateData editor: JSON, its parse errors marked as you type. */
-export function jsonEditor(parent: HTMLElement, labelledBy: string, onChange: () => void, onSave: () => void): CodeEditor {
+export function jsonEditor(parent: HTMLElement, labelledBy: string, onChange: () => void): CodeEditor {
   // Starts as valid JSON, so the linter has nothing to mark before a template is opened.
-  return codeEditor(parent, labelledBy, [json(), linter(jsonParseLinter(), { delay: 300 }), lintGutter()], onChange, onSave, false, '{}');
+  return codeEditor(parent, labelledBy, [json(), linter(jsonParseLinter(), { delay: 300 }), lintGutter()], onChange, false, '{}');
 }

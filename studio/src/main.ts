@@ -82,8 +82,8 @@ const state: {
   optionsBuilt: boolean;
 } = { listPage: 1, optionsBuilt: false };
 
-const htmlSource: CodeEditor = htmlEditor($('html-editor'), 'html-label', () => edited(), () => void save());
-const dataSource: CodeEditor = jsonEditor($('data-editor'), 'data-label', () => edited(), () => void save());
+const htmlSource: CodeEditor = htmlEditor($('html-editor'), 'html-label', () => edited());
+const dataSource: CodeEditor = jsonEditor($('data-editor'), 'data-label', () => edited());
 
 // --- Messages ---
 
