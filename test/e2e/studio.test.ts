@@ -278,6 +278,46 @@ describe('template studio (GET /)', () => {
     assert.deepEqual(foreign, []);
   });
 
+  it('previews an IMAGE template inline with its screenshot options, pixels as rendered', async () => {
+    // Prepare: an IMAGE template painting the page a known colour
+    const html = '<html><body style="margin:0;background:#ff6600"><h1>Orange</h1></body></html>';
+    const created = (await (
+      await service.request('/v1/templates', {
+        json: { name: 'Studio e2e card', output: 'IMAGE', variables: { page: { htmlTemplate: Buffer.from(html).toString('base64') }, screenshot: { viewport: { width: 400, height: 300 } } } },
+      })
+    ).json()) as { id: string };
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', service.token);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+
+    // Act
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    await page.waitForSelector('#preview img.preview-image', { timeout: 30_000 });
+
+    // Assess: the image is the render (its size, its colour), the form shows the screenshot options only
+    const seen = await page.$eval('#preview img.preview-image', (element) => {
+      const image = element as HTMLImageElement;
+      const canvas = document.createElement('canvas');
+      canvas.width = image.naturalWidth;
+      canvas.height = image.naturalHeight;
+      const context = canvas.getContext('2d');
+      context?.drawImage(image, 0, 0);
+      return { width: image.naturalWidth, height: image.naturalHeight, pixel: [...(context?.getImageData(200, 250, 1, 1).data ?? [])] };
+    });
+    assert.deepEqual(seen, { width: 400, height: 300, pixel: [255, 102, 0, 255] });
+    assert.match(await page.$eval('#preview-status', (element) => element.textContent ?? ''), /400×300 PNG/);
+    assert.equal(await page.$eval('#opt-screenshot-viewport-width', (element) => (element as HTMLInputElement).value), '400');
+    assert.equal(await page.$eval('fieldset[data-group="screenshot"]', (element) => (element as HTMLElement).hidden), false);
+    assert.equal(await page.$eval('fieldset[data-group="pdf"]', (element) => (element as HTMLElement).hidden), true);
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
   it("shows why a template's page could not be loaded, next to page.url", async () => {
     // Prepare: a template that renders a URL nothing listens on (loopback is allowed to this test service)
     const closed = createServer();
