@@ -273,7 +273,8 @@ ui.renameForm.addEventListener('submit', (event) => {
       ui.renameDialog.close();
       current.name = updated.name;
       ui.name.value = updated.name;
-      state.savedSnapshot = snapshot();
+      // Only the name was saved: edits to the rest stay unsaved.
+      if (state.savedSnapshot) state.savedSnapshot = JSON.stringify([updated.name, ...(JSON.parse(state.savedSnapshot) as unknown[]).slice(1)]);
       markDirty();
       say(ui.actionStatus, `Renamed to “${updated.name}”.`, 'ok');
       await loadList(state.listPage);

@@ -226,9 +226,22 @@ describe('template studio (GET /)', () => {
     assert.match(curl, new RegExp(`^curl -sS -X POST '${service.baseUrl}/v1/pdf' -H "Authorization: Bearer \\$DOCRENDER_TOKEN"`));
     assert.ok(!curl.includes(service.token), 'the token stays out of the clipboard');
 
-    // Save (Ctrl+S), then reload: the change is there.
-    await page.click('#template-name', { count: 3 });
+    // Rename (a dialog, keyboard only): the name is saved, the other edits stay unsaved.
+    await page.focus('#rename');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#rename-dialog[open]');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyA');
+    await page.keyboard.up('Control');
     await page.keyboard.type('Studio e2e invoice v2');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /^Renamed/.test(document.querySelector('#action-status')?.textContent ?? ''));
+    assert.equal(await page.$eval('#template-name', (element) => (element as HTMLInputElement).value), 'Studio e2e invoice v2');
+    assert.equal(await page.$eval('#dirty', (element) => (element as HTMLElement).hidden), false, 'the HTML and data are still unsaved');
+    assert.equal(((await (await service.request(`/v1/templates/${id}`)).json()) as { name: string }).name, 'Studio e2e invoice v2');
+
+    // Save (Ctrl+S), then reload: the change is there.
+    await page.focus('#template-name');
     await page.keyboard.down('Control');
     await page.keyboard.press('KeyS');
     await page.keyboard.up('Control');
@@ -276,6 +289,37 @@ describe('template studio (GET /)', () => {
 
     assert.deepEqual(problems, []);
     assert.deepEqual(foreign, []);
+  });
+
+  it('pages the template list, newest first, 20 a page', async () => {
+    // Prepare: 21 templates of a fresh account
+    const account = (await service.tokens('create')).stdout.trim();
+    for (let i = 1; i <= 21; i++) {
+      const created = await service.request('/v1/templates', { token: account, json: { name: `Paged ${String(i).padStart(2, '0')}` } });
+      assert.equal(created.status, 201);
+    }
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', account);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.template-open');
+    const names = () => page.$$eval('.template-open .template-name', (elements) => elements.map((element) => element.textContent));
+
+    // Act and assess
+    const first = await names();
+    assert.equal(first.length, 20);
+    assert.equal(first[0], 'Paged 21');
+    assert.equal(await page.$eval('#prev-page', (element) => (element as HTMLButtonElement).disabled), true);
+    await page.click('#next-page');
+    await page.waitForFunction(() => document.querySelector('#page-number')?.textContent === 'Page 2');
+    assert.deepEqual(await names(), ['Paged 01']);
+    assert.equal(await page.$eval('#next-page', (element) => (element as HTMLButtonElement).disabled), true);
+    await page.click('#prev-page');
+    await page.waitForFunction(() => document.querySelector('#page-number')?.textContent === 'Page 1');
+    await page.close();
+    assert.deepEqual(problems, []);
   });
 
   it('previews an IMAGE template inline with its screenshot options, pixels as rendered', async () => {
