@@ -111,7 +111,9 @@ async function useToken(): Promise<void> {
   try {
     await refreshUsage();
   } catch (error) {
-    reportApiError(error, ui.tokenStatus);
+    // Said once, next to the field; a token the service does not know is not kept.
+    say(ui.tokenStatus, describeApiError(error), 'error');
+    if (error instanceof ApiError && error.status === 401) forgetToken();
     ui.workspace.hidden = true;
     ui.usage.textContent = '';
     return;
@@ -218,8 +220,17 @@ async function loadList(page: number): Promise<void> {
     ui.prev.disabled = !listing.hasPreviousPage;
     ui.next.disabled = !listing.hasNextPage;
     ui.pageNumber.textContent = `Page ${page}`;
+    showBanner(null);
   } catch (error) {
     reportApiError(error, ui.actionStatus);
+    const failed = document.createElement('li');
+    failed.className = 'empty';
+    const retry = document.createElement('button');
+    retry.type = 'button';
+    retry.textContent = 'Retry';
+    retry.addEventListener('click', () => void loadList(page));
+    failed.append('The templates could not be loaded. ', retry);
+    ui.list.replaceChildren(failed);
   }
 }
 
