@@ -184,6 +184,22 @@ describe('template studio (GET /)', () => {
     await waitForPreviewText(page, ['Hello', 'World']);
     assert.match(await page.$eval('#template-list', (element) => element.textContent ?? ''), /Studio e2e invoice/);
 
+    // Every control has a name a screen reader can say, and Tab leaves the code editor (no keyboard trap).
+    const unlabelled = await page.$$eval('input, select, textarea, button, [contenteditable="true"]', (elements) =>
+      elements
+        .filter((element) => (element as HTMLElement).offsetParent !== null || element.closest('dialog[open]'))
+        .filter((element) => {
+          const labels = (element as HTMLInputElement).labels;
+          const named = (labels && labels.length > 0) || element.getAttribute('aria-label') || element.getAttribute('aria-labelledby');
+          return !named && !(element.tagName === 'BUTTON' && element.textContent?.trim());
+        })
+        .map((element) => element.outerHTML.slice(0, 120)),
+    );
+    assert.deepEqual(unlabelled, []);
+    await page.click('#html-editor .cm-content');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => Boolean(document.activeElement?.closest('#html-editor'))), false);
+
     // Edit the HTML and the data: the preview follows, through POST /v1/pdf.
     await setEditor(page, '#html-editor', '<h1>Invoice Zebrafish for {{customer}}</h1><p>Total {{total}} EUR</p>');
     await setEditor(page, '#data-editor', '{"customer": "Quokka Ltd", "total": 1234}');
