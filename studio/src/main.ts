@@ -382,7 +382,7 @@ function currentRequest(): { path: string; body: Variables } {
 }
 
 function snapshot(): string {
-  return JSON.stringify([ui.name.value, ui.output.value, htmlSource.get(), dataSource.get(), ui.options.querySelectorAll('[data-path]').length, readFormSafe()]);
+  return JSON.stringify([ui.name.value, ui.output.value, htmlSource.get(), dataSource.get(), readFormSafe()]);
 }
 
 function readFormSafe(): unknown {
@@ -563,7 +563,8 @@ ui.copyCurl.addEventListener('click', () => {
 
 ui.copyJson.addEventListener('click', () => {
   try {
-    void copy(JSON.stringify(currentRequest().body, null, 2), `the JSON body of POST /${currentRequest().path}`);
+    const request = currentRequest();
+    void copy(JSON.stringify(request.body, null, 2), `the JSON body of POST /${request.path}`);
   } catch (error) {
     if (error instanceof FormJsonError) showFieldErrors({ [error.path]: error.message });
   }
