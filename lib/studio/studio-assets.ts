@@ -10,6 +10,7 @@ import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { HttpEvent, HttpResult } from '../http/types.js';
+import { StudioBuildMissingError } from './errors.js';
 
 /** Where `studio/dist` may be, most specific first. */
 const CANDIDATES = [new URL('../../studio/dist/', import.meta.url), new URL('../studio/dist/', import.meta.url)];
@@ -77,7 +78,7 @@ async function loadAssets(): Promise<Map<string, Asset>> {
     }
     return loaded;
   }
-  throw new Error('studio/dist not found: run `npm run build:studio` (npm ci does) and package it with the studio function');
+  throw new StudioBuildMissingError('studio/dist not found: run `npm run build:studio` (npm ci does) and package it with the studio function');
 }
 
 /** The studio's files, read and compressed once per process. */
