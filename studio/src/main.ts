@@ -7,6 +7,8 @@ import { ApiError, api, apiJson, describeApiError, forgetToken, storeToken, stor
 import type { Template, TemplatePage, Usage, Variables } from './api.js';
 import { decodeBase64, encodeBase64 } from './base64.js';
 import { htmlEditor, jsonEditor, type CodeEditor } from './editors.js';
+import { curlCommand } from './curl-command.js';
+import { clearFieldErrors, showFieldErrors } from './field-errors.js';
 import { showFile } from './preview.js';
 import { FormJsonError, buildFieldset, fillForm, readForm, type JsonSchema } from './schema-form.js';
 
@@ -411,34 +413,6 @@ ui.output.addEventListener('change', () => {
 });
 ui.name.addEventListener('input', () => markDirty());
 
-// --- Field errors ---
-
-function clearFieldErrors(): void {
-  for (const element of document.querySelectorAll<HTMLElement>('[data-error-for]')) element.textContent = '';
-  for (const element of document.querySelectorAll('[aria-invalid="true"]')) element.removeAttribute('aria-invalid');
-}
-
-/** Puts each of a 400's `fields` next to the input it names (or its closest group), the rest below the form. */
-function showFieldErrors(fields: Record<string, string>): void {
-  clearFieldErrors();
-  const unplaced: string[] = [];
-  for (const [path, message] of Object.entries(fields)) {
-    let target: HTMLElement | null = null;
-    for (let parts = path.split('.'); parts.length > 0 && !target; parts = parts.slice(0, -1)) {
-      target = document.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(parts.join('.'))}"]`);
-    }
-    if (!target || target === ui.otherErrors) {
-      unplaced.push(`${path}: ${message}`);
-      continue;
-    }
-    target.textContent = target.textContent ? `${target.textContent}; ${message}` : message;
-    target.closest('.option, .field')?.querySelector('[data-path], .cm-content')?.setAttribute('aria-invalid', 'true');
-    const group = target.closest('details');
-    if (group) group.open = true;
-  }
-  ui.otherErrors.textContent = unplaced.join('\n');
-}
-
 // --- Preview ---
 
 function schedulePreview(delay: number): void {
@@ -455,7 +429,7 @@ async function preview(): Promise<void> {
     request = currentRequest();
   } catch (error) {
     if (error instanceof FormJsonError) {
-      showFieldErrors({ [error.path]: error.message });
+      showFieldErrors(ui.otherErrors, { [error.path]: error.message });
       say(ui.previewStatus, 'Waiting for valid JSON', 'error');
       return;
     }
@@ -479,7 +453,7 @@ async function preview(): Promise<void> {
   } catch (error) {
     if (abort.signal.aborted) return;
     if (error instanceof ApiError && error.status === 400) {
-      showFieldErrors(error.fields);
+      showFieldErrors(ui.otherErrors, error.fields);
       const reason = error.code === 'render.navigation' ? `The page could not be loaded: ${Object.values(error.fields).join('; ') || error.message}` : `The service refused the request (${error.code ?? 400}): see the fields marked.`;
       ui.previewError.textContent = reason;
       ui.previewError.hidden = false;
@@ -503,7 +477,7 @@ async function save(): Promise<void> {
   try {
     variables = currentVariables();
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors({ [error.path]: error.message });
+    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
     say(ui.actionStatus, 'Not saved: fix the marked fields first.', 'error');
     return;
   }
@@ -522,7 +496,7 @@ async function save(): Promise<void> {
     void refreshUsage().catch(() => undefined);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) {
-      showFieldErrors(Object.fromEntries(Object.entries(error.fields).map(([path, message]) => [path.replace(/^variables\./, ''), message])));
+      showFieldErrors(ui.otherErrors, Object.fromEntries(Object.entries(error.fields).map(([path, message]) => [path.replace(/^variables\./, ''), message])));
       say(ui.actionStatus, 'Not saved: the service refused the fields marked.', 'error');
     } else reportApiError(error, ui.actionStatus);
   }
@@ -536,9 +510,6 @@ document.addEventListener('keydown', (event) => {
   }
 });
 
-/** A POSIX-shell single-quoted string. */
-const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-
 async function copy(text: string, what: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
@@ -551,13 +522,10 @@ async function copy(text: string, what: string): Promise<void> {
 ui.copyCurl.addEventListener('click', () => {
   try {
     const request = currentRequest();
-    const url = new URL(request.path, document.baseURI).href;
-    const file = ui.output.value === 'PDF' ? 'document.pdf' : 'screenshot.png';
-    // The token stays out of the clipboard: the command reads it from the environment.
-    const command = `curl -sS -X POST ${shellQuote(url)} -H "Authorization: Bearer $DOCRENDER_TOKEN" -H 'Content-Type: application/json' --data-binary ${shellQuote(JSON.stringify(request.body))} -o ${file}`;
+    const command = curlCommand(new URL(request.path, document.baseURI).href, request.body, ui.output.value === 'PDF' ? 'document.pdf' : 'screenshot.png');
     void copy(command, 'the curl command (set DOCRENDER_TOKEN first)');
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors({ [error.path]: error.message });
+    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
   }
 });
 
@@ -566,7 +534,7 @@ ui.copyJson.addEventListener('click', () => {
     const request = currentRequest();
     void copy(JSON.stringify(request.body, null, 2), `the JSON body of POST /${request.path}`);
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors({ [error.path]: error.message });
+    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
   }
 });
 

@@ -8,7 +8,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
@@ -241,6 +243,15 @@ describe('template studio (GET /)', () => {
     const curl = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(curl, new RegExp(`^curl -sS -X POST '${service.baseUrl}/v1/pdf' -H "Authorization: Bearer \\$DOCRENDER_TOKEN"`));
     assert.ok(!curl.includes(service.token), 'the token stays out of the clipboard');
+    // The copied command works as pasted into a shell (where curl is installed).
+    if (spawnSync('curl', ['--version']).status === 0) {
+      const dir = mkdtempSync(join(tmpdir(), 'studio-curl-'));
+      const ran = spawnSync('bash', ['-c', curl], { cwd: dir, env: { ...process.env, DOCRENDER_TOKEN: service.token }, encoding: 'utf8' });
+      assert.equal(ran.status, 0, ran.stderr);
+      const fromCurl = await readPdf(new Uint8Array(readFileSync(join(dir, 'document.pdf'))));
+      assert.match(fromCurl.text.join(' '), /Zebrafish/);
+      rmSync(dir, { recursive: true, force: true });
+    }
 
     // Rename (a dialog, keyboard only): the name is saved, the other edits stay unsaved.
     await page.focus('#rename');
