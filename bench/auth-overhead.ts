@@ -38,6 +38,9 @@ const WARMUP = 30;
 const context = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 
 const local = await startLocalAws();
+// This process plays an instance of a function without layers: its environment, its configuration.
+const played = local.service.functions.find((fn) => fn.layerDirs.length === 0);
+if (played) Object.assign(process.env, local.environmentOf(played));
 const config = loadConfig();
 const clients = createAwsClients(config);
 try {

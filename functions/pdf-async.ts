@@ -1,4 +1,4 @@
 import { appDeps } from '../lib/app.js';
-import { asyncPdfEndpoint } from '../lib/api/async-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
-export const handler = asyncPdfEndpoint(appDeps());
+export const handler = renderEndpoint('pdf', 'async', appDeps());

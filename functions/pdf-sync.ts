@@ -1,7 +1,7 @@
 import { renderDeps, warmRenderer } from '../lib/render-app.js';
-import { syncPdfEndpoint } from '../lib/api/sync-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
 const deps = renderDeps();
 await warmRenderer(deps);
 
-export const handler = syncPdfEndpoint(deps);
+export const handler = renderEndpoint('pdf', 'sync', deps);

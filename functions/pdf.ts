@@ -1,7 +1,7 @@
 import { renderDeps, warmRenderer } from '../lib/render-app.js';
-import { rawPdfEndpoint } from '../lib/api/raw-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
 const deps = renderDeps();
 await warmRenderer(deps);
 
-export const handler = rawPdfEndpoint(deps);
+export const handler = renderEndpoint('pdf', 'raw', deps);

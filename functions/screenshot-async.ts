@@ -1,4 +1,4 @@
 import { appDeps } from '../lib/app.js';
-import { asyncScreenshotEndpoint } from '../lib/api/async-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
-export const handler = asyncScreenshotEndpoint(appDeps());
+export const handler = renderEndpoint('screenshot', 'async', appDeps());

@@ -1,7 +1,7 @@
 import { renderDeps, warmRenderer } from '../lib/render-app.js';
-import { rawScreenshotEndpoint } from '../lib/api/raw-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
 const deps = renderDeps();
 await warmRenderer(deps);
 
-export const handler = rawScreenshotEndpoint(deps);
+export const handler = renderEndpoint('screenshot', 'raw', deps);

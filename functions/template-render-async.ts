@@ -1,4 +1,4 @@
 import { appDeps } from '../lib/app.js';
-import { asyncTemplateRenderEndpoint } from '../lib/api/async-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
-export const handler = asyncTemplateRenderEndpoint(appDeps());
+export const handler = renderEndpoint('template', 'async', appDeps());

@@ -1,7 +1,7 @@
 import { renderDeps, warmRenderer } from '../lib/render-app.js';
-import { syncTemplateRenderEndpoint } from '../lib/api/sync-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
 const deps = renderDeps();
 await warmRenderer(deps);
 
-export const handler = syncTemplateRenderEndpoint(deps);
+export const handler = renderEndpoint('template', 'sync', deps);

@@ -1,7 +1,7 @@
 import { renderDeps, warmRenderer } from '../lib/render-app.js';
-import { rawTemplateRenderEndpoint } from '../lib/api/raw-render.js';
+import { renderEndpoint } from '../lib/api/render-endpoints.js';
 
 const deps = renderDeps();
 await warmRenderer(deps);
 
-export const handler = rawTemplateRenderEndpoint(deps);
+export const handler = renderEndpoint('template', 'raw', deps);

@@ -10,6 +10,7 @@ import type { FileStore } from './files/file-store.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import type { JobStore } from './jobs/job-store.js';
 import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
+import { createEgressPolicy, useEgressPolicy } from './net/egress-policy.js';
 import type { UsageStore } from './quota/usage-store.js';
 import type { TemplateStore } from './templates/template-store.js';
 import type { TokenStore } from './tokens/token-store.js';
@@ -33,13 +34,14 @@ let deps: AppDeps | undefined;
 
 /**
  * The container's dependencies, built once on first use from the environment:
- * config (validated, so a bad setting fails the cold start), AWS clients and
- * stores. The browser lives in `render-app.ts` so that functions which do not
+ * config (validated, so a bad setting fails the cold start), the egress
+ * policy it names, AWS clients and stores. The browser lives in `render-app.ts` so that functions which do not
  * render never load Chromium. Tests build their own instead.
  */
 export function appDeps(): AppDeps {
   if (deps) return deps;
   const config = loadConfig();
+  useEgressPolicy(createEgressPolicy({ allowPrivateHosts: config.allowPrivateHosts }));
   const clients = createAwsClients(config);
   deps = {
     config,

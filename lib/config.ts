@@ -4,7 +4,8 @@ import { allowListProblems } from './net/allow-list.js';
 const intFromEnv = (fallback: number, min = 0) =>
   v.pipe(
     v.optional(v.string(), String(fallback)),
-    v.transform(Number),
+    // serverless.yml declares these as `${env:NAME, ''}`: empty means unset.
+    v.transform((text) => (text === '' ? fallback : Number(text))),
     v.number('must be a number'),
     v.integer('must be an integer'),
     v.minValue(min, `must be at least ${min}`),

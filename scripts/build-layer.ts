@@ -98,7 +98,12 @@ function copyWithDependencies(name: string, from: string, target: string, seen: 
 
 type Woff2Decoder = { decompress(input: Uint8Array): Promise<Uint8Array> };
 
-async function writeFonts(fontsDir: string): Promise<string[]> {
+/**
+ * Writes the layer's fonts into `fontsDir`: what Lambda mounts at /opt/fonts,
+ * and what `npm start` points its rendering functions' fontconfig at.
+ */
+export async function writeLayerFonts(fontsDir: string): Promise<string[]> {
+  mkdirSync(join(fontsDir, 'licenses'), { recursive: true });
   const written: string[] = [];
   // The OFL asks for the licence to travel with the fonts; fontconfig skips non-font files.
   const keepLicence = (pkgDir: string, pkg: string) => {
@@ -148,10 +153,9 @@ export async function buildChromiumLayer(layerDir = CHROMIUM_LAYER_DIR): Promise
   rmSync(join(layerDir, 'nodejs'), { recursive: true, force: true });
   rmSync(fontsDir, { recursive: true, force: true });
   mkdirSync(modules, { recursive: true });
-  mkdirSync(join(fontsDir, 'licenses'), { recursive: true });
   const seen = new Set<string>();
   for (const pkg of LAYER_PACKAGES) copyWithDependencies(pkg, root, modules, seen);
-  const fonts = await writeFonts(fontsDir);
+  const fonts = await writeLayerFonts(fontsDir);
   return { packages: seen.size, fonts, bytes: folderBytes(layerDir) };
 }
 

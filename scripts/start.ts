@@ -3,30 +3,39 @@
  * a free port) on embedded AWS emulators, provisioned from serverless.yml.
  * Prints the base URL and a ready-to-use token (DEV_TOKEN registers its value).
  */
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createAwsClients } from '../lib/aws/clients.js';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
-import { loadConfig } from '../lib/config.js';
-import { removeDevStack, writeDevStack } from '../lib/local/dev-stack.js';
+import { createAwsClients } from '../lib/aws/clients.js';
+import { devStackFile, removeDevStack, writeDevStack } from '../lib/local/dev-stack.js';
 import { createHttpApi } from '../lib/local/http-api.js';
-import { createLambdaRuntime, type LambdaRuntime } from '../lib/local/lambda-runtime.js';
+import { createLambdaRuntime } from '../lib/local/lambda-runtime.js';
+import { emulatorEnvironment } from '../lib/local/local-endpoints.js';
 import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../lib/local/local-aws.js';
+import { signalAll } from '../lib/local/process-tree.js';
 import { startSchedules } from '../lib/local/schedules.js';
-import { listFunctions, type LocalFunction } from '../lib/local/serverless-config.js';
 import { startSqsPollers } from '../lib/local/sqs-poller.js';
 import { createToken } from '../lib/tokens/tokens.js';
+import { CHROMIUM_LAYER_DIR, writeLayerFonts } from './build-layer.js';
 
-const USAGE = `Usage: npm start [-- --config serverless.yml] [--stage dev] [--region us-east-1] [--endpoint URL] [--no-warm]
+const USAGE = `Usage: npm start [-- --config serverless.yml] [--stage dev] [--region us-east-1] [--param name=value]
+                 [--endpoint URL] [--instances N] [--idle-seconds N]
 
-Serves the API locally on embedded DynamoDB/S3/SQS emulators.
-  --endpoint  use the AWS-compatible services at URL (LocalStack: http://localhost:4566) instead
-  PORT        port on 127.0.0.1 (default 3000, 0 picks a free one)
-  DEV_TOKEN   register this exact value as an active, unlimited token
-  --no-warm   do not import the functions (and launch Chromium) right after start
+Serves the API locally on embedded DynamoDB/S3/SQS emulators, running each
+function as Lambda does: what osls resolves serverless.yml to, one invocation
+at a time per instance, instances frozen between invocations.
+  --endpoint      use the AWS-compatible services at URL (LocalStack: http://localhost:4566) instead
+  --instances     instances per function at most (default 4; reservedConcurrency lowers it)
+  --idle-seconds  stop an instance idle this long (default 300)
+  PORT            port on 127.0.0.1 (default 3000, 0 picks a free one)
+  DEV_TOKEN       register this exact value as an active, unlimited token
 `;
 
 /** How long SIGINT/SIGTERM may take before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 10_000;
+/** How often npm start checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 1_000;
 
 function parseOptions() {
   try {
@@ -35,17 +44,31 @@ function parseOptions() {
         config: { type: 'string', short: 'c' },
         stage: { type: 'string' },
         region: { type: 'string' },
+        param: { type: 'string', multiple: true },
         endpoint: { type: 'string' },
-        warm: { type: 'boolean', default: true },
+        instances: { type: 'string', default: '4' },
+        'idle-seconds': { type: 'string', default: '300' },
         help: { type: 'boolean', short: 'h' },
       },
-      allowNegative: true,
       strict: true,
     }).values;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
     process.exit(2);
   }
+}
+
+/**
+ * The `--param` pairs given, plus `allowPrivateHosts` from this shell's
+ * ALLOW_PRIVATE_HOSTS unless a param names it: serverless.yml reads that
+ * setting from a param only, so that a deploy never takes it from the
+ * environment, while `npm start` keeps the documented variable.
+ */
+function runnerParams(pairs: string[]): Record<string, string> {
+  const params = Object.fromEntries(pairs.map((pair) => [pair.split('=')[0] as string, pair.split('=').slice(1).join('=')]));
+  const allow = process.env.ALLOW_PRIVATE_HOSTS;
+  if (allow && params.allowPrivateHosts === undefined) params.allowPrivateHosts = allow;
+  return params;
 }
 
 async function main(): Promise<void> {
@@ -58,27 +81,43 @@ async function main(): Promise<void> {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   try {
     const port = parsePort(process.env.PORT);
+    const maxInstances = positive('--instances', values.instances);
+    const idleSeconds = positive('--idle-seconds', values['idle-seconds']);
+    await ensureLayerFonts();
     const local = await startLocalAws({
-      serverlessFile: values.config,
+      file: values.config,
       stage: values.stage,
       region: values.region,
+      params: runnerParams(values.param ?? []),
       endpoint: values.endpoint,
     });
     cleanups.unshift(() => local.stop());
     reportSetup(local);
 
-    const config = loadConfig();
-    const clients = createAwsClients(config);
-    const store = createDynamoTokenStore(clients.dynamo, config.tables.tokens);
+    const { service } = local;
+    const tables = tableNames(local);
+    // The runner's own clients (tokens, queue pollers); the functions get their environment from environmentOf.
+    Object.assign(process.env, emulatorEnvironment(local.endpoints, service.region));
+    const clients = createAwsClients({ region: service.region });
+    cleanups.unshift(() => clients.dynamo.destroy());
+    const store = createDynamoTokenStore(clients.dynamo, tables.tokens);
     const devToken = process.env.DEV_TOKEN;
     const { token, webhookSecret } = await createToken(store, devToken ? { token: devToken } : {}).catch((error: Error) => {
       throw devToken ? new Error(`DEV_TOKEN cannot be used: ${error.message}`, { cause: error }) : error;
     });
 
-    const { region } = local.serverless.config.provider;
-    const functions = listFunctions(local.serverless);
-    const runtime = createLambdaRuntime({ serviceDir: local.serverless.serviceDir, region, accountId: LOCAL_ACCOUNT_ID });
-    cleanups.unshift(() => shutdownModules(runtime));
+    const runtime = createLambdaRuntime({
+      serviceDir: service.serviceDir,
+      region: service.region,
+      accountId: LOCAL_ACCOUNT_ID,
+      environmentOf: local.environmentOf,
+      maxInstances,
+      idleMs: idleSeconds * 1000,
+    });
+    cleanups.unshift(() => runtime.stop());
+    // A last resort if the process ends without the cleanups (an uncaught error): no instance, no Chromium outlives it.
+    process.on('exit', () => signalAll(runtime.pids(), 'SIGKILL'));
+    const { functions, region } = service;
     const api = createHttpApi({ functions, runtime, region, accountId: LOCAL_ACCOUNT_ID, log: (line) => console.log(line) });
     const url = await api.listen(port);
     cleanups.unshift(() => api.close());
@@ -87,22 +126,28 @@ async function main(): Promise<void> {
       runtime,
       sqs: clients.sqs,
       region,
-      resolveArn: (arn) => local.provisioned.resolve(arn, 'sqs event arn'),
+      maxConcurrency: maxInstances,
+      resolveArn: (arn) => local.resources.physical(arn, 'sqs event arn'),
     });
     cleanups.unshift(() => pollers.stop());
     const schedules = startSchedules({ functions, runtime, region, accountId: LOCAL_ACCOUNT_ID });
     cleanups.unshift(() => schedules.stop());
 
-    writeDevStack({
-      pid: process.pid,
-      url,
-      region,
-      stage: local.serverless.config.provider.stage,
-      endpoints: local.endpoints,
-      tables: { tokens: config.tables.tokens },
-      startedAt: new Date().toISOString(),
-    });
-    process.on('exit', () => removeDevStack(process.pid));
+    const stackFile = devStackFile();
+    writeDevStack(
+      {
+        pid: process.pid,
+        url,
+        port: Number(new URL(url).port),
+        region,
+        stage: service.stage,
+        endpoints: local.endpoints,
+        tables,
+        startedAt: new Date().toISOString(),
+      },
+      stackFile,
+    );
+    process.on('exit', () => removeDevStack(process.pid, stackFile));
 
     // The first two lines are a stable interface: tests and scripts parse them.
     console.log(`DocRender API listening on ${url}`);
@@ -121,12 +166,11 @@ async function main(): Promise<void> {
       functions.some((fn) => fn.schedules.length) ? `invoke scheduled functions with POST ${url}/__local/invoke/<function>` : '',
     ].filter(Boolean);
     console.log(
-      `Ready in ${Math.round(performance.now())} ms: ${functions.length} functions` +
+      `Ready in ${Math.round(performance.now())} ms: ${functions.length} functions (each started on its first invocation)` +
         `${extras.length ? `, ${extras.join(', ')}` : ''}. Ctrl+C stops.`,
     );
     for (const skipped of schedules.skipped) console.error(`Schedule not run locally (invoke it by hand): ${skipped}`);
 
-    if (values.warm) void warm(functions, runtime);
     handleSignals(cleanups);
   } catch (error) {
     console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -141,6 +185,42 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The Chromium layer's fonts, written by the same code as the deployed layer
+ * when missing (a fresh clone): the rendering functions see exactly them, as
+ * on Lambda. Built aside and renamed into place, so that two npm start
+ * starting at once never see half a folder.
+ */
+async function ensureLayerFonts(): Promise<void> {
+  const fontsDir = join(CHROMIUM_LAYER_DIR, 'fonts');
+  if (existsSync(fontsDir)) return;
+  console.error('Building the Chromium layer fonts once (npm run build:layer does the whole layer)…');
+  const temporary = mkdtempSync(join(CHROMIUM_LAYER_DIR, '.fonts-'));
+  try {
+    await writeLayerFonts(temporary);
+    renameSync(temporary, fontsDir);
+  } catch (error) {
+    // Another npm start got there first.
+    if (!existsSync(fontsDir)) throw error;
+  } finally {
+    rmSync(temporary, { recursive: true, force: true });
+  }
+}
+
+/** The tables the token CLI needs, as the functions see them. */
+function tableNames(local: LocalAws): { tokens: string; usage: string } {
+  const fn = local.service.functions.find((candidate) => candidate.environment.TOKENS_TABLE !== undefined);
+  const environment = fn ? local.environmentOf(fn) : {};
+  if (!environment.TOKENS_TABLE) throw new Error('no function has TOKENS_TABLE in its environment');
+  return { tokens: environment.TOKENS_TABLE, usage: environment.USAGE_TABLE ?? '' };
+}
+
+function positive(option: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new Error(`${option} must be a whole number of at least 1, got "${value}"`);
+  return number;
+}
+
 function parsePort(value: string | undefined): number {
   if (value === undefined || value === '') return 3000;
   const port = Number(value);
@@ -149,40 +229,8 @@ function parsePort(value: string | undefined): number {
 }
 
 function reportSetup(local: LocalAws): void {
-  for (const { logicalId, type } of local.provisioned.skipped) console.error(`Not emulated locally: ${logicalId} (${type})`);
-  for (const warning of local.provisioned.warnings) console.error(`Warning: ${warning}`);
-  for (const name of local.overridden) console.error(`Using ${name} from your shell instead of serverless.yml`);
-  for (const name of local.conflicts) {
-    console.error(`Warning: functions set ${name} to different values; locally they share the last one`);
-  }
-}
-
-/**
- * Imports every function module in the background (their cold start, e.g.
- * launching Chromium) and calls an exported `warm()`, one function at a time
- * so the first requests are not slowed by all of them at once.
- */
-async function warm(functions: LocalFunction[], runtime: LambdaRuntime): Promise<void> {
-  for (const fn of functions) {
-    try {
-      const module = await runtime.load(fn);
-      if (typeof module.warm === 'function') await (module.warm as () => unknown)();
-    } catch (error) {
-      console.error(`[${fn.key}] warm-up failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-}
-
-/** Calls `shutdown()` on each loaded module that exports one (e.g. to close the browser). */
-async function shutdownModules(runtime: LambdaRuntime): Promise<void> {
-  for (const module of runtime.loadedModules()) {
-    if (typeof module.shutdown !== 'function') continue;
-    try {
-      await (module.shutdown as () => unknown)();
-    } catch (error) {
-      console.error(`shutdown hook failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
+  for (const { logicalId, type } of local.resources.skipped) console.error(`Not emulated locally: ${logicalId} (${type})`);
+  for (const warning of local.resources.warnings) console.error(`Warning: ${warning}`);
 }
 
 function handleSignals(cleanups: (() => Promise<unknown> | unknown)[]): void {
@@ -202,7 +250,12 @@ function handleSignals(cleanups: (() => Promise<unknown> | unknown)[]): void {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
-  // A handler's stray rejection must not take the whole local API down.
+  process.on('SIGHUP', () => void stop());
+  // Whoever started npm start is gone (a closed terminal, a killed test runner): stop too, taking every instance along.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop();
+  }, PARENT_CHECK_MS).unref();
   process.on('unhandledRejection', (reason) => {
     console.error(`Unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   });

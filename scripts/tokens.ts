@@ -4,19 +4,14 @@
  * Talks to the running `npm start` when there is one and no AWS endpoint is
  * configured; otherwise to AWS (or LocalStack) with the usual credentials.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createAwsClients, endpointOverride } from '../lib/aws/clients.js';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
 import { createDynamoUsageStore } from '../lib/aws/dynamo-usage-store.js';
 import { ServiceError } from '../lib/errors.js';
-import { readLiveDevStack } from '../lib/local/dev-stack.js';
+import { liveDevStacks, type DevStack } from '../lib/local/dev-stack.js';
 import { emulatorEnvironment } from '../lib/local/local-endpoints.js';
-import {
-  createVariableResolver,
-  parseServerlessYaml,
-  PROJECT_SERVERLESS_FILE,
-} from '../lib/local/serverless-config.js';
+import { resolveService } from '../lib/local/service-definition.js';
 import { usageReport, type UsageReport } from '../lib/quota/usage-report.js';
 import { DEFAULT_PLAN, isPlanName, planOf, PLANS, type PlanName } from '../lib/tokens/plans.js';
 import type { TokenRecord } from '../lib/tokens/token-store.js';
@@ -49,8 +44,9 @@ ${planTable()}
   custom              any other combination
 
 Where tokens live:
-  - the running \`npm start\` (found through .local/dev-stack.json), when no
+  - the running \`npm start\` (each records itself in .local/stacks/), when no
     AWS_ENDPOINT_URL* variable is set and neither --stage nor --region is given;
+    with several running, the one on PORT (the same environment as its npm start);
   - otherwise AWS with the usual credential chain (or the endpoint in
     AWS_ENDPOINT_URL*, e.g. LocalStack), in table TOKENS_TABLE, or the one
     serverless.yml names for --stage (default dev).
@@ -92,7 +88,7 @@ async function main(): Promise<number> {
   switch (command) {
     case 'create': {
       if (rest.length > 0) throw new UsageError(`create takes no arguments, got "${rest.join(' ')}"`);
-      const store = stores(values).tokens;
+      const store = (await stores(values)).tokens;
       const created = await createToken(store, { ...termOptions(values), active: !values.inactive });
       process.stdout.write(values.json ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
       return 0;
@@ -102,7 +98,7 @@ async function main(): Promise<number> {
       if (values.inactive) throw new UsageError('set takes no --inactive: use deactivate');
       const change = termOptions(values);
       if (Object.keys(change).length === 0) throw new UsageError('set needs --plan, --limit, --unlimited or --rate');
-      const { tokens, usage } = stores(values);
+      const { tokens, usage } = await stores(values);
       const record = await setTokenTerms(tokens, token, change);
       const report = await usageReport(usage, record);
       process.stdout.write(values.json ? `${JSON.stringify({ ...report, active: record.active })}\n` : describeUsage(report, record.active));
@@ -113,7 +109,7 @@ async function main(): Promise<number> {
       if (values.plan !== undefined || values.limit !== undefined || values.unlimited || values.rate !== undefined || values.inactive) {
         throw new UsageError('usage takes no --plan, --limit, --unlimited, --rate or --inactive');
       }
-      const { tokens, usage } = stores(values);
+      const { tokens, usage } = await stores(values);
       const record = await tokens.findByHash(hashToken(token));
       if (!record) throw new Error('Unknown token');
       const report = await usageReport(usage, record);
@@ -125,7 +121,7 @@ async function main(): Promise<number> {
       if (values.plan !== undefined || values.limit !== undefined || values.unlimited || values.rate !== undefined || values.inactive) {
         throw new UsageError('show takes no --plan, --limit, --unlimited, --rate or --inactive');
       }
-      const record = await stores(values).tokens.findByHash(hashToken(token));
+      const record = await (await stores(values)).tokens.findByHash(hashToken(token));
       if (!record) throw new Error('Unknown token');
       process.stdout.write(values.json ? `${JSON.stringify(showToken(record))}\n` : describeToken(record));
       return 0;
@@ -136,7 +132,7 @@ async function main(): Promise<number> {
       if (values.plan !== undefined || values.limit !== undefined || values.unlimited || values.rate !== undefined || values.inactive || values.json) {
         throw new UsageError(`${command} takes no --plan, --limit, --unlimited, --rate, --inactive or --json`);
       }
-      await setTokenActive(stores(values).tokens, token, command === 'activate');
+      await setTokenActive((await stores(values)).tokens, token, command === 'activate');
       process.stdout.write(`Token ${command}d\n`);
       return 0;
     }
@@ -147,8 +143,8 @@ async function main(): Promise<number> {
   }
 }
 
-function stores(values: { stage?: string; region?: string }) {
-  const target = resolveTarget(values);
+async function stores(values: { stage?: string; region?: string }) {
+  const target = await resolveTarget(values);
   const clients = createAwsClients({ region: target.region });
   return {
     tokens: createDynamoTokenStore(clients.dynamo, target.tables.tokens),
@@ -229,49 +225,56 @@ function planTable(): string {
  * The running `npm start` when nothing points elsewhere; else AWS or the
  * configured endpoint, with the table from TOKENS_TABLE or serverless.yml.
  */
-function resolveTarget(values: { stage?: string; region?: string }): Target {
+async function resolveTarget(values: { stage?: string; region?: string }): Promise<Target> {
   const explicitAws = values.stage !== undefined || values.region !== undefined;
   const overridden = endpointOverride(process.env, 'DYNAMODB') !== undefined;
   if (!explicitAws && !overridden) {
-    const stack = readLiveDevStack();
+    const stack = pickStack(liveDevStacks());
     if (stack) {
       Object.assign(process.env, emulatorEnvironment(stack.endpoints, stack.region));
-      // A stack file written before usage counters existed names only the tokens table.
-      const recorded = (stack.tables as { usage?: string }).usage;
-      const usage = recorded ?? tableOf(serverlessResolver({ stage: stack.stage, region: stack.region }), 'USAGE_TABLE');
-      return { region: stack.region, tables: { tokens: stack.tables.tokens, usage } };
+      return { region: stack.region, tables: stack.tables };
     }
   }
   if (overridden && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE) {
     // Emulators such as LocalStack accept any credentials but the SDK wants some.
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
   }
-  const resolver = serverlessResolver({
-    stage: values.stage,
-    region: values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
-  });
   // The shell's table names count only for the default stage: --stage names another deployment.
   const fromShell = (name: string) => (values.stage === undefined ? process.env[name] : undefined);
+  const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (fromShell('TOKENS_TABLE') && fromShell('USAGE_TABLE') && region) {
+    return { region, tables: { tokens: fromShell('TOKENS_TABLE') as string, usage: fromShell('USAGE_TABLE') as string } };
+  }
+  // What osls resolves serverless.yml to for that stage: the table names the deployed functions use.
+  const service = await resolveService({ stage: values.stage, region });
+  const environment = service.functions.find((fn) => fn.environment.TOKENS_TABLE !== undefined)?.environment ?? {};
   return {
-    region: resolver.region(),
+    region: service.region,
     tables: {
-      tokens: fromShell('TOKENS_TABLE') ?? tableOf(resolver, 'TOKENS_TABLE'),
-      usage: fromShell('USAGE_TABLE') ?? tableOf(resolver, 'USAGE_TABLE'),
+      tokens: fromShell('TOKENS_TABLE') ?? tableOf(service.resources, environment.TOKENS_TABLE, 'TOKENS_TABLE'),
+      usage: fromShell('USAGE_TABLE') ?? tableOf(service.resources, environment.USAGE_TABLE, 'USAGE_TABLE'),
     },
   };
 }
 
-function serverlessResolver(opts: { stage?: string; region?: string }) {
-  return createVariableResolver(parseServerlessYaml(readFileSync(PROJECT_SERVERLESS_FILE, 'utf8')), opts);
+/**
+ * The running npm start to talk to: the only one, or the one on PORT. With
+ * several and no PORT, none is guessed: the message lists them.
+ */
+function pickStack(stacks: DevStack[]): DevStack | undefined {
+  if (stacks.length <= 1) return stacks[0];
+  const port = process.env.PORT;
+  const chosen = port ? stacks.find((stack) => String(stack.port) === port) : undefined;
+  if (chosen) return chosen;
+  const list = stacks.map((stack) => `  PORT=${stack.port}  ${stack.url}  (pid ${stack.pid}, since ${stack.startedAt})`).join('\n');
+  throw new Error(`${stacks.length} npm start are running; say which with PORT=<port> npm run -s tokens -- …:\n${list}`);
 }
 
-/** The table serverless.yml gives the functions in `variable`, e.g. `docrender-prod-tokens`. */
-function tableOf(resolver: ReturnType<typeof createVariableResolver>, variable: 'TOKENS_TABLE' | 'USAGE_TABLE'): string {
-  const value = resolver.resolvePath(`provider.environment.${variable}`);
-  if (typeof value === 'string') return value;
-  // `!Ref SomeTable`: the table's declared name.
+/** The table a function's variable names: text, or `Ref` of a table with a declared name. */
+function tableOf(resources: Record<string, { Properties?: Record<string, unknown> }>, value: unknown, variable: string): string {
+  if (typeof value === 'string' && value !== '') return value;
   const logicalId = (value as { Ref?: unknown } | undefined)?.Ref;
-  const name = typeof logicalId === 'string' ? resolver.resolvePath(`resources.Resources.${logicalId}.Properties.TableName`) : undefined;
+  const name = typeof logicalId === 'string' ? resources[logicalId]?.Properties?.TableName : undefined;
   if (typeof name === 'string') return name;
   throw new Error(`Cannot tell ${variable} from serverless.yml: set ${variable}`);
 }

@@ -9,6 +9,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import { EgressRefusedError } from '../net/errors.js';
+import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { egressLookup } from '../net/resolve-egress.js';
 
 /** No answer within this time is a failure (decisions.md: 10 s for webhooks; uploads get the same). */
@@ -39,8 +40,6 @@ export type OutboundResult = {
   durationMs: number;
 };
 
-// Connection-level headers are ours to set; a caller's value would corrupt the request.
-const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
 
 /**
  * Sends one request and reports how it went; never throws for a network or
@@ -70,7 +69,8 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
   const headers: Record<string, string> = { 'user-agent': 'DocRender', accept: '*/*' };
   for (const [name, value] of Object.entries(request.headers)) {
-    if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    // Connection-level headers are ours to set; a caller's value would corrupt the request.
+    if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
   }
   headers['content-length'] = String(body.length);
 

@@ -4,7 +4,7 @@ import { file, json } from '../http/responses.js';
 import type { HttpResult } from '../http/types.js';
 import type { RenderResult } from '../render/types.js';
 
-/** Lambda's limit for a synchronous invocation's result: the whole JSON response, body in base64 included. */
+/** Lambda's limit on a synchronous invocation's payload, each way: the event, and the whole JSON result (body in base64 included). */
 export const LAMBDA_RESPONSE_LIMIT_BYTES = 6_291_556;
 /**
  * Room kept for what the middleware stack adds after the handler (rate-limit

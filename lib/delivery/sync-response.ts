@@ -3,7 +3,6 @@ import type { Config } from '../config.js';
 import type { FileStore } from '../files/file-store.js';
 import { json } from '../http/responses.js';
 import type { HttpResult } from '../http/types.js';
-import { newJobId } from '../jobs/job-ids.js';
 import type { RenderResult } from '../render/types.js';
 import type { StorageOptionsOutput } from '../schemas/render-options.js';
 import { uploadToCaller } from './caller-upload.js';
@@ -28,13 +27,15 @@ export type SyncResponseDeps = {
 export async function syncFileResponse(
   deps: SyncResponseDeps,
   request: {
+    /** The render's id (a job id, though nothing is queued): in the answer and the logs. */
+    id: string;
     accountId: string;
     result: Pick<RenderResult, 'body' | 'contentType'>;
     storage?: StorageOptionsOutput | null;
     timeLeftMs: () => number;
   },
 ): Promise<HttpResult> {
-  const id = newJobId();
+  const { id } = request;
   const uploadTimeoutMs = Math.min(OUTBOUND_TIMEOUT_MS, request.timeLeftMs() - ANSWER_MARGIN_MS);
   const [stored, upload] = await Promise.all([
     deps.files.put(request.accountId, request.result.body, request.result.contentType),

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import type { Config } from '../config.js';
+import { serviceMetrics } from '../observability/metrics.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { parseInput } from '../schemas/parse.js';
@@ -57,9 +60,10 @@ export type EndpointSpec<S extends v.GenericSchema | undefined, L, P = undefined
  * Builds an HTTP Lambda handler with the one middleware stack every endpoint
  * shares, in the contract's order of checks: bearer auth (401, 403) → rate
  * limit (429) → body size (413) → JSON parse → [preload: 404] → valibot
- * validation and [prepare] (400) → [quota: 402] → handler. Around them: one
- * log line per request, the error mapper, and the rate-limit headers on
- * every answer given after the rate was counted.
+ * validation and [prepare] (400) → [quota: 402] → handler. Around them: the
+ * Lambda context on every log line, the metrics flushed at the end of the
+ * invocation, one log line per request, the error mapper, and the rate-limit
+ * headers on every answer given after the rate was counted.
  */
 export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, L = undefined, P = undefined>(
   spec: EndpointSpec<S, L, P>,
@@ -67,6 +71,8 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
 ) {
   const usage = deps.usage;
   return middy<HttpEvent, HttpResult, Error, CallerContext>()
+    .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(serviceMetrics()))
     .use(requestLog({ logger: deps.logger, endpoint: spec.name }))
     .use(rateLimitHeadersMiddleware())
     .use(errorMapper({ logger: deps.logger }))

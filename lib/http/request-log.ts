@@ -1,15 +1,13 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { addLambdaContext } from '../observability/log-context.js';
 import { recordRender, renderEndpoint, renderOutcomeOfResponse } from '../observability/metrics.js';
 import type { CallerContext, HttpEvent, HttpResult } from './types.js';
 
 /**
  * One structured log line per request: route, status, duration, account,
  * what happened to its quota and the phase timings the endpoint reported.
- * Never the token, body or headers. Every line the logger writes during the
- * request carries the Lambda request id, and a request that rendered (its
- * quota was spent) is counted in the render metrics.
+ * Never the token, body or headers. A request that rendered (its quota was
+ * spent) is counted in the render metrics.
  */
 export function requestLog(opts: { logger: Logger; endpoint: string }): MiddlewareObj<HttpEvent, HttpResult, Error, CallerContext> {
   const started = new WeakMap<object, number>();
@@ -38,7 +36,6 @@ export function requestLog(opts: { logger: Logger; endpoint: string }): Middlewa
   return {
     before: async (request) => {
       started.set(request.event, performance.now());
-      addLambdaContext(opts.logger, request.context);
     },
     after: async (request) => write(request),
     onError: async (request) => write(request),

@@ -7,7 +7,7 @@ export function jobsConsumer(deps: RunJobDeps) {
   return queueConsumer({
     name: 'jobs-consume',
     parse: parseJobMessage,
-    handle: (message, context) => runJob(message, deps, { timeLeftMs: () => context.getRemainingTimeInMillis() }),
+    handle: (message, clock) => runJob(message, deps, clock),
     logger: deps.logger,
   });
 }

@@ -1,7 +1,6 @@
 import type { FileStore } from '../files/file-store.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
-import { signedUrlStatusOf } from '../webhooks/webhook-body.js';
-import { isFinished, type Job } from './job-store.js';
+import { isFinished, signedUrlStatusOf, type Job } from './job-store.js';
 
 /**
  * The job endpoint's view of a job (decisions.md): `fileUrl` while the file

@@ -116,6 +116,14 @@ export interface JobStore {
   ): Promise<boolean>;
 }
 
+/**
+ * What happened to the caller's upload: a failed job never attempted one,
+ * which for a caller who asked for it means the file is not there (FAILED).
+ */
+export function signedUrlStatusOf(job: Pick<Job, 'signedUrlStatus' | 'storage'>): SignedUrlStatus {
+  return job.signedUrlStatus ?? (job.storage ? 'FAILED' : 'NOT_PROVIDED');
+}
+
 /** Whether a job has reached its end (COMPLETED or FAILED). */
 export function isFinished(job: Pick<Job, 'status'>): boolean {
   return job.status === 'COMPLETED' || job.status === 'FAILED';

@@ -1,9 +1,18 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { addLambdaContext } from '../observability/log-context.js';
 import { recordQueueAge } from '../observability/metrics.js';
 import { JobBusyError, MalformedMessageError } from './errors.js';
+
+/** What a message handler knows of its invocation's time. */
+export type ConsumerClock = {
+  /** Milliseconds the invocation has left (Lambda's `getRemainingTimeInMillis`): how long a lease or claim lasts. */
+  timeLeftMs: () => number;
+  now?: () => number;
+};
+
+/** Time kept back from an outbound call (upload, webhook) so that recording its outcome still fits in the invocation. */
+export const RECORD_MARGIN_MS = 3_000;
 
 export type QueueConsumerSpec<M> = {
   /** Name used in logs, e.g. `jobs-consume`. */
@@ -11,7 +20,7 @@ export type QueueConsumerSpec<M> = {
   /** Reads a message body; throws MalformedMessageError for one that can never be handled. */
   parse: (body: string) => M;
   /** Handles one message; a throw leaves it on the queue to be offered again. */
-  handle: (message: M, context: Context, record: SQSRecord) => Promise<void>;
+  handle: (message: M, clock: ConsumerClock, record: SQSRecord) => Promise<void>;
   logger: Logger;
 };
 
@@ -23,6 +32,8 @@ export type QueueConsumerSpec<M> = {
  * logged and dropped, since retrying it could only fill the dead-letter queue.
  */
 export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
+  // One per container, as Powertools intends: an instance runs one invocation at a time.
+  const processor = new BatchProcessor(EventType.SQS);
   const handleRecord = async (record: SQSRecord, context: Context) => {
     recordQueueAge(spec.name, Date.now() - Number(record.attributes.SentTimestamp));
     let message: M;
@@ -34,7 +45,7 @@ export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
       return;
     }
     try {
-      await spec.handle(message, context, record);
+      await spec.handle(message, { timeLeftMs: () => context.getRemainingTimeInMillis() }, record);
     } catch (error) {
       const details = { consumer: spec.name, messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount };
       if (error instanceof JobBusyError) spec.logger.info(error.message, details);
@@ -44,10 +55,7 @@ export function queueConsumer<M>(spec: QueueConsumerSpec<M>) {
   };
 
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    // One processor per invocation: it holds the batch's state, and the local
-    // runtime may run invocations of the same module concurrently.
-    const processor = new BatchProcessor(EventType.SQS);
-    addLambdaContext(spec.logger, context);
+    spec.logger.addContext(context);
     return processPartialResponse(event, (record: SQSRecord) => handleRecord(record, context), processor, {
       context,
       throwOnFullBatchFailure: false,

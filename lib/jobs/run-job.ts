@@ -4,12 +4,13 @@ import type { Config } from '../config.js';
 import { uploadToCaller } from '../delivery/caller-upload.js';
 import { OUTBOUND_TIMEOUT_MS } from '../delivery/outbound-http.js';
 import type { FileStore } from '../files/file-store.js';
-import { recordRender, renderOutcomeOf } from '../observability/metrics.js';
+import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { RenderInput, Renderer } from '../render/types.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/queue-webhook.js';
+import { RECORD_MARGIN_MS, type ConsumerClock } from './queue-consumer.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
 import { JobBusyError } from './errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
 import type { JobMessage, JobQueue } from './job-queue.js';
@@ -25,15 +26,6 @@ export type RunJobDeps = {
   /** Where the quota unit of a job that failed on the service's side is given back. */
   usage?: UsageStore;
 };
-
-export type ConsumerClock = {
-  /** Milliseconds this invocation has left (Lambda's `getRemainingTimeInMillis`): how long a lease lasts. */
-  timeLeftMs: () => number;
-  now?: () => number;
-};
-
-/** Time kept back from an upload so that recording the outcome still fits in the invocation. */
-const RECORD_MARGIN_MS = 3_000;
 
 /**
  * How long after a failure on the service's side (the browser crashed, AWS
@@ -68,9 +60,9 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   const startedAt = now();
   try {
     outcome = await produce(job, deps, clock);
-    recordRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
+    recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
   } catch (error) {
-    recordRender({ kind, mode: 'async', outcome: renderOutcomeOf(error), durationMs: now() - startedAt });
+    recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(error), durationMs: now() - startedAt });
     if (job.runs >= MAX_JOB_RUNS) {
       // The last run allowed: end the job now, with its reason and one webhook, rather than hand it back.
       deps.logger.error('job failed on the service side on its last run; given up', { jobId: job.jobId, runs: job.runs, error: error as Error });

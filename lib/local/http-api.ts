@@ -3,14 +3,13 @@ import { once } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../delivery/raw-response.js';
 import type { Invocation, LambdaRuntime } from './lambda-runtime.js';
 import { scheduledEvent } from './schedules.js';
-import type { LocalFunction } from './serverless-config.js';
+import type { LocalFunction } from './service-definition.js';
 
 /** API Gateway's own payload quota: larger requests never reach the function. */
 export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** Lambda's synchronous invocation limit, for the event and for the result (bytes of JSON). */
-export const LAMBDA_MAX_PAYLOAD_BYTES = 6_291_556;
 /** HTTP APIs give up on an integration after 30 seconds. */
 const INTEGRATION_TIMEOUT_MS = 30_000;
 /** Local-only endpoint to run any function by hand, e.g. a scheduled one. */
@@ -94,7 +93,7 @@ export function createHttpApi(opts: HttpApiOptions): LocalHttpApi {
       pathParameters: matched?.pathParameters,
       accountId: opts.accountId,
     });
-    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_PAYLOAD_BYTES) return message(413, 'Request Entity Too Large');
+    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_RESPONSE_LIMIT_BYTES) return message(413, 'Request Entity Too Large');
     const outcome = await invokeWithin(fn, event);
     if (outcome === 'integration-timeout') return message(503, 'Service Unavailable');
     if (!outcome.ok) return message(500, 'Internal Server Error');
@@ -336,8 +335,8 @@ type Primitive = string | number | boolean;
  * as a 200 JSON body. A malformed or oversized result is a 500.
  */
 function httpReply(result: unknown, fn: LocalFunction): Reply {
-  if (Buffer.byteLength(JSON.stringify(result ?? null)) > LAMBDA_MAX_PAYLOAD_BYTES) {
-    console.error(`[${fn.key}] Response payload size exceeded maximum allowed payload size (${LAMBDA_MAX_PAYLOAD_BYTES} bytes).`);
+  if (Buffer.byteLength(JSON.stringify(result ?? null)) > LAMBDA_RESPONSE_LIMIT_BYTES) {
+    console.error(`[${fn.key}] Response payload size exceeded maximum allowed payload size (${LAMBDA_RESPONSE_LIMIT_BYTES} bytes).`);
     return message(500, 'Internal Server Error');
   }
   if (typeof result !== 'object' || result === null || Array.isArray(result) || !('statusCode' in result)) {

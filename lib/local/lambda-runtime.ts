@@ -1,23 +1,28 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Context } from 'aws-lambda';
+import { fileURLToPath } from 'node:url';
 import { LocalSetupError } from './errors.js';
-import type { LocalFunction } from './serverless-config.js';
+import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda-instance.js';
+import { startInstanceReaper } from './instance-reaper.js';
+import { processTree, signalAll } from './process-tree.js';
+import type { LocalFunction } from './service-definition.js';
 
 /** What one invocation ended with, as the Lambda service would report it. */
 export type Invocation =
   | { ok: true; result: unknown; durationMs: number }
-  | { ok: false; error: unknown; timedOut: boolean; durationMs: number };
+  | { ok: false; error: Error; timedOut: boolean; durationMs: number };
 
 export type LambdaRuntime = {
-  /** Runs a function's handler with a Lambda-like context, bounded by its timeout. */
+  /** Runs the function on a free instance (a new one, up to the cap, when all are busy), bounded by its timeout. */
   invoke(fn: LocalFunction, event: unknown): Promise<Invocation>;
-  /** Imports a function's module once (its cold start); later calls reuse it. */
-  load(fn: LocalFunction): Promise<Record<string, unknown>>;
-  /** Modules imported so far, for `warm()` and `shutdown()` hooks. */
-  loadedModules(): Record<string, unknown>[];
+  /** Live instances of a function (busy or frozen). */
+  instanceCount(fnKey: string): number;
+  /** Every pid of every instance (workers and their children), for checks that nothing is left. */
+  pids(): number[];
+  /** Stops every instance and its children (Chromium included). */
+  stop(): Promise<void>;
 };
 
 export type LambdaRuntimeOptions = {
@@ -25,111 +30,258 @@ export type LambdaRuntimeOptions = {
   serviceDir: string;
   region: string;
   accountId: string;
-  /** Where invoke errors are reported; defaults to stderr. */
+  /** The complete environment of an instance of `fn` (its own variables, resolved, and the AWS endpoints). */
+  environmentOf(fn: LocalFunction): Record<string, string>;
+  /** Instances per function at most (reservedConcurrency lowers it); default 4. */
+  maxInstances?: number;
+  /** An instance idle this long is stopped; default 5 minutes. */
+  idleMs?: number;
+  /** Where runtime errors (timeouts, crashes) are reported; defaults to stderr. */
   logError?: (line: string) => void;
 };
 
-type Handler = (event: unknown, context: Context, callback: (error?: unknown, result?: unknown) => void) => unknown;
+type Instance = {
+  fn: LocalFunction;
+  child: ChildProcess;
+  ready: Promise<void>;
+  busy: boolean;
+  /** The pids stopped at the last freeze, thawed at the next invocation. */
+  frozen: number[];
+  idleTimer?: NodeJS.Timeout;
+  /** Settles the invocation in flight when the process dies. */
+  onExit?: (error: Error) => void;
+  exited: Promise<void>;
+};
 
-/** Extensions tried for `functions/pdf` in `functions/pdf.handler`; the process runs under tsx. */
+const INSTANCE_ENTRY = fileURLToPath(new URL('./lambda-instance.ts', import.meta.url));
+/** Extensions tried for `functions/pdf` in `functions/pdf.handler`; instances run under tsx. */
 const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'];
+/** Lambda's limit on the init phase (module import: Chromium's launch included). */
+const INIT_LIMIT_MS = 30_000;
+/** How long a stopping instance may take to exit (its exit hooks run) before it is killed. */
+const STOP_GRACE_MS = 2_000;
 
 /**
- * An in-process Lambda runtime: each function's module is imported lazily
- * once and stays warm, invocations run concurrently, and each gets a context
- * whose `getRemainingTimeInMillis()` counts down the function's timeout.
+ * A local Lambda service: each function instance is a child process that
+ * handles one invocation at a time, is started on demand (its cold start),
+ * frozen with SIGSTOP, its children included, as soon as it has answered,
+ * thawed with SIGCONT for the next invocation, and stopped after a while idle
+ * or after a timeout (Lambda discards an environment that timed out).
  */
 export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
-  const modules = new Map<string, Promise<Record<string, unknown>>>();
-  const loaded: Record<string, unknown>[] = [];
+  const pools = new Map<string, Instance[]>();
+  const waiting = new Map<string, ((instance: Instance) => void)[]>();
   const logError = opts.logError ?? ((line: string) => console.error(line));
+  const idleMs = opts.idleMs ?? 5 * 60_000;
+  const reaper = startInstanceReaper();
+  let stopped = false;
 
-  const load = (fn: LocalFunction): Promise<Record<string, unknown>> => {
-    let file: string;
-    try {
-      ({ file } = handlerLocation(fn, opts.serviceDir));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    let pending = modules.get(file);
-    if (!pending) {
-      pending = import(pathToFileURL(file).href).then((module: Record<string, unknown>) => {
-        loaded.push(module);
-        return module;
+  const poolOf = (fn: LocalFunction) => {
+    let pool = pools.get(fn.key);
+    if (!pool) pools.set(fn.key, (pool = []));
+    return pool;
+  };
+  const capOf = (fn: LocalFunction) => Math.max(1, Math.min(opts.maxInstances ?? 4, fn.reservedConcurrency ?? Infinity));
+
+  const startInstance = (fn: LocalFunction): Instance => {
+    const { file, exportName } = handlerLocation(fn, opts.serviceDir);
+    const child = spawn(process.execPath, ['--import', 'tsx', INSTANCE_ENTRY], {
+      cwd: opts.serviceDir,
+      env: { ...opts.environmentOf(fn), ...lambdaVariables(fn, opts.region), LOCAL_HANDLER_FILE: file, LOCAL_HANDLER_EXPORT: exportName },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // Its own process group: Ctrl+C in the terminal reaches the runtime, which stops instances in order.
+      detached: true,
+    });
+    const instance: Instance = { fn, child, busy: true, frozen: [], ready: Promise.resolve(), exited: Promise.resolve() };
+    // A send to an instance that just died reports here; its invocation settles through 'exit'.
+    child.on('error', (error) => logError(`[${fn.key}] ${error.message}`));
+    instance.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        remove(instance);
+        instance.onExit?.(new Error(`Runtime exited ${signal ? `on ${signal}` : `with code ${code}`}`));
+        resolve();
       });
-      // A failed import is retried on the next request, as a new container would.
-      pending.catch(() => modules.delete(file));
-      modules.set(file, pending);
+    });
+    instance.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`init phase took more than ${INIT_LIMIT_MS} ms`)), INIT_LIMIT_MS);
+      const settle = (error?: Error) => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onMessage = (message: InstanceMessage) => {
+        if (message.type === 'ready') settle();
+        else if (message.type === 'init-error') settle(toError(message.error));
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => settle(new Error(`Runtime exited during init with code ${code}`)));
+      child.once('error', (error) => settle(error));
+    });
+    instance.ready.catch(() => undefined);
+    poolOf(fn).push(instance);
+    return instance;
+  };
+
+  const remove = (instance: Instance) => {
+    clearTimeout(instance.idleTimer);
+    const pool = pools.get(instance.fn.key) ?? [];
+    const index = pool.indexOf(instance);
+    if (index < 0) return;
+    pool.splice(index, 1);
+    // A waiter for this function may now start an instance of its own.
+    const next = waiting.get(instance.fn.key)?.shift();
+    if (next && !stopped) {
+      try {
+        next(startInstance(instance.fn));
+      } catch (error) {
+        logError(`[${instance.fn.key}] ${(error as Error).message}`);
+      }
     }
-    return pending;
+  };
+
+  /** An idle instance (thawed), a new one, or the next one to come free. */
+  const acquire = (fn: LocalFunction): Promise<Instance> => {
+    const idle = poolOf(fn).find((instance) => !instance.busy);
+    if (idle) {
+      idle.busy = true;
+      clearTimeout(idle.idleTimer);
+      return Promise.resolve(idle);
+    }
+    if (poolOf(fn).length < capOf(fn)) return Promise.resolve(startInstance(fn));
+    return new Promise((resolve) => {
+      const queue = waiting.get(fn.key) ?? [];
+      queue.push(resolve);
+      waiting.set(fn.key, queue);
+    });
+  };
+
+  const release = (instance: Instance) => {
+    const next = waiting.get(instance.fn.key)?.shift();
+    if (next) {
+      next(instance);
+      return;
+    }
+    instance.busy = false;
+    // Frozen: nothing the handler left behind (timers, sockets, Chromium) runs until the next invocation.
+    instance.frozen = processTree(instance.child.pid as number);
+    reaper.track(instance.frozen);
+    signalAll(instance.frozen, 'SIGSTOP');
+    instance.idleTimer = setTimeout(() => {
+      // Out of the pool first: an invocation arriving meanwhile gets another instance, not this one.
+      remove(instance);
+      void stopInstance(instance);
+    }, idleMs);
+    instance.idleTimer.unref();
+  };
+
+  const stopInstance = async (instance: Instance): Promise<void> => {
+    const tree = instance.child.exitCode === null ? processTree(instance.child.pid as number) : [];
+    signalAll([...instance.frozen, ...tree], 'SIGCONT');
+    instance.frozen = [];
+    signalAll(tree.slice(0, 1), 'SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([instance.exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+    clearTimeout(timer);
+    // Whatever it started and did not end (a browser, its helpers) goes with it.
+    signalAll(tree, 'SIGKILL');
+    reaper.forget(tree);
   };
 
   const invoke = async (fn: LocalFunction, event: unknown): Promise<Invocation> => {
     const started = Date.now();
-    const deadline = started + fn.timeoutSeconds * 1000;
-    let timer: NodeJS.Timeout | undefined;
+    if (stopped) return { ok: false, error: new Error('the local runtime is stopping'), timedOut: false, durationMs: 0 };
+    let instance: Instance;
     try {
-      const module = await load(fn);
-      const { exportName } = handlerLocation(fn, opts.serviceDir);
-      const handler = module[exportName];
-      if (typeof handler !== 'function') {
-        throw new LocalSetupError(`${fn.handler}: the module does not export a function named "${exportName}"`);
-      }
-      const timeout = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+      instance = await acquire(fn);
+      signalAll(instance.frozen, 'SIGCONT');
+      instance.frozen = [];
+      await instance.ready.catch((error: unknown) => {
+        remove(instance);
+        void stopInstance(instance);
+        throw error;
       });
-      const outcome = await Promise.race([run(handler as Handler, event, lambdaContext(fn, opts, deadline)), timeout]);
-      if (outcome === 'timeout') {
-        logError(`[${fn.key}] Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`);
-        return { ok: false, error: new Error('Task timed out'), timedOut: true, durationMs: Date.now() - started };
-      }
-      return { ok: true, result: outcome.result, durationMs: Date.now() - started };
     } catch (error) {
-      logError(`[${fn.key}] Invoke Error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return { ok: false, error, timedOut: false, durationMs: Date.now() - started };
-    } finally {
-      clearTimeout(timer);
+      logError(`[${fn.key}] Init Error: ${(error as Error).message}`);
+      return { ok: false, error: error as Error, timedOut: false, durationMs: Date.now() - started };
     }
-  };
-
-  return { invoke, load, loadedModules: () => [...loaded] };
-}
-
-/** Calls an async or callback-style handler; a sync throw or a rejection both reject. */
-function run(handler: Handler, event: unknown, context: Context): Promise<{ result: unknown }> {
-  return new Promise((resolve, reject) => {
-    const callback = (error?: unknown, result?: unknown) => (error ? reject(error) : resolve({ result }));
-    Object.assign(context, {
-      done: callback,
-      fail: (error: unknown) => reject(error),
-      succeed: (result: unknown) => resolve({ result }),
+    const requestId = randomUUID();
+    const deadline = Date.now() + fn.timeoutSeconds * 1000;
+    const request: InstanceRequest = {
+      type: 'invoke',
+      requestId,
+      event,
+      deadline,
+      invokedFunctionArn: `arn:aws:lambda:${opts.region}:${opts.accountId}:function:${fn.name}`,
+    };
+    const outcome = await new Promise<Invocation | 'timeout' | 'crashed'>((resolve) => {
+      const timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+      const onMessage = (message: InstanceMessage) => {
+        if (message.type !== 'result' || message.requestId !== requestId) return;
+        clearTimeout(timer);
+        instance.child.off('message', onMessage);
+        const durationMs = Date.now() - started;
+        resolve(message.ok ? { ok: true, result: message.result, durationMs } : { ok: false, error: toError(message.error), timedOut: false, durationMs });
+      };
+      instance.onExit = (error) => {
+        clearTimeout(timer);
+        logError(`[${fn.key}] ${error.message} (RequestId: ${requestId})`);
+        resolve('crashed');
+      };
+      instance.child.on('message', onMessage);
+      instance.child.send(request);
     });
-    const returned = handler(event, context, callback);
-    if (returned && typeof (returned as Promise<unknown>).then === 'function') {
-      (returned as Promise<unknown>).then((result) => resolve({ result }), reject);
-    } else if (handler.length < 3) {
-      resolve({ result: returned });
+    instance.onExit = undefined;
+    if (outcome === 'timeout') {
+      logError(`[${fn.key}] ${requestId} Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`);
+      remove(instance);
+      void stopInstance(instance);
+      return { ok: false, error: new Error('Task timed out'), timedOut: true, durationMs: Date.now() - started };
     }
-  });
+    if (outcome === 'crashed') return { ok: false, error: new Error('Runtime exited'), timedOut: false, durationMs: Date.now() - started };
+    release(instance);
+    return outcome;
+  };
+
+  return {
+    invoke,
+    instanceCount: (fnKey) => pools.get(fnKey)?.length ?? 0,
+    pids: () => [...pools.values()].flat().flatMap((instance) => (instance.child.exitCode === null ? processTree(instance.child.pid as number) : [])),
+    async stop() {
+      stopped = true;
+      waiting.clear();
+      await Promise.all([...pools.values()].flat().map(stopInstance));
+      reaper.close();
+    },
+  };
 }
 
-function lambdaContext(fn: LocalFunction, opts: LambdaRuntimeOptions, deadline: number): Context {
+/** The variables Lambda sets in every execution environment. */
+function lambdaVariables(fn: LocalFunction, region: string): Record<string, string> {
   const day = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
-  const noop = () => undefined;
   return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: fn.name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${opts.region}:${opts.accountId}:function:${fn.name}`,
-    memoryLimitInMB: String(fn.memoryMb),
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${fn.name}`,
-    logStreamName: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: noop,
-    fail: noop,
-    succeed: noop,
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_LAMBDA_FUNCTION_NAME: fn.name,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.name}`,
+    AWS_LAMBDA_LOG_STREAM_NAME: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
+    LAMBDA_TASK_ROOT: process.cwd(),
+    TZ: ':UTC',
+    LANG: 'en_US.UTF-8',
+    // Not Lambda's, but a process needs them to find programs and a home (Chromium's profile, fontconfig's cache).
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
   };
+}
+
+function toError(serialized: SerializedError): Error {
+  const error = new Error(serialized.errorMessage);
+  error.name = serialized.errorType;
+  if (serialized.stack) error.stack = serialized.stack;
+  return error;
 }
 
 /** `functions/pdf.handler` → the file `functions/pdf.ts` (or .js…) and the export `handler`. */

@@ -1,16 +1,14 @@
 import { startEmulators } from './emulators.js';
+import { LocalSetupError } from './errors.js';
+import { layerFontEnvironment } from './layers.js';
 import { emulatorEnvironment, type EmulatorEndpoints } from './local-endpoints.js';
-import { applyEnvironment, provisionResources, resolveFunctionEnvironment, type Provisioned } from './provision.js';
-import { loadServerlessConfig, PROJECT_SERVERLESS_FILE, type LoadedServerless } from './serverless-config.js';
+import { createResources, type LocalResources } from './resources.js';
+import { resolveService, type LocalFunction, type ResolvedService, type ServiceOptions } from './service-definition.js';
 
-/** The account id the emulators use in ARNs and queue URLs, and `${aws:accountId}` locally. */
+/** The account id the emulators use in ARNs and queue URLs. */
 export const LOCAL_ACCOUNT_ID = '000000000000';
 
-export type LocalAwsOptions = {
-  /** Defaults to the project's serverless.yml. */
-  serverlessFile?: string;
-  stage?: string;
-  region?: string;
+export type LocalAwsOptions = ServiceOptions & {
   /**
    * Use AWS-compatible services already running there (LocalStack's
    * `http://localhost:4566`) instead of starting the embedded emulators.
@@ -19,56 +17,54 @@ export type LocalAwsOptions = {
 };
 
 export type LocalAws = {
-  serverless: LoadedServerless;
+  service: ResolvedService;
   endpoints: EmulatorEndpoints;
-  provisioned: Provisioned;
-  /** Function environment names whose value came from the shell instead of serverless.yml. */
-  overridden: string[];
-  /** Function environment names that differ between functions (one process holds one value). */
-  conflicts: string[];
-  /** Stops the emulators and puts process.env back as it was. */
+  resources: LocalResources;
+  /**
+   * The whole environment of an instance of `fn`: its own variables with
+   * local values, the emulators' endpoints, and its layers' fonts.
+   */
+  environmentOf(fn: LocalFunction): Record<string, string>;
   stop(): Promise<void>;
 };
 
 /**
- * Brings up AWS locally for serverless.yml: starts the emulators, points the
- * SDK at them through process.env, creates every declared table, bucket and
- * queue, and sets the functions' resolved environment into process.env, so
- * that handler modules imported afterwards find everything configured.
+ * Brings up AWS locally for a service: asks osls what serverless.yml
+ * resolves to, starts the emulators and creates every declared table, bucket
+ * and queue on them.
  */
 export async function startLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAws> {
-  const serverless = await loadServerlessConfig(opts.serverlessFile ?? PROJECT_SERVERLESS_FILE, {
-    stage: opts.stage,
-    region: opts.region,
-    accountId: LOCAL_ACCOUNT_ID,
-  });
+  const service = await resolveService(opts);
   const emulators = opts.endpoint
     ? { endpoints: { dynamodb: opts.endpoint, s3: opts.endpoint, sqs: opts.endpoint }, stop: async () => undefined }
     : await startEmulators();
-  const saved = { ...process.env };
-  const restore = () => {
-    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-    Object.assign(process.env, saved);
-  };
   try {
-    Object.assign(process.env, emulatorEnvironment(emulators.endpoints, serverless.config.provider.region));
-    const provisioned = await provisionResources(serverless, { accountId: LOCAL_ACCOUNT_ID });
-    const { merged, conflicts } = await resolveFunctionEnvironment(serverless, provisioned);
-    const overridden = applyEnvironment(merged);
+    const resources = await createResources(service, emulators.endpoints, LOCAL_ACCOUNT_ID);
+    const endpointVariables = emulatorEnvironment(emulators.endpoints, service.region);
+    const environments = new Map<string, Record<string, string>>();
+    for (const fn of service.functions) {
+      const own: Record<string, string> = {};
+      for (const [name, value] of Object.entries(fn.environment)) {
+        own[name] = text(resources.physical(value, `functions.${fn.key}.environment.${name}`), `functions.${fn.key}.environment.${name}`);
+      }
+      environments.set(fn.key, { ...own, ...endpointVariables });
+    }
     return {
-      serverless,
+      service,
       endpoints: emulators.endpoints,
-      provisioned,
-      overridden,
-      conflicts,
-      async stop() {
-        await emulators.stop();
-        restore();
-      },
+      resources,
+      // The layer fonts are looked for when an instance starts: provisioning alone does not need them.
+      environmentOf: (fn) => ({ ...(environments.get(fn.key) ?? endpointVariables), ...layerFontEnvironment(fn.layerDirs, service.serviceDir) }),
+      stop: () => emulators.stop(),
     };
   } catch (error) {
     await emulators.stop();
-    restore();
     throw error;
   }
+}
+
+function text(value: unknown, at: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new LocalSetupError(`${at}: an environment variable must resolve to text, got ${JSON.stringify(value)}`);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ScheduledEvent } from 'aws-lambda';
 import type { LambdaRuntime } from './lambda-runtime.js';
-import type { LocalFunction, ScheduleSource } from './serverless-config.js';
+import type { LocalFunction, ScheduleSource } from './service-definition.js';
 
 const UNIT_MS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 

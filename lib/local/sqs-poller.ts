@@ -8,7 +8,7 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { LocalSetupError } from './errors.js';
 import type { Invocation, LambdaRuntime } from './lambda-runtime.js';
-import type { LocalFunction, SqsEventSource } from './serverless-config.js';
+import type { LocalFunction, SqsEventSource } from './service-definition.js';
 
 export type SqsPollerOptions = {
   functions: LocalFunction[];
@@ -16,11 +16,13 @@ export type SqsPollerOptions = {
   sqs: SQSClient;
   region: string;
   /** Turns an event's `arn` (often `!GetAtt JobsQueue.Arn`) into the queue ARN. */
-  resolveArn: (arn: unknown) => Promise<unknown>;
+  resolveArn: (arn: unknown) => unknown;
   /** Long-poll wait; Lambda's pollers use 20 s. */
   waitTimeSeconds?: number;
   /** Pollers per event source when it sets no `maximumConcurrency`. */
   defaultConcurrency?: number;
+  /** Pollers per event source at most: no more than the runtime runs instances of a function. */
+  maxConcurrency?: number;
   log?: (line: string) => void;
 };
 
@@ -60,7 +62,7 @@ export async function startSqsPollers(opts: SqsPollerOptions): Promise<RunningPo
       const { QueueUrl: queueUrl } = await opts.sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
       if (!queueUrl) throw new LocalSetupError(`functions.${fn.key}: queue ${queueName} not found`);
       sources.push({ functionKey: fn.key, queueArn, queueUrl });
-      const concurrency = source.maximumConcurrency ?? opts.defaultConcurrency ?? 2;
+      const concurrency = Math.min(source.maximumConcurrency ?? opts.defaultConcurrency ?? 2, opts.maxConcurrency ?? Infinity);
       for (let i = 0; i < concurrency; i += 1) {
         loops.push(poll({ ...opts, log }, fn, source, queueArn, queueUrl, controller.signal));
       }

@@ -3,10 +3,9 @@
  * out on a caller's behalf only over http(s) and only to public unicast
  * addresses, except for what `ALLOW_PRIVATE_HOSTS` names. Page navigation and
  * subresources (through the egress proxy), the webhook call and the pre-signed
- * upload (through the pinned fetch) and the up-front URL checks all judge with
+ * upload (connected through `egressLookup`) and the up-front URL checks all judge with
  * the functions here, so they cannot disagree.
  */
-import { loadConfig } from '../config.js';
 import { type AllowList, inAllowedRange, normalizeHost, parseAllowList } from './allow-list.js';
 import { type AddressClass, classifyAddress, describeAddressClass, type IpAddress, looksLikeIpv4, parseIpAddress } from './ip-address.js';
 
@@ -82,9 +81,18 @@ export function createEgressPolicy(options: { allowPrivateHosts?: readonly strin
 
 let processPolicy: EgressPolicy | undefined;
 
-/** The policy of this process, from `ALLOW_PRIVATE_HOSTS` (read once, on first use). */
+/**
+ * Sets the policy of this process, once its configuration is read (the
+ * container's dependencies do it from `ALLOW_PRIVATE_HOSTS`): the checks
+ * that cannot be handed a policy (the request schemas) judge with it.
+ */
+export function useEgressPolicy(policy: EgressPolicy): void {
+  processPolicy = policy;
+}
+
+/** The policy of this process: what `useEgressPolicy` set, else the strict one (no private host allowed). */
 export function processEgressPolicy(): EgressPolicy {
-  processPolicy ??= createEgressPolicy({ allowPrivateHosts: loadConfig().allowPrivateHosts });
+  processPolicy ??= createEgressPolicy();
   return processPolicy;
 }
 

@@ -21,6 +21,7 @@ import type { Duplex } from 'node:stream';
 import { normalizeHost } from './allow-list.js';
 import { type EgressPolicy, processEgressPolicy } from './egress-policy.js';
 import { EgressRefusedError } from './errors.js';
+import { HOP_BY_HOP_HEADERS } from './hop-by-hop-headers.js';
 import { type AddressClass, classifyAddress } from './ip-address.js';
 import { type HostResolver, pinnedLookup, resolveEgress, type ResolvedAddress } from './resolve-egress.js';
 
@@ -87,10 +88,7 @@ const FAILURE_MEMORY_MS = 60_000;
 const FAILURE_ENTRIES = 500;
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded either way.
-const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate',
-  'te', 'trailer', 'transfer-encoding', 'upgrade',
-]);
+const HOP_BY_HOP = new Set([...HOP_BY_HOP_HEADERS, 'proxy-connection', 'proxy-authorization', 'proxy-authenticate']);
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
 

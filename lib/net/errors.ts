@@ -3,7 +3,7 @@ import type { AddressClass } from './ip-address.js';
 /**
  * A destination the egress policy refuses (decisions.md, "Network safety").
  * Raised where the connection would be made: by the proxy (which answers 403),
- * the pinned fetch (which fails the call), or the up-front URL check. The
+ * the outbound lookup (which fails the call), or the up-front URL check. The
  * message is safe to show to the caller: it names the host and, for an
  * address literal the caller wrote, its class; for a name, only that it does
  * not resolve to a public address (never the address or its class, which

@@ -1,7 +1,7 @@
 /**
  * Network safety (decisions.md, "Network safety"): one egress policy for
  * everything the service fetches or calls on a caller's behalf, the filtering
- * proxy Chromium runs behind, and a pinned `fetch` for outbound calls.
+ * proxy Chromium runs behind, and the pinned lookup outbound calls connect through.
  */
 export { type AllowList, allowListProblems, normalizeHost, parseAllowList } from './allow-list.js';
 export {
@@ -11,6 +11,7 @@ export {
   createEgressPolicy,
   processEgressPolicy,
   upFrontRefusal,
+  useEgressPolicy,
 } from './egress-policy.js';
 export {
   EGRESS_HEADER,
@@ -22,14 +23,6 @@ export {
   sharedEgressProxy,
   startEgressProxy,
 } from './egress-proxy.js';
-export {
-  type EgressDispatcherOptions,
-  type EgressFetch,
-  type EgressFetchInit,
-  createEgressDispatcher,
-  createEgressFetch,
-  egressFetch,
-} from './egress-fetch.js';
 export { EgressRefusedError } from './errors.js';
 export { type AddressClass, type IpAddress, classifyAddress, describeAddressClass, parseIpAddress } from './ip-address.js';
 export {

@@ -3,13 +3,14 @@ import type { MetricUnit as MetricUnitValue } from '@aws-lambda-powertools/metri
 import { ValidationError } from '../errors.js';
 
 /**
- * Service metrics as CloudWatch embedded metric format (EMF): one JSON line
- * on stdout per event, which CloudWatch Logs turns into metrics in the
+ * Service metrics as CloudWatch embedded metric format (EMF): JSON lines on
+ * stdout, which CloudWatch Logs turns into metrics in the
  * `POWERTOOLS_METRICS_NAMESPACE` namespace (DocRender). No API call, no
- * cloudwatch:PutMetricData permission, nothing to flush at the end of an
- * invocation. Each event gets its own Metrics instance, so concurrent
- * invocations (the local runtime runs several in one process) never mix
- * dimensions.
+ * cloudwatch:PutMetricData permission. One Metrics instance per container:
+ * the HTTP stack flushes it at the end of each invocation (Powertools'
+ * `logMetrics`); queue consumers, whose batch records run in parallel with
+ * different dimensions, publish each metric at once (`singleMetric`).
+ * `POWERTOOLS_METRICS_DISABLED=true` turns them off (Powertools' own switch).
  *
  * Metrics:
  * - `Renders` (Count) and `RenderDuration` (Milliseconds), by `kind`
@@ -29,44 +30,64 @@ export type RenderOutcome = 'success' | 'page_error' | 'rejected' | 'timeout' | 
 
 export type RenderEvent = { kind: RenderKind; mode: RenderMode; outcome: RenderOutcome; durationMs: number };
 
-/**
- * On Lambda metrics are on unless `POWERTOOLS_METRICS_DISABLED=true`; anywhere
- * else (npm start, tests) they are off unless `POWERTOOLS_METRICS_DISABLED=false`,
- * so local runs do not print EMF lines between their logs.
- */
-export function metricsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.POWERTOOLS_METRICS_DISABLED !== undefined) return env.POWERTOOLS_METRICS_DISABLED.toLowerCase() !== 'true';
-  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
-}
+let containerMetrics: Metrics | undefined;
 
-function emit(dimensions: Record<string, string>, values: { name: string; unit: MetricUnitValue; value: number }[]): void {
-  if (!metricsEnabled()) return;
-  const metrics = new Metrics({
+/** The container's Metrics, created at the first use (the cold start) and kept for every invocation. */
+export function serviceMetrics(): Metrics {
+  containerMetrics ??= new Metrics({
     namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'DocRender',
     serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'docrender',
+    logger: {
+      ...console,
+      // logMetrics flushes after every request, and most requests render nothing: that is no warning.
+      warn: (...args: unknown[]) => (String(args[0]).startsWith('No application metrics to publish') ? undefined : console.warn(...args)),
+    },
   });
-  metrics.addDimensions(dimensions);
-  for (const { name, unit, value } of values) metrics.addMetric(name, unit, value);
-  metrics.publishStoredMetrics();
+  return containerMetrics;
 }
 
-/** Counts one render and its duration (what the caller waited, or the job's run). */
-export function recordRender(event: RenderEvent): void {
-  emit({ kind: event.kind, mode: event.mode, outcome: event.outcome }, [
+type MetricValue = { name: string; unit: MetricUnitValue; value: number };
+
+/** Publishes each value at once with its own dimensions (a batch's records run side by side). */
+function publishNow(dimensions: Record<string, string>, values: MetricValue[]): void {
+  for (const { name, unit, value } of values) {
+    const single = serviceMetrics().singleMetric();
+    single.addDimensions(dimensions);
+    single.addMetric(name, unit, value);
+  }
+}
+
+function renderValues(event: RenderEvent): MetricValue[] {
+  return [
     { name: 'Renders', unit: MetricUnit.Count, value: 1 },
     { name: 'RenderDuration', unit: MetricUnit.Milliseconds, value: Math.max(0, Math.round(event.durationMs)) },
-  ]);
+  ];
+}
+
+/**
+ * Counts the render of an HTTP request and its duration (what the caller
+ * waited), stored until `logMetrics` flushes them at the end of the invocation.
+ */
+export function recordRender(event: RenderEvent): void {
+  const metrics = serviceMetrics();
+  metrics.addDimensions({ kind: event.kind, mode: event.mode, outcome: event.outcome });
+  for (const { name, unit, value } of renderValues(event)) metrics.addMetric(name, unit, value);
+}
+
+/** Counts the render of a queued job and its duration, published at once. */
+export function recordJobRender(event: RenderEvent): void {
+  publishNow({ kind: event.kind, mode: event.mode, outcome: event.outcome }, renderValues(event));
 }
 
 /** Records how long a queue message waited between being sent and reaching a consumer. */
 export function recordQueueAge(queue: string, ageMs: number): void {
   if (!Number.isFinite(ageMs)) return;
-  emit({ queue }, [{ name: 'QueueAge', unit: MetricUnit.Milliseconds, value: Math.max(0, Math.round(ageMs)) }]);
+  publishNow({ queue }, [{ name: 'QueueAge', unit: MetricUnit.Milliseconds, value: Math.max(0, Math.round(ageMs)) }]);
 }
 
 /** Counts a webhook attempt that did not deliver; `final` when no attempt follows. */
 export function recordWebhookFailure(final: boolean): void {
-  emit({ final: final ? 'yes' : 'no' }, [{ name: 'WebhookFailures', unit: MetricUnit.Count, value: 1 }]);
+  publishNow({ final: final ? 'yes' : 'no' }, [{ name: 'WebhookFailures', unit: MetricUnit.Count, value: 1 }]);
 }
 
 /**

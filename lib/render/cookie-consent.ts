@@ -29,7 +29,7 @@ const POPUP_PATIENCE_MS = 600;
 /** How long autoconsent may search before we stop waiting for it, when the DOM never holds still. */
 const SEARCH_PATIENCE_MS = 1000;
 const POLL_MS = 20;
-/** autoconsent waits this long between detection passes (lib/web.ts findCmp); scheduling it means a pass ended empty. */
+/** autoconsent waits this long between detection passes (findCmp in its lib/web.ts); scheduling it means a pass ended empty. */
 const RETRY_WAIT_MS = 500;
 
 // See autoconsent's docs/api.md and lib/types.ts (Config).

@@ -1,6 +1,7 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { RenderError, ValidationError } from '../errors.js';
 import { resolveEgress } from '../net/index.js';
+import { cssValueProblem, hasUrlScheme } from '../schemas/css-value.js';
 
 /**
  * Screenshot overlays: the shot laid on a background (colour, gradient or
@@ -56,17 +57,13 @@ const LOAD_TIMEOUT_MS = 10_000;
 const BACKGROUND_IMAGE_WAIT_MS = 5_000;
 
 const FIELD = 'screenshot.overlay';
-// Colours, gradients and filter functions need no more: without `;{}<>"'\*!`
-// a value cannot close its declaration, open a rule, a comment or a tag.
-const CSS_VALUE = /^[A-Za-z0-9#%.,()+\-/ ]*$/;
-const CSS_URL_FUNCTION = /url\s*\(/i;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 type Background = { kind: 'css'; value: string } | { kind: 'image'; url: string } | { kind: 'none' };
 
 function cssValue(value: string, field: string, what: string): string {
   const trimmed = value.trim();
-  if (trimmed.length > 2048 || !CSS_VALUE.test(trimmed) || CSS_URL_FUNCTION.test(trimmed)) {
+  // Checked again here, not only in the request schema: the value goes into the overlay page's style.
+  if (trimmed.length > 2048 || cssValueProblem(trimmed) !== undefined) {
     throw new ValidationError({ [field]: `Not a valid ${what}` });
   }
   return trimmed;
@@ -78,7 +75,7 @@ function parseBackground(background: string | null | undefined, omitBackground: 
     return omitBackground ? { kind: 'none' } : { kind: 'css', value: DEFAULT_BACKGROUND };
   }
   const trimmed = background.trim();
-  if (SCHEME.test(trimmed)) {
+  if (hasUrlScheme(trimmed)) {
     let url: URL;
     try {
       url = new URL(trimmed);

@@ -6,9 +6,11 @@
  * requires them. Schemas are built once, at module load.
  */
 import * as v from 'valibot';
+import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { closedObject, isPlainObject } from './closed-object.js';
+import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
 import { VENDOR_SIGNATURE_HEADER } from '../webhooks/signature.js';
@@ -133,9 +135,7 @@ const HEADER_VALUE_MESSAGE = 'Must not contain line breaks, NUL, other control c
  * smuggle another, reach a different virtual host than the URL names, or talk
  * to the egress proxy instead of the site. Compared case-insensitively.
  */
-const RESERVED_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
-]);
+const RESERVED_HEADERS = new Set([...FRAMING_HEADERS, 'host']);
 /**
  * The signature headers the service writes on every webhook call: Standard
  * Webhooks' and the vendor's. A caller's value would be overwritten, so it is
@@ -239,27 +239,11 @@ const TimeZoneSchema = v.pipe(
 // CSS strings of the overlay
 // ---------------------------------------------------------------------------
 
-// Enough for colours, gradients and filter functions; without `;`, `{`, `}`,
-// `<`, quotes, `\`, `*` or `!` a value cannot end its declaration, open a
-// rule, a comment or an HTML tag.
-const CSS_VALUE = /^[A-Za-z0-9#%.,()+\-/ ]*$/;
-// `url()` would load an arbitrary resource past the checks on the image URL.
-const CSS_URL_FUNCTION = /url\s*\(/i;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
-function cssValueProblem(value: string): string | undefined {
-  if (!CSS_VALUE.test(value)) {
-    return 'May contain only letters, digits, spaces and # % . , ( ) + - /';
-  }
-  if (CSS_URL_FUNCTION.test(value)) return 'Must not use url(); give the image URL alone';
-  return undefined;
-}
-
 const BackgroundUrlSchema = publicHttpUrl('image URL');
 
 /** `overlay.background`: a colour, a gradient, or an http(s) image URL. */
 function backgroundProblem(background: string): string | undefined {
-  if (SCHEME.test(background.trim())) {
+  if (hasUrlScheme(background)) {
     const parsed = v.safeParse(BackgroundUrlSchema, background);
     return parsed.success ? undefined : parsed.issues[0].message;
   }
@@ -485,34 +469,29 @@ const DeviceNameSchema = v.pipe(
  * A custom viewport. Omitted sizes fall back to the default device's CSS size
  * (1536×960) at scale factor 1; omitted booleans are false.
  */
-export const ViewportSchema = v.pipe(
-  closedObject({
-    width: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
-    height: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
-    deviceScaleFactor: v.nullish(numberBetween(0.1, MAX_SCALE_FACTOR)),
-    isMobile: v.nullish(BooleanSchema),
-    hasTouch: v.nullish(BooleanSchema),
-    isLandscape: v.nullish(BooleanSchema),
-  }),
-  v.forward(
+const ViewportEntriesSchema = closedObject({
+  width: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
+  height: v.nullish(integerBetween(1, MAX_IMAGE_PIXELS)),
+  deviceScaleFactor: v.nullish(numberBetween(0.1, MAX_SCALE_FACTOR)),
+  isMobile: v.nullish(BooleanSchema),
+  hasTouch: v.nullish(BooleanSchema),
+  isLandscape: v.nullish(BooleanSchema),
+});
+type ViewportScale = Pick<v.InferOutput<typeof ViewportEntriesSchema>, 'width' | 'height' | 'deviceScaleFactor'>;
+
+/** One side × deviceScaleFactor within the image pixel limit, reported on that side. */
+function scaledSideRule(side: 'width' | 'height', label: string) {
+  return v.forward<v.InferOutput<typeof ViewportEntriesSchema>, v.PartialCheckIssue<ViewportScale>, [typeof side]>(
     v.partialCheck(
-      [['width'], ['deviceScaleFactor']],
-      (viewport) =>
-        (viewport.width ?? VIEWPORT_FALLBACK.width) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
-      `Width × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
+      [[side], ['deviceScaleFactor']],
+      (viewport: ViewportScale) => (viewport[side] ?? VIEWPORT_FALLBACK[side]) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
+      `${label} × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
     ),
-    ['width'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['height'], ['deviceScaleFactor']],
-      (viewport) =>
-        (viewport.height ?? VIEWPORT_FALLBACK.height) * (viewport.deviceScaleFactor ?? 1) <= MAX_IMAGE_PIXELS,
-      `Height × deviceScaleFactor must be at most ${MAX_IMAGE_PIXELS} pixels`,
-    ),
-    ['height'],
-  ),
-);
+    [side],
+  );
+}
+
+export const ViewportSchema = v.pipe(ViewportEntriesSchema, scaledSideRule('width', 'Width'), scaledSideRule('height', 'Height'));
 
 const clipEntries = {
   x: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),

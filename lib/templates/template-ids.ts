@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+import { crockfordBase32, crockfordBase32Number } from '../crockford-base32.js';
 
 /**
  * A new template id: `tpl_` + 10 characters of creation time (so ids sort by
@@ -8,17 +7,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower 
  * randomness (80 bits, so ids cannot be guessed).
  */
 export function newTemplateId(now = Date.now()): string {
-  let time = '';
-  for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = ALPHABET[t % 32] + time;
-  const random = randomBytes(10);
-  let rand = '';
-  for (let i = 0; i < 16; i++) {
-    const bit = i * 5;
-    const byte = bit >> 3;
-    const word = ((random[byte] ?? 0) << 8) | (random[byte + 1] ?? 0);
-    rand += ALPHABET[(word >> (11 - (bit & 7))) & 31];
-  }
-  return `tpl_${time}${rand}`;
+  return `tpl_${crockfordBase32Number(now, 10)}${crockfordBase32(randomBytes(10), 16)}`;
 }
 
 /** Whether a string has the shape of a template id (cheap check before any lookup). */

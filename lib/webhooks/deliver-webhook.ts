@@ -9,11 +9,12 @@ import { JobBusyError } from '../jobs/errors.js';
 import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
+import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from '../jobs/queue-webhook.js';
 import { WebhookSecretError } from './errors.js';
 import { webhookSignatureHeaders } from './signature.js';
 import { webhookBody, type WebhookFile } from './webhook-body.js';
-import { maxWebhookAttempts } from './webhook-schedule.js';
+import { maxWebhookAttempts } from '../jobs/webhook-schedule.js';
 
 export type WebhookDeps = {
   jobs: JobStore;
@@ -26,15 +27,6 @@ export type WebhookDeps = {
   send?: (request: OutboundRequest) => Promise<OutboundResult>;
 };
 
-export type WebhookClock = {
-  /** Milliseconds this invocation has left: how long the claim on the attempt lasts. */
-  timeLeftMs: () => number;
-  now?: () => number;
-};
-
-/** Time kept back from the call so that recording its result still fits in the invocation. */
-const RECORD_MARGIN_MS = 3_000;
-
 /**
  * Makes webhook attempt `message.attempt` of a finished job, unless it was
  * made already: claims the attempt on the job record, calls the webhook,
@@ -42,7 +34,7 @@ const RECORD_MARGIN_MS = 3_000;
  * with attempts left, queues the next attempt with its delay. The render is
  * never repeated: the body is built from the job record and the stored file.
  */
-export async function deliverWebhook(message: WebhookMessage, deps: WebhookDeps, clock: WebhookClock): Promise<void> {
+export async function deliverWebhook(message: WebhookMessage, deps: WebhookDeps, clock: ConsumerClock): Promise<void> {
   const now = clock.now ?? Date.now;
   const { attempt } = message;
   const runId = randomUUID();

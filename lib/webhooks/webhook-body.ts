@@ -1,5 +1,5 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
-import type { Job, JobError } from '../jobs/job-store.js';
+import { signedUrlStatusOf, type Job, type JobError } from '../jobs/job-store.js';
 
 /** How the file travels in the webhook: a download URL (receiveType URL) or its bytes (base64); null when the job failed. */
 export type WebhookFile = { fileUrl: string | null } | { fileBase64: string | null };
@@ -19,14 +19,6 @@ export type WebhookBody = {
   createdAt: string;
   completedAt: string | null;
 };
-
-/**
- * What happened to the caller's upload: a failed job never attempted one,
- * which for a caller who asked for it means the file is not there (FAILED).
- */
-export function signedUrlStatusOf(job: Pick<Job, 'signedUrlStatus' | 'storage'>): SignedUrlStatus {
-  return job.signedUrlStatus ?? (job.storage ? 'FAILED' : 'NOT_PROVIDED');
-}
 
 /**
  * The body of a finished job's webhook. Every field is present for a stable

@@ -7,7 +7,7 @@ export function webhooksConsumer(deps: WebhookDeps) {
   return queueConsumer({
     name: 'webhooks-deliver',
     parse: parseWebhookMessage,
-    handle: (message, context) => deliverWebhook(message, deps, { timeLeftMs: () => context.getRemainingTimeInMillis() }),
+    handle: (message, clock) => deliverWebhook(message, deps, clock),
     logger: deps.logger,
   });
 }

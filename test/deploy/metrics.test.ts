@@ -2,12 +2,14 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import middy from '@middy/core';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context } from 'aws-lambda';
 import { RenderTimeoutError } from '../../lib/errors.js';
 import { errorMapper } from '../../lib/http/error-mapper.js';
 import { requestLog } from '../../lib/http/request-log.js';
 import type { CallerContext, HttpEvent, HttpResult } from '../../lib/http/types.js';
-import { recordQueueAge, recordWebhookFailure } from '../../lib/observability/metrics.js';
+import { recordJobRender, recordQueueAge, recordWebhookFailure, serviceMetrics } from '../../lib/observability/metrics.js';
 
 /**
  * What CloudWatch receives from a function on Lambda: embedded-metric-format
@@ -67,10 +69,12 @@ function event(): HttpEvent {
   } as unknown as HttpEvent;
 }
 
-/** The logging and error-mapping part of the HTTP stack around a stand-in render. */
+/** The observability and error-mapping part of the HTTP stack (lib/http/http-endpoint.ts) around a stand-in render. */
 function endpoint(name: string, render: (context: CallerContext) => Promise<HttpResult>) {
   const logger = new Logger({ serviceName: 'docrender' });
   return middy<HttpEvent, HttpResult, Error, CallerContext>()
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(serviceMetrics()))
     .use(requestLog({ logger, endpoint: name }))
     .use(errorMapper({ logger }))
     .handler(async (_event, context) => render(context));
@@ -153,17 +157,17 @@ describe('observability on Lambda', () => {
     assert.deepEqual([failure?.final, failure?.WebhookFailures], ['yes', 1]);
   });
 
-  it('stays quiet off Lambda (npm start, tests)', async () => {
-    // Prepare
-    delete process.env.AWS_LAMBDA_FUNCTION_NAME;
-    const handler = endpoint('render-pdf', async (context) => {
-      context.quota = 'spent';
-      return { statusCode: 200, body: 'pdf' };
-    });
-    // Act
-    await handler(event(), lambdaContext('docrender-dev-pdf'));
-    recordQueueAge('jobs-consume', 10);
+  it('publishes a queued job\'s render at once, with its own dimensions', () => {
+    // Act: two records of one batch, side by side
+    recordJobRender({ kind: 'pdf', mode: 'async', outcome: 'success', durationMs: 120.4 });
+    recordJobRender({ kind: 'screenshot', mode: 'async', outcome: 'page_error', durationMs: 80 });
     // Assess
-    assert.deepEqual(emfLines(), []);
+    const seen = emfLines().map((emf) => [emf.kind, emf.outcome, emf.Renders ?? emf.RenderDuration]);
+    assert.deepEqual(seen, [
+      ['pdf', 'success', 1],
+      ['pdf', 'success', 120],
+      ['screenshot', 'page_error', 1],
+      ['screenshot', 'page_error', 80],
+    ]);
   });
 });

@@ -6,12 +6,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { parseServerlessYaml, PROJECT_SERVERLESS_FILE } from '../../lib/local/serverless-config.js';
+import { resolveService } from '../../lib/local/service-definition.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -23,12 +22,12 @@ type Doc = {
   webhooks: Record<string, any>;
 };
 
-/** `METHOD /path` of every httpApi event in serverless.yml. */
-function declaredRoutes(): string[] {
-  const config = parseServerlessYaml(readFileSync(PROJECT_SERVERLESS_FILE, 'utf8')) as { functions: Record<string, { events?: Array<{ httpApi?: { method: string; path: string } }> }> };
-  return Object.values(config.functions)
-    .flatMap((fn) => fn.events ?? [])
-    .flatMap((event) => (event.httpApi ? [`${event.httpApi.method.toUpperCase()} ${event.httpApi.path}`] : []))
+/** `METHOD /path` of every httpApi route serverless.yml declares, as osls resolves it. */
+async function declaredRoutes(): Promise<string[]> {
+  const service = await resolveService();
+  return service.functions
+    .flatMap((fn) => fn.httpRoutes)
+    .map((route) => `${route.method} ${route.path}`)
     .sort();
 }
 
@@ -91,14 +90,14 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' });
   });
 
-  it('names every route serverless.yml declares, and no other', () => {
+  it('names every route serverless.yml declares, and no other', async () => {
     // Act
     const documented = Object.entries(doc.paths)
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
 
     // Assess
-    assert.deepEqual(documented, declaredRoutes());
+    assert.deepEqual(documented, await declaredRoutes());
   });
 
   it('describes every request option with its limits and defaults, and the error bodies', () => {
@@ -186,7 +185,7 @@ describe('GET /v1/openapi.json', () => {
 
     // Every documented route was exercised
     const exercised = new Set([...checked].map((entry) => entry.split(' ').slice(0, 2).join(' ')));
-    assert.deepEqual([...exercised].sort(), declaredRoutes());
+    assert.deepEqual([...exercised].sort(), await declaredRoutes());
   });
 
   it('describes the webhook body the service sends', async () => {

@@ -18,12 +18,17 @@ export type LocalAwsForTests = {
 };
 
 /**
- * Starts the embedded emulators, provisions what serverless.yml (the
- * project's unless told otherwise) declares, and sets the functions'
- * environment into process.env, as `npm start` does. Call `stop()` in `after`.
+ * Starts the embedded emulators, creates what serverless.yml (the project's
+ * unless told otherwise) declares, and puts a function's environment (the
+ * first without layers) into this process' environment, as an instance of it
+ * would have. Call `stop()` in `after`.
  */
 export async function withLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAwsForTests> {
   const local = await startLocalAws(opts);
+  const saved = { ...process.env };
+  // One without layers: its environment needs no built layer (a fresh clone has none).
+  const first = local.service.functions.find((fn) => fn.layerDirs.length === 0);
+  Object.assign(process.env, first ? local.environmentOf(first) : {});
   const config = loadConfig();
   const clients = createAwsClients(config);
   return {
@@ -35,6 +40,8 @@ export async function withLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAws
       clients.s3.destroy();
       clients.sqs.destroy();
       await local.stop();
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
     },
   };
 }

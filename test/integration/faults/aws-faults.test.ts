@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { asyncPdfEndpoint } from '../../../lib/api/async-render.js';
-import { syncPdfEndpoint } from '../../../lib/api/sync-render.js';
+import { renderEndpoint } from '../../../lib/api/render-endpoints.js';
 import type { AppDeps } from '../../../lib/app.js';
 import { createAwsClients, type AwsClients } from '../../../lib/aws/clients.js';
 import { createDynamoJobStore } from '../../../lib/aws/dynamo-job-store.js';
@@ -55,8 +54,8 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
   const proxies = {} as Record<Service, FaultProxy>;
   const original: Partial<Record<string, string>> = {};
   let deps: RenderDeps;
-  let asyncPdf: ReturnType<typeof asyncPdfEndpoint>;
-  let syncPdf: ReturnType<typeof syncPdfEndpoint>;
+  let asyncPdf: ReturnType<typeof renderEndpoint<'async'>>;
+  let syncPdf: ReturnType<typeof renderEndpoint<'sync'>>;
   let token: string;
 
   before(async () => {
@@ -82,8 +81,8 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
       queue: createSqsJobQueue({ sqs: clients.sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),
     };
     deps = { ...base, renderer: chromiumlessRenderer() };
-    asyncPdf = asyncPdfEndpoint(deps);
-    syncPdf = syncPdfEndpoint(deps);
+    asyncPdf = renderEndpoint('pdf', 'async', deps);
+    syncPdf = renderEndpoint('pdf', 'sync', deps);
     token = (await createToken(deps.tokens, { limit: 100, rate: 1000 })).token;
   });
   afterEach(() => {

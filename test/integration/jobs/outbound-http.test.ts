@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { sendOutbound } from '../../../lib/delivery/outbound-http.js';
+import { createEgressPolicy, useEgressPolicy } from '../../../lib/net/egress-policy.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 describe('sendOutbound', () => {
@@ -11,7 +12,7 @@ describe('sendOutbound', () => {
 
   before(async () => {
     // The test receivers live on loopback, which the network rules allow only when named.
-    process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1,localhost';
+    useEgressPolicy(createEgressPolicy({ allowPrivateHosts: ['127.0.0.1', 'localhost'] }));
     server = await startTestServer({
       '/ok': (_req, res) => res.writeHead(204).end(),
       '/fail': (_req, res) => res.writeHead(500).end('boom'),
@@ -120,7 +121,7 @@ describe('sendOutbound', () => {
 describe('sendOutbound under the egress policy', () => {
   it('refuses a host outside ALLOW_PRIVATE_HOSTS at connect time, before any byte is sent', async () => {
     // Prepare: an "internal" receiver on a loopback address the policy does not list.
-    process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1,localhost';
+    useEgressPolicy(createEgressPolicy({ allowPrivateHosts: ['127.0.0.1', 'localhost'] }));
     const internal = await startTestServer({ '/hook': (_req, res) => res.writeHead(204).end() }, '127.0.0.2');
     try {
       // Act

@@ -3,11 +3,17 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createHttpApi, type LocalHttpApi } from '../../../lib/local/http-api.js';
-import { createLambdaRuntime } from '../../../lib/local/lambda-runtime.js';
-import { LOCAL_ACCOUNT_ID } from '../../../lib/local/local-aws.js';
-import { listFunctions, loadServerlessConfig } from '../../../lib/local/serverless-config.js';
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ScheduledEvent } from 'aws-lambda';
+import { createLambdaRuntime, type LambdaRuntime } from '../../../lib/local/lambda-runtime.js';
+import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/local/local-aws.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
-import { scheduled } from './fixtures/handlers/jobs.js';
+import { recorded } from './fixtures/handlers/jobs.js';
+
+/** A fixed directory: FIXTURE_OUT is part of the resolved configuration, and a fixed value keeps osls' answer cached. */
+const OUT = path.join(tmpdir(), 'docrender-fixture-http-api');
 
 type Echo = {
   event: APIGatewayProxyEventV2;
@@ -19,18 +25,28 @@ describe('createHttpApi', () => {
   let baseUrl: string;
   const errors: string[] = [];
 
+  let local: LocalAws;
+  let runtime: LambdaRuntime;
+
   before(async () => {
-    const loaded = await loadServerlessConfig(FIXTURE_SERVERLESS_FILE, { accountId: LOCAL_ACCOUNT_ID });
-    const runtime = createLambdaRuntime({
-      serviceDir: loaded.serviceDir,
+    rmSync(OUT, { recursive: true, force: true });
+    mkdirSync(OUT, { recursive: true });
+    local = await startLocalAws({ file: FIXTURE_SERVERLESS_FILE, env: { ...process.env, FIXTURE_OUT: OUT } });
+    runtime = createLambdaRuntime({
+      serviceDir: local.service.serviceDir,
       region: 'us-east-1',
       accountId: LOCAL_ACCOUNT_ID,
+      environmentOf: local.environmentOf,
       logError: (line) => errors.push(line),
     });
-    api = createHttpApi({ functions: listFunctions(loaded), runtime, region: 'us-east-1', accountId: LOCAL_ACCOUNT_ID });
+    api = createHttpApi({ functions: local.service.functions, runtime, region: 'us-east-1', accountId: LOCAL_ACCOUNT_ID });
     baseUrl = await api.listen(0);
   });
-  after(() => api.close());
+  after(async () => {
+    await api.close();
+    await runtime.stop();
+    await local.stop();
+  });
 
   const echo = async (path: string, init?: RequestInit) => {
     const response = await fetch(baseUrl + path, init);
@@ -219,7 +235,8 @@ describe('createHttpApi', () => {
 
   it('invokes a scheduled function by hand with a scheduled event', async () => {
     // Prepare
-    const before = scheduled.length;
+    const scheduled = () => recorded<ScheduledEvent>(OUT, 'scheduled');
+    const before = scheduled().length;
 
     // Act
     const response = await fetch(`${baseUrl}/__local/invoke/cleanup`, { method: 'POST' });
@@ -227,7 +244,7 @@ describe('createHttpApi', () => {
     // Assess
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { deleted: 0 });
-    const event = scheduled[before];
+    const event = scheduled()[before];
     assert.equal(event?.source, 'aws.events');
     assert.equal(event?.['detail-type'], 'Scheduled Event');
   });

@@ -6,12 +6,19 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { createLambdaRuntime } from '../../../lib/local/lambda-runtime.js';
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { SQSRecord } from 'aws-lambda';
+import { createLambdaRuntime, type LambdaRuntime } from '../../../lib/local/lambda-runtime.js';
 import { LOCAL_ACCOUNT_ID } from '../../../lib/local/local-aws.js';
-import { listFunctions } from '../../../lib/local/serverless-config.js';
 import { startSqsPollers, type RunningPollers } from '../../../lib/local/sqs-poller.js';
 import { FIXTURE_SERVERLESS_FILE, withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
-import { seen } from './fixtures/handlers/jobs.js';
+import { recorded } from './fixtures/handlers/jobs.js';
+
+/** A fixed directory: FIXTURE_OUT is part of the resolved configuration, and a fixed value keeps osls' answer cached. */
+const OUT = path.join(tmpdir(), 'docrender-fixture-sqs-poller');
+const seen = () => recorded<SQSRecord>(OUT, 'jobs');
 
 /** Polls `check` until it holds; fails the test with `what` after `limitMs`. */
 async function eventually(what: string, check: () => Promise<boolean> | boolean, limitMs = 15_000): Promise<void> {
@@ -28,14 +35,22 @@ describe('startSqsPollers', () => {
   let queueUrl: string;
   let dlqUrl: string;
 
+  let runtime: LambdaRuntime | undefined;
+
   const start = async () => {
-    const loaded = aws.local.serverless;
+    const { service } = aws.local;
+    runtime = createLambdaRuntime({
+      serviceDir: service.serviceDir,
+      region: service.region,
+      accountId: LOCAL_ACCOUNT_ID,
+      environmentOf: aws.local.environmentOf,
+    });
     pollers = await startSqsPollers({
-      functions: listFunctions(loaded),
-      runtime: createLambdaRuntime({ serviceDir: loaded.serviceDir, region: aws.config.region, accountId: LOCAL_ACCOUNT_ID }),
+      functions: service.functions,
+      runtime,
       sqs: aws.clients.sqs,
       region: aws.config.region,
-      resolveArn: (arn) => aws.local.provisioned.resolve(arn),
+      resolveArn: (arn) => aws.local.resources.physical(arn, 'test'),
       waitTimeSeconds: 1,
       log: () => undefined,
     });
@@ -52,17 +67,19 @@ describe('startSqsPollers', () => {
   };
 
   before(async () => {
-    aws = await withLocalAws({ serverlessFile: FIXTURE_SERVERLESS_FILE });
-    queueUrl = aws.local.provisioned.resources.JobsQueue?.ref as string;
-    dlqUrl = aws.local.provisioned.resources.JobsDeadLetterQueue?.ref as string;
+    mkdirSync(OUT, { recursive: true });
+    aws = await withLocalAws({ file: FIXTURE_SERVERLESS_FILE, env: { ...process.env, FIXTURE_OUT: OUT } });
+    queueUrl = aws.local.resources.created.JobsQueue?.ref as string;
+    dlqUrl = aws.local.resources.created.JobsDeadLetterQueue?.ref as string;
   });
   beforeEach(async () => {
-    seen.length = 0;
+    rmSync(path.join(OUT, 'jobs.jsonl'), { force: true });
     await aws.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
     await aws.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: dlqUrl }));
   });
   afterEach(async () => {
     await pollers?.stop();
+    await runtime?.stop();
     pollers = undefined;
   });
   after(() => aws.stop());
@@ -73,14 +90,14 @@ describe('startSqsPollers', () => {
 
     // Act
     const { MessageId } = await send('ok-shape');
-    await eventually('the handler got the message', () => seen.length > 0);
+    await eventually('the handler got the message', () => seen().length > 0);
 
     // Assess
-    const record = seen[0];
+    const record = seen()[0];
     assert.equal(record?.messageId, MessageId);
     assert.equal(record?.body, 'ok-shape');
     assert.equal(record?.eventSource, 'aws:sqs');
-    assert.equal(record?.eventSourceARN, process.env.JOBS_QUEUE_ARN);
+    assert.equal(record?.eventSourceARN, aws.local.resources.created.JobsQueue?.attributes.Arn);
     assert.equal(record?.awsRegion, aws.config.region);
     assert.equal(record?.attributes.ApproximateReceiveCount, '1');
     assert.ok(record?.receiptHandle);
@@ -93,7 +110,7 @@ describe('startSqsPollers', () => {
     // Act
     await send('ok-1');
     await send('fail-1');
-    await eventually('both messages were handled', () => seen.length >= 2);
+    await eventually('both messages were handled', () => seen().length >= 2);
     await eventually('the successful message was deleted', async () => (await messagesLeft(queueUrl)) === 1);
     await pollers?.stop();
     const left = [];
@@ -118,7 +135,7 @@ describe('startSqsPollers', () => {
     await eventually('the message reached the dead-letter queue', async () => (await messagesLeft(dlqUrl)) === 1);
 
     // Assess
-    assert.equal(seen.filter((record) => record.body === 'fail-always').length, 2, 'maxReceiveCount is 2');
+    assert.equal(seen().filter((record) => record.body === 'fail-always').length, 2, 'maxReceiveCount is 2');
     assert.equal(await messagesLeft(queueUrl), 0);
   });
 });

@@ -29,7 +29,7 @@ type Started = { child: ChildProcess; baseUrl: string; token: string; lines: str
 async function startStack(stackFile: string, extra: Record<string, string> = {}): Promise<Started> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'scripts/start.ts', '--config', FIXTURE_SERVERLESS_FILE, '--no-warm'],
+    ['--import', 'tsx', 'scripts/start.ts', '--config', FIXTURE_SERVERLESS_FILE],
     { cwd: root, env: shellEnv(stackFile, { PORT: '0', ...extra }), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';

@@ -8,10 +8,8 @@
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
-import { asyncPdfEndpoint, asyncScreenshotEndpoint, asyncTemplateRenderEndpoint } from '../../../lib/api/async-render.js';
-import { rawPdfEndpoint, rawScreenshotEndpoint, rawTemplateRenderEndpoint } from '../../../lib/api/raw-render.js';
 import { getJobEndpoint } from '../../../lib/api/jobs.js';
-import { syncPdfEndpoint } from '../../../lib/api/sync-render.js';
+import { renderEndpoint } from '../../../lib/api/render-endpoints.js';
 import { createTemplateEndpoint, deleteTemplateEndpoint, getTemplateEndpoint, listTemplatesEndpoint, updateTemplateEndpoint } from '../../../lib/api/templates.js';
 import type { Config } from '../../../lib/config.js';
 import type { HttpEvent, HttpResult } from '../../../lib/http/types.js';
@@ -68,19 +66,19 @@ export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = 
   } as unknown as RenderDeps;
 
   const handlers: Record<EndpointName, (event: HttpEvent, context: Context) => Promise<HttpResult>> = {
-    pdf: rawPdfEndpoint(deps),
-    screenshot: rawScreenshotEndpoint(deps),
-    template: rawTemplateRenderEndpoint(deps),
-    'pdf/async': asyncPdfEndpoint(deps),
-    'screenshot/async': asyncScreenshotEndpoint(deps),
-    'template/async': asyncTemplateRenderEndpoint(deps),
+    pdf: renderEndpoint('pdf', 'raw', deps),
+    screenshot: renderEndpoint('screenshot', 'raw', deps),
+    template: renderEndpoint('template', 'raw', deps),
+    'pdf/async': renderEndpoint('pdf', 'async', deps),
+    'screenshot/async': renderEndpoint('screenshot', 'async', deps),
+    'template/async': renderEndpoint('template', 'async', deps),
     templates: createTemplateEndpoint(deps),
     'templates/update': updateTemplateEndpoint(deps),
     'templates/get': getTemplateEndpoint(deps),
     'templates/list': listTemplatesEndpoint(deps),
     'templates/delete': deleteTemplateEndpoint(deps),
     'jobs/get': getJobEndpoint(deps),
-    'pdf/sync': syncPdfEndpoint(deps),
+    'pdf/sync': renderEndpoint('pdf', 'sync', deps),
   };
 
   let counter = 0;

@@ -9,14 +9,14 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GetBucketLifecycleConfigurationCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
-import { createAwsClients } from '../../../lib/aws/clients.js';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/local/local-aws.js';
-import { provisionResources } from '../../../lib/local/provision.js';
-import { PROJECT_SERVERLESS_FILE, type CfnResource } from '../../../lib/local/serverless-config.js';
+import { createResources } from '../../../lib/local/resources.js';
+import { PROJECT_SERVERLESS_FILE, type CfnResource, type ResolvedService } from '../../../lib/local/service-definition.js';
 import { FIXTURE_SERVERLESS_FILE, withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
 
 type Props = Record<string, unknown>;
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 type CfnIndex = { IndexName: string; KeySchema: KeySchemaElement[]; Projection: { ProjectionType: string } };
 
 const keys = (schema: KeySchemaElement[] | undefined) => (schema ?? []).map((key) => `${key.AttributeName}:${key.KeyType}`);
@@ -25,14 +25,14 @@ for (const [label, file] of [
   ['the project serverless.yml', PROJECT_SERVERLESS_FILE],
   ['the fixture serverless.yml', FIXTURE_SERVERLESS_FILE],
 ] as const) {
-  describe(`provisionResources with ${label}`, () => {
+  describe(`createResources with ${label}`, () => {
     let aws: LocalAwsForTests;
     let declared: [string, CfnResource][];
     const ofType = (type: string) => declared.filter(([, resource]) => resource.Type === type);
 
     before(async () => {
-      aws = await withLocalAws({ serverlessFile: file });
-      declared = Object.entries(aws.local.serverless.config.resources.Resources);
+      aws = await withLocalAws({ file });
+      declared = Object.entries(aws.local.service.resources);
     });
     after(() => aws.stop());
 
@@ -44,7 +44,7 @@ for (const [label, file] of [
       // Act & Assess
       for (const [logicalId, resource] of ofType('AWS::DynamoDB::Table')) {
         const props = resource.Properties as Props;
-        const name = aws.local.provisioned.resources[logicalId]?.ref as string;
+        const name = aws.local.resources.created[logicalId]?.ref as string;
         if (props.TableName) assert.equal(name, props.TableName);
         assert.ok(TableNames.includes(name), `${logicalId} (${name}) is listed`);
         const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: name }));
@@ -68,7 +68,7 @@ for (const [label, file] of [
       for (const [logicalId, resource] of ofType('AWS::S3::Bucket')) {
         // Prepare
         const props = resource.Properties as Props;
-        const name = aws.local.provisioned.resources[logicalId]?.ref as string;
+        const name = aws.local.resources.created[logicalId]?.ref as string;
         if (props.BucketName) assert.equal(name, props.BucketName);
 
         // Act
@@ -89,7 +89,7 @@ for (const [label, file] of [
       for (const [logicalId, resource] of ofType('AWS::SQS::Queue')) {
         // Prepare
         const props = resource.Properties as Props;
-        const provisioned = aws.local.provisioned.resources[logicalId];
+        const provisioned = aws.local.resources.created[logicalId];
         const name = provisioned?.attributes.QueueName as string;
         if (props.QueueName) assert.equal(name, props.QueueName);
 
@@ -106,7 +106,7 @@ for (const [label, file] of [
         const redrive = props.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] }; maxReceiveCount: number } | undefined;
         if (redrive) {
           const policy = JSON.parse(Attributes.RedrivePolicy ?? '{}');
-          const dlqName = aws.local.provisioned.resources[redrive.deadLetterTargetArn['Fn::GetAtt'][0]]?.attributes.QueueName;
+          const dlqName = aws.local.resources.created[redrive.deadLetterTargetArn['Fn::GetAtt'][0]]?.attributes.QueueName;
           assert.equal(policy.deadLetterTargetArn, `arn:aws:sqs:${aws.config.region}:${LOCAL_ACCOUNT_ID}:${dlqName}`);
           assert.equal(Number(policy.maxReceiveCount), redrive.maxReceiveCount);
         }
@@ -115,7 +115,7 @@ for (const [label, file] of [
 
     it('leaves out resource types that have no local emulator, and says so', () => {
       // Act
-      const skipped = aws.local.provisioned.skipped.map((resource) => resource.logicalId).sort();
+      const skipped = aws.local.resources.skipped.map((resource) => resource.logicalId).sort();
 
       // Assess
       const expected = declared
@@ -131,100 +131,110 @@ for (const [label, file] of [
       await aws.clients.dynamo.send(new PutCommand({ TableName: table, Item: { tokenHash: 'kept' } }));
 
       // Act
-      const again = await provisionResources(aws.local.serverless, { accountId: LOCAL_ACCOUNT_ID });
+      const again = await createResources(aws.local.service, aws.local.endpoints, LOCAL_ACCOUNT_ID);
 
       // Assess
-      assert.deepEqual(again.resources, aws.local.provisioned.resources);
+      assert.deepEqual(again.created, aws.local.resources.created);
       const { Item } = await aws.clients.dynamo.send(new GetCommand({ TableName: table, Key: { tokenHash: 'kept' } }));
       assert.deepEqual(Item, { tokenHash: 'kept' });
     });
   });
 }
 
-describe('provisionResources with resources that have no emulator and refer to what only AWS has', () => {
-  const serverlessFile = fileURLToPath(new URL('fixtures/skipped-resources.yml', import.meta.url));
+describe('createResources with resources that have no emulator and refer to what only AWS has', () => {
+  const file = fileURLToPath(new URL('fixtures/skipped-resources.yml', import.meta.url));
   let local: LocalAws;
 
   before(async () => {
     // Act: what `npm start` does; resolving the alarm's or the subscription's properties would throw here
-    local = await startLocalAws({ serverlessFile });
+    local = await startLocalAws({ file });
   });
   after(() => local?.stop());
 
   it('skips them whole, condition and properties unresolved, and lists them', () => {
     // Assess
-    assert.deepEqual(local.provisioned.skipped, [
+    assert.deepEqual(local.resources.skipped, [
       { logicalId: 'AlarmTopic', type: 'AWS::SNS::Topic' },
       { logicalId: 'EmailSubscription', type: 'AWS::SNS::Subscription' },
       { logicalId: 'Api5xxAlarm', type: 'AWS::CloudWatch::Alarm' },
     ]);
-    assert.deepEqual(local.provisioned.warnings, []);
+    assert.deepEqual(local.resources.warnings, []);
   });
 
   it('still creates the resources it has an emulator for, and sets the environment that uses them', async () => {
     // Prepare
-    const { sqs } = createAwsClients({ region: local.serverless.config.provider.region });
+    const sqs = new SQSClient({ region: local.service.region, endpoint: local.endpoints.sqs, credentials: LOCAL_CREDENTIALS });
 
     // Act
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'skipped-test-alarms' }));
     sqs.destroy();
 
     // Assess
-    assert.deepEqual(Object.keys(local.provisioned.resources), ['AlarmsQueue']);
-    assert.equal(local.provisioned.resources.AlarmsQueue?.ref, QueueUrl);
-    assert.equal(process.env.ALARMS_QUEUE_URL, QueueUrl);
+    assert.deepEqual(Object.keys(local.resources.created), ['AlarmsQueue']);
+    assert.equal(local.resources.created.AlarmsQueue?.ref, QueueUrl);
+    assert.equal(local.environmentOf(local.service.functions[0] as ResolvedService['functions'][number]).ALARMS_QUEUE_URL, QueueUrl);
   });
 });
 
 describe('startLocalAws environment', () => {
-  let aws: LocalAwsForTests;
-  const original = { ...process.env };
+  let local: LocalAws;
+  const outer = { ...process.env };
+  const fn = (key: string) => local.service.functions.find((candidate) => candidate.key === key) as ResolvedService['functions'][number];
 
   before(async () => {
-    process.env.FIXTURE_GREETING = 'from the shell';
-    aws = await withLocalAws({ serverlessFile: FIXTURE_SERVERLESS_FILE });
+    // Act: a value from the shell, read by serverless.yml's ${env:…} and resolved by osls
+    local = await startLocalAws({ file: FIXTURE_SERVERLESS_FILE, env: { ...process.env, FIXTURE_GREETING_DEFAULT: 'from the shell' } });
   });
-  after(async () => {
-    await aws.stop();
-    delete process.env.FIXTURE_GREETING;
-  });
+  after(() => local?.stop());
 
-  it('sets !Ref, !GetAtt and !Sub in the function environment to the local resources', async () => {
+  it('sets Ref and GetAtt of a resource in a function environment to what the runner created', async () => {
     // Prepare
-    const { resources } = aws.local.provisioned;
-    const queueUrl = process.env.JOBS_QUEUE_URL as string;
+    const { created } = local.resources;
+    const env = local.environmentOf(fn('echo'));
+    const sqs = new SQSClient({ region: local.service.region, endpoint: local.endpoints.sqs, credentials: LOCAL_CREDENTIALS });
 
     // Act
-    const { Attributes = {} } = await aws.clients.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
-    );
+    const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: env.JOBS_QUEUE_URL, AttributeNames: ['QueueArn'] }));
+    sqs.destroy();
 
     // Assess
-    assert.equal(process.env.JOBS_QUEUE_ARN, Attributes.QueueArn);
-    assert.equal(process.env.JOBS_TABLE, resources.JobsTable?.ref);
-    assert.equal(process.env.JOBS_DLQ_NAME, resources.JobsDeadLetterQueue?.attributes.QueueName);
-    assert.equal(process.env.FILES_OBJECTS_ARN, `arn:aws:s3:::${resources.FilesBucket?.ref}/*`);
-    assert.equal(process.env.TOKENS_TABLE, 'fixture-test-tokens');
+    assert.equal(env.JOBS_QUEUE_URL, created.JobsQueue?.ref);
+    assert.equal(env.JOBS_QUEUE_ARN, Attributes.QueueArn);
+    assert.equal(env.JOBS_TABLE, created.JobsTable?.ref);
+    assert.equal(env.JOBS_DLQ_NAME, created.JobsDeadLetterQueue?.attributes.QueueName);
+    assert.equal(env.TOKENS_TABLE, 'fixture-test-tokens');
+    assert.equal(env.AWS_ENDPOINT_URL_DYNAMODB, local.endpoints.dynamodb);
   });
 
-  it('keeps a variable already set in the shell and reports it', () => {
-    // Assess
-    assert.equal(process.env.FIXTURE_GREETING, 'from the shell');
-    assert.deepEqual(aws.local.overridden, ['FIXTURE_GREETING']);
-  });
-
-  it('puts process.env back as it was once stopped', async () => {
-    // Prepare
-    const outer = { ...process.env };
-    const inner = await withLocalAws({ serverlessFile: FIXTURE_SERVERLESS_FILE });
-    const innerEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
-
+  it('gives each function the provider environment and its own, not another function\'s', () => {
     // Act
-    await inner.stop();
+    const echo = local.environmentOf(fn('echo'));
+    const lifecycle = local.environmentOf(fn('lifecycle'));
 
     // Assess
-    assert.notEqual(innerEndpoint, outer.AWS_ENDPOINT_URL_DYNAMODB);
+    assert.equal(echo.ONLY_ECHO, "echo's own");
+    assert.equal(echo.ONLY_LIFECYCLE, undefined);
+    assert.equal(lifecycle.ONLY_LIFECYCLE, "lifecycle's own");
+    assert.equal(lifecycle.ONLY_ECHO, undefined);
+    assert.equal(echo.FIXTURE_GREETING, 'from the shell');
+    assert.equal(lifecycle.FIXTURE_GREETING, 'from the shell');
+  });
+
+  it('leaves this process\' environment alone', () => {
+    // Assess
     assert.deepEqual({ ...process.env }, outer);
-    assert.equal(original.JOBS_QUEUE_URL, undefined);
+  });
+
+  it('refuses an intrinsic other than Ref or GetAtt of a resource, naming the place, rather than evaluating it', async () => {
+    // Prepare
+    const [echo] = local.service.functions;
+    const service: ResolvedService = {
+      ...local.service,
+      functions: [{ ...(echo as ResolvedService['functions'][number]), environment: { ARN: { 'Fn::Sub': 'arn:aws:s3:::${FilesBucket}/*' } } }],
+    };
+    const resources = await createResources(service, local.endpoints, LOCAL_ACCOUNT_ID);
+
+    // Act & Assess
+    assert.throws(() => resources.physical(service.functions[0]?.environment.ARN, 'functions.echo.environment.ARN'), /functions\.echo\.environment\.ARN: Fn::Sub is not run locally/);
   });
 });

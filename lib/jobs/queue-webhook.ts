@@ -1,5 +1,5 @@
-import type { JobQueue } from '../jobs/job-queue.js';
-import { isFinished, isLive, type Job, type JobKey } from '../jobs/job-store.js';
+import type { JobQueue } from './job-queue.js';
+import { isFinished, isLive, type Job, type JobKey } from './job-store.js';
 import { delayBeforeAttempt, maxWebhookAttempts } from './webhook-schedule.js';
 
 /** Queues webhook attempt `attempt` of a job after its delay. */

@@ -1,0 +1,124 @@
+import type * as v from 'valibot';
+import type { AppDeps } from '../app.js';
+import type { RenderDeps } from '../render-app.js';
+import { rawFileResponse } from '../delivery/raw-response.js';
+import { syncFileResponse } from '../delivery/sync-response.js';
+import { httpEndpoint } from '../http/http-endpoint.js';
+import { json } from '../http/responses.js';
+import type { HttpRequest, HttpResult } from '../http/types.js';
+import { newJobId } from '../jobs/job-ids.js';
+import { submitJob } from '../jobs/submit-job.js';
+import type { RenderInput } from '../render/types.js';
+import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput, StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
+import {
+  PdfAsyncRequestSchema,
+  PdfRequestSchema,
+  PdfSyncRequestSchema,
+  ScreenshotAsyncRequestSchema,
+  ScreenshotRequestSchema,
+  ScreenshotSyncRequestSchema,
+  TemplateRenderAsyncRequestSchema,
+  TemplateRenderRequestSchema,
+  TemplateRenderSyncRequestSchema,
+  type TemplateRenderRequestOutput,
+} from '../schemas/render-requests.js';
+import type { Template } from '../templates/template-store.js';
+import { getTemplate, templateRenderInput } from '../templates/templates.js';
+
+/** What is rendered: a page to a PDF, a page to an image, or a saved template (its output). */
+export type RenderSource = 'pdf' | 'screenshot' | 'template';
+/** How the file reaches the caller: in the answer, as a URL in the answer, or by webhook once queued. */
+export type RenderDelivery = 'raw' | 'sync' | 'async';
+
+/** What the endpoints of each delivery need: the raw and sync ones render, the async ones queue. */
+type DeliveryDeps = { raw: RenderDeps; sync: RenderDeps; async: Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'jobs' | 'queue' | 'templates'> };
+
+/** The parts of a render request body the table reads; each endpoint's schema has validated its own shape. */
+type RenderBody = {
+  page: PageOptionsOutput;
+  pdf?: PdfOptionsOutput | null;
+  screenshot?: ScreenshotOptionsOutput | null;
+  storage?: StorageOptionsOutput | null;
+  webhook?: WebhookOptionsOutput;
+};
+
+type Source = {
+  schemas: Record<RenderDelivery, v.GenericSchema>;
+  /** The render a direct request asks for; absent for templates, whose input is the request merged over the template. */
+  input?: (body: RenderBody) => RenderInput;
+};
+
+/** The sources of the table: the body schema of each delivery, and what to render. */
+const SOURCES: Record<RenderSource, Source> = {
+  pdf: {
+    schemas: { raw: PdfRequestSchema, sync: PdfSyncRequestSchema, async: PdfAsyncRequestSchema },
+    input: (body) => ({ output: 'PDF', page: body.page, pdf: body.pdf }),
+  },
+  screenshot: {
+    schemas: { raw: ScreenshotRequestSchema, sync: ScreenshotSyncRequestSchema, async: ScreenshotAsyncRequestSchema },
+    input: (body) => ({ output: 'IMAGE', page: body.page, screenshot: body.screenshot }),
+  },
+  template: {
+    schemas: { raw: TemplateRenderRequestSchema, sync: TemplateRenderSyncRequestSchema, async: TemplateRenderAsyncRequestSchema },
+  },
+};
+
+type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpRequest<RenderBody>, input: RenderInput) => Promise<HttpResult>;
+
+/** The deliveries of the table: what happens once the request passed every check and its quota unit is spent. */
+const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
+  // The file itself, or a 303 to a temporary copy when it is too large for a Lambda response.
+  raw: async (deps, { caller, context }, input) => {
+    const result = await deps.renderer.render(input);
+    context.timings = result.timings;
+    return rawFileResponse(deps, caller.accountId, result);
+  },
+  // `{id, status, fileUrl, signedUrlStatus}`, the file also PUT to the caller's storage when given.
+  sync: async (deps, { body, caller, context }, input) => {
+    const result = await deps.renderer.render(input);
+    context.timings = result.timings;
+    return syncFileResponse(deps, {
+      id: newJobId(),
+      accountId: caller.accountId,
+      result,
+      storage: body.storage,
+      timeLeftMs: () => context.getRemainingTimeInMillis(),
+    });
+  },
+  // 201 `{id, status: "PENDING"}` at once; the job holds exactly what will be rendered, the webhook gets the result.
+  async: async (deps, { body, caller, spend }, input) => {
+    const job = await submitJob(deps, {
+      accountId: caller.accountId,
+      tokenHash: caller.token.tokenHash,
+      spend,
+      input,
+      storage: body.storage,
+      webhook: body.webhook as WebhookOptionsOutput,
+    });
+    return json(201, { id: job.jobId, status: job.status });
+  },
+};
+
+/**
+ * One of the nine render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
+ * `/v1/template/{id}/async`…): the source's schema for the delivery, the
+ * template loaded first for a template (404 before 400), the render input
+ * checked before the quota is spent (a 400 of the merged options ranks
+ * before a 402), then the delivery.
+ */
+export function renderEndpoint<D extends RenderDelivery>(source: RenderSource, delivery: D, deps: DeliveryDeps[D]) {
+  const { schemas, input } = SOURCES[source];
+  const deliver = DELIVERIES[delivery] as Deliver<D>;
+  return httpEndpoint<v.GenericSchema, Template | undefined, RenderInput>(
+    {
+      name: delivery === 'raw' ? `render-${source}` : `render-${source}-${delivery}`,
+      schema: schemas[delivery],
+      spendsQuota: true,
+      preload: input ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
+      prepare: ({ body }, template) =>
+        input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput),
+      handle: (req, _template, prepared) => deliver(deps, req as HttpRequest<RenderBody>, prepared),
+    },
+    deps,
+  );
+}
