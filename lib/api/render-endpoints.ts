@@ -11,24 +11,15 @@ import { submitJob } from '../jobs/submit-job.js';
 import type { RenderInput } from '../render/types.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput, StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 import {
-  PdfAsyncRequestSchema,
-  PdfRequestSchema,
-  PdfSyncRequestSchema,
-  ScreenshotAsyncRequestSchema,
-  ScreenshotRequestSchema,
-  ScreenshotSyncRequestSchema,
-  TemplateRenderAsyncRequestSchema,
-  TemplateRenderRequestSchema,
-  TemplateRenderSyncRequestSchema,
+  RENDER_REQUEST_SCHEMAS,
+  type RenderDelivery,
+  type RenderSource,
   type TemplateRenderRequestOutput,
 } from '../schemas/render-requests.js';
 import type { Template } from '../templates/template-store.js';
 import { getTemplate, templateRenderInput } from '../templates/templates.js';
 
-/** What is rendered: a page to a PDF, a page to an image, or a saved template (its output). */
-export type RenderSource = 'pdf' | 'screenshot' | 'template';
-/** How the file reaches the caller: in the answer, as a URL in the answer, or by webhook once queued. */
-export type RenderDelivery = 'raw' | 'sync' | 'async';
+export type { RenderDelivery, RenderSource };
 
 /** What the endpoints of each delivery need: the raw and sync ones render, the async ones queue. */
 type DeliveryDeps = { raw: RenderDeps; sync: RenderDeps; async: Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'jobs' | 'queue' | 'templates'> };
@@ -51,15 +42,15 @@ type Source = {
 /** The sources of the table: the body schema of each delivery, and what to render. */
 const SOURCES: Record<RenderSource, Source> = {
   pdf: {
-    schemas: { raw: PdfRequestSchema, sync: PdfSyncRequestSchema, async: PdfAsyncRequestSchema },
+    schemas: RENDER_REQUEST_SCHEMAS.pdf,
     input: (body) => ({ output: 'PDF', page: body.page, pdf: body.pdf }),
   },
   screenshot: {
-    schemas: { raw: ScreenshotRequestSchema, sync: ScreenshotSyncRequestSchema, async: ScreenshotAsyncRequestSchema },
+    schemas: RENDER_REQUEST_SCHEMAS.screenshot,
     input: (body) => ({ output: 'IMAGE', page: body.page, screenshot: body.screenshot }),
   },
   template: {
-    schemas: { raw: TemplateRenderRequestSchema, sync: TemplateRenderSyncRequestSchema, async: TemplateRenderAsyncRequestSchema },
+    schemas: RENDER_REQUEST_SCHEMAS.template,
   },
 };
 

@@ -5,18 +5,7 @@
  */
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import {
-  PdfAsyncRequestSchema,
-  PdfRequestSchema,
-  PdfSyncRequestSchema,
-  ScreenshotAsyncRequestSchema,
-  ScreenshotRequestSchema,
-  ScreenshotSyncRequestSchema,
-  TemplateRenderAsyncRequestSchema,
-  TemplateRenderRequestSchema,
-  TemplateRenderSyncRequestSchema,
-  TemplateVariablesSchema,
-} from '../schemas/render-requests.js';
+import { RENDER_REQUEST_SCHEMAS, TemplateVariablesSchema } from '../schemas/render-requests.js';
 import {
   PdfOptionsSchema,
   StorageOptionsSchema,
@@ -32,17 +21,17 @@ const SHARED: Record<string, GenericSchema> = {
   TemplateVariables: TemplateVariablesSchema,
 };
 
-/** Request bodies by component name. */
+/** Request bodies by component name: the render ones straight from the table the endpoints validate with. */
 export const REQUEST_BODIES = {
-  PdfRequest: PdfRequestSchema,
-  PdfSyncRequest: PdfSyncRequestSchema,
-  PdfAsyncRequest: PdfAsyncRequestSchema,
-  ScreenshotRequest: ScreenshotRequestSchema,
-  ScreenshotSyncRequest: ScreenshotSyncRequestSchema,
-  ScreenshotAsyncRequest: ScreenshotAsyncRequestSchema,
-  TemplateRenderRequest: TemplateRenderRequestSchema,
-  TemplateRenderSyncRequest: TemplateRenderSyncRequestSchema,
-  TemplateRenderAsyncRequest: TemplateRenderAsyncRequestSchema,
+  PdfRequest: RENDER_REQUEST_SCHEMAS.pdf.raw,
+  PdfSyncRequest: RENDER_REQUEST_SCHEMAS.pdf.sync,
+  PdfAsyncRequest: RENDER_REQUEST_SCHEMAS.pdf.async,
+  ScreenshotRequest: RENDER_REQUEST_SCHEMAS.screenshot.raw,
+  ScreenshotSyncRequest: RENDER_REQUEST_SCHEMAS.screenshot.sync,
+  ScreenshotAsyncRequest: RENDER_REQUEST_SCHEMAS.screenshot.async,
+  TemplateRenderRequest: RENDER_REQUEST_SCHEMAS.template.raw,
+  TemplateRenderSyncRequest: RENDER_REQUEST_SCHEMAS.template.sync,
+  TemplateRenderAsyncRequest: RENDER_REQUEST_SCHEMAS.template.async,
   TemplateCreateRequest: TemplateCreateSchema,
   TemplateUpdateRequest: TemplateUpdateSchema,
 } as const satisfies Record<string, GenericSchema>;

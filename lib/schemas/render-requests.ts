@@ -170,6 +170,22 @@ export function parseMergedOptions(merged: unknown): MergedRenderOptionsOutput {
 
 const PageOnlySchema = closedObject({ page });
 
+/** What is rendered: a page to a PDF, a page to an image, or a saved template (its output). */
+export type RenderSource = 'pdf' | 'screenshot' | 'template';
+/** How the file reaches the caller: in the answer, as a URL in the answer, or by webhook once queued. */
+export type RenderDelivery = 'raw' | 'sync' | 'async';
+
+/**
+ * The body schema of each of the nine render endpoints (source × delivery):
+ * the one table that the endpoints validate with and the OpenAPI document
+ * describes, so the two cannot disagree.
+ */
+export const RENDER_REQUEST_SCHEMAS = {
+  pdf: { raw: PdfRequestSchema, sync: PdfSyncRequestSchema, async: PdfAsyncRequestSchema },
+  screenshot: { raw: ScreenshotRequestSchema, sync: ScreenshotSyncRequestSchema, async: ScreenshotAsyncRequestSchema },
+  template: { raw: TemplateRenderRequestSchema, sync: TemplateRenderSyncRequestSchema, async: TemplateRenderAsyncRequestSchema },
+} as const satisfies Record<RenderSource, Record<RenderDelivery, v.GenericSchema>>;
+
 /** Applies the page source rule to a page on its own; throws ValidationError keyed `page.*`. */
 export function assertPageSource(pageOptions: unknown): PageWithSourceOutput {
   return parseInput(PageOnlySchema, { page: pageOptions }).page;

@@ -7,7 +7,8 @@ import { runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import { createEgressPolicy, useEgressPolicy } from '../../../lib/net/index.js';
+import { LOCAL_TEST_HOSTS, localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { buildFuzzStack } from '../../unit/fuzz/fuzz-stack.js';
 import { memoryFileStore, memoryJobStore, recordingQueue } from '../../unit/jobs/fakes.js';
@@ -21,8 +22,8 @@ import { memoryFileStore, memoryJobStore, recordingQueue } from '../../unit/jobs
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
-// The test site lives on loopback, which the up-front URL checks allow only when named (read on first use).
-process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1,localhost';
+// The test site lives on loopback, which the up-front URL checks allow only when named.
+useEgressPolicy(createEgressPolicy({ allowPrivateHosts: LOCAL_TEST_HOSTS }));
 
 /** The browser processes this test process started (not their renderer and GPU children). */
 function browserPids(): number[] {

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { MAX_RESPONSE_BYTES, OUTBOUND_TIMEOUT_MS, sendOutbound } from '../../../lib/delivery/outbound-http.js';
+import { createEgressPolicy, useEgressPolicy } from '../../../lib/net/index.js';
 import { buildFuzzStack } from '../../unit/fuzz/fuzz-stack.js';
 
 /**
@@ -82,7 +83,7 @@ describe('outbound calls to hostile receivers', { timeout: 60_000 }, () => {
 
   before(async () => {
     // The receivers live on loopback, which the network rules allow only when named.
-    process.env.ALLOW_PRIVATE_HOSTS = '127.0.0.1';
+    useEgressPolicy(createEgressPolicy({ allowPrivateHosts: ['127.0.0.1'] }));
     hostile = await hostileServer();
   });
   after(async () => {

@@ -5,9 +5,6 @@ import { parseInput } from '../../../lib/schemas/parse.js';
 import { PdfAsyncRequestSchema, ScreenshotRequestSchema, ScreenshotSyncRequestSchema } from '../../../lib/schemas/render-requests.js';
 import { TemplateCreateSchema } from '../../../lib/schemas/template-requests.js';
 
-// The policy is read on first use: these tests are about the default, nothing allowed.
-delete process.env.ALLOW_PRIVATE_HOSTS;
-
 const html = Buffer.from('<p>x</p>').toString('base64');
 const webhook = { url: 'https://hooks.example.com/done' };
 
