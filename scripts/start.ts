@@ -154,6 +154,7 @@ async function main(): Promise<void> {
     console.log(`Token: ${token}`);
     console.log(`Webhook signing secret: ${webhookSecret}`);
     console.log(`Docs: ${url}/docs`);
+    console.log(`Studio: ${url}/`);
     console.log('');
     console.log('Try it:');
     console.log(

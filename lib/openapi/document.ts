@@ -23,13 +23,15 @@ export type RouteDoc = {
   /** Request body component; absent for routes without a body. */
   body?: RequestBodyName;
   /** Success status and what it carries. */
-  success: { status: string; description: string; schema?: string; content?: 'pdf-or-image' | 'html' | 'javascript' | 'json' };
+  success: { status: string; description: string; schema?: string; content?: 'pdf-or-image' | 'html' | 'javascript' | 'script-or-style' | 'json' };
   /** False for the routes anyone may read (the document and the docs page). */
   auth?: boolean;
   /** Spends quota (402) and renders (504 on an exceeded time budget). */
   renders?: boolean;
   /** Names a resource by id (404). */
   byId?: boolean;
+  /** Answers 404 for other names in its path, for this reason. */
+  notFound?: string;
   query?: 'page';
   /** An extra note for the reader. */
   description?: string;
@@ -61,6 +63,8 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApiDocument', summary: 'This document', tag: 'Documentation', auth: false, success: { status: '200', description: 'OpenAPI 3.1.', content: 'json' } },
   { method: 'get', path: '/docs', operationId: 'getDocs', summary: 'The API reference, rendered from this document', tag: 'Documentation', auth: false, success: { status: '200', description: 'An HTML page.', content: 'html' } },
   { method: 'get', path: '/docs/api-reference.js', operationId: 'getDocsScript', summary: 'The script the reference page runs', tag: 'Documentation', auth: false, success: { status: '200', description: 'JavaScript (Scalar API Reference, standalone).', content: 'javascript' } },
+  { method: 'get', path: '/', operationId: 'getStudio', summary: 'The template studio: manage, edit and preview templates (addition)', tag: 'Documentation', auth: false, success: { status: '200', description: 'An HTML page; it asks for a token and calls this API with it.', content: 'html' } },
+  { method: 'get', path: '/studio/{file}', operationId: 'getStudioFile', summary: "The template studio's script, styles and pdf.js worker", tag: 'Documentation', auth: false, notFound: 'No such file.', success: { status: '200', description: 'studio.js, studio.css or pdf.worker.mjs.', content: 'script-or-style' } },
 ];
 
 const errorResponse = (description: string, schema = 'Error') => ({
@@ -85,6 +89,8 @@ function successContent(success: RouteDoc['success']) {
       return { 'text/html': { schema: { type: 'string' } } };
     case 'javascript':
       return { 'text/javascript': { schema: { type: 'string' } } };
+    case 'script-or-style':
+      return { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } };
     case 'json':
       return { 'application/json': { schema: { type: 'object' } } };
     default:
@@ -111,13 +117,14 @@ function operation(route: RouteDoc) {
     responses['403'] = errorResponse('The subscription is inactive.');
   }
   if (route.byId) responses['404'] = errorResponse('No such id for this account.');
+  else if (route.notFound) responses['404'] = errorResponse(route.notFound);
   if (route.body) responses['413'] = errorResponse('The request body is over the limit (5 MiB by default).');
   if (auth) responses['429'] = { ...errorResponse('Past the token rate.'), headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } };
   responses['500'] = errorResponse('Internal error.');
   if (route.renders) responses['504'] = errorResponse('The render exceeded its time budget.');
 
   const parameters = [
-    ...(route.path.includes('{id}') ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : []),
+    ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...(route.query === 'page'
       ? [{ name: 'page', in: 'query', required: false, description: 'Page number.', schema: { type: 'integer', minimum: 1, default: 1 } }]
       : []),

@@ -52,6 +52,8 @@ const ROUTES: Record<string, string> = {
   'GET /v1/openapi.json': 'openapi',
   'GET /docs': 'openapi',
   'GET /docs/api-reference.js': 'openapi',
+  'GET /': 'studio',
+  'GET /studio/{file}': 'studio',
 };
 
 const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable'];
@@ -124,6 +126,7 @@ const PERMISSIONS: Record<string, string[]> = {
   ],
   'files-sweep': ['s3:ListBucket FilesBucket', 's3:DeleteObject FilesBucket/files/*'],
   openapi: [],
+  studio: [],
 };
 
 type Resource = { Type: string; Properties: Record<string, any>; Condition?: string; DependsOn?: unknown };
@@ -187,7 +190,8 @@ describe('npm run package (offline, stage prod)', () => {
     work = mkdtempSync(join(tmpdir(), 'docrender-package-'));
     const service = join(work, 'service');
     mkdirSync(service);
-    for (const entry of ['serverless.yml', 'package.json', 'tsconfig.json', 'functions', 'lib', 'layers']) {
+    // studio/ holds studio/dist, which `npm ci` built (prepare) and the studio function packages.
+    for (const entry of ['serverless.yml', 'package.json', 'tsconfig.json', 'functions', 'lib', 'layers', 'studio']) {
       cpSync(join(root, entry), join(service, entry), {
         recursive: true,
         filter: (source) => !source.startsWith(join(root, 'layers', 'chromium', 'nodejs')) && !source.startsWith(join(root, 'layers', 'chromium', 'fonts')),
@@ -529,6 +533,45 @@ describe('npm run package (offline, stage prod)', () => {
       doc: [200, '3.1.0'],
       page: [200, 'text/html; charset=utf-8', true],
       script: [200, 'gzip', true],
+    });
+  });
+
+  it('serves the template studio, its script, styles and pdf.js worker from the studio zip alone', async () => {
+    // Prepare: the zip unpacked where no source tree can supply or rebuild the studio
+    const task = join(work, 'studio-alone');
+    extractZip(join(out, 'studio.zip'), task);
+    const names = listZip(join(out, 'studio.zip')).entries.map((entry) => entry.name);
+    for (const file of ['index.html', 'studio.js', 'studio.css', 'pdf.worker.mjs']) {
+      assert.ok(names.includes(`studio/dist/${file}`), `studio/dist/${file} is packaged with the function`);
+    }
+    assert.ok(!names.some((name) => name.startsWith('studio/src/') || name.startsWith('node_modules/')), 'only the build, no sources or packages');
+    const probe = `
+      import { gunzipSync } from 'node:zlib';
+      const { handler } = await import(process.env.HANDLER);
+      const call = (rawPath) => handler({ rawPath, headers: { 'accept-encoding': 'gzip' } });
+      const text = (answer) => answer.isBase64Encoded ? gunzipSync(Buffer.from(answer.body, 'base64')).toString('utf8') : answer.body;
+      const page = await call('/');
+      const script = await call('/studio/studio.js');
+      const worker = await call('/studio/pdf.worker.mjs');
+      const missing = await call('/studio/../serverless.yml');
+      process.stdout.write('RESULTS' + JSON.stringify({
+        page: [page.statusCode, page.headers['content-type'], /<script type="module" src="studio\\/studio\\.js">/.test(text(page)), /script-src 'self';/.test(page.headers['content-security-policy'])],
+        script: [script.statusCode, script.headers['content-encoding'], text(script).length > 100000],
+        worker: [worker.statusCode, worker.headers['content-type']],
+        missing: missing.statusCode,
+      }) + '\\n');`;
+    // Act
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], {
+      cwd: task,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, HANDLER: join(task, 'functions', 'studio.mjs') },
+      maxBuffer: 16 * MB,
+    });
+    // Assess
+    assert.deepEqual(JSON.parse(stdout.slice(stdout.indexOf('RESULTS') + 'RESULTS'.length).split('\n')[0] ?? '{}'), {
+      page: [200, 'text/html; charset=utf-8', true, true],
+      script: [200, 'gzip', true],
+      worker: [200, 'text/javascript; charset=utf-8'],
+      missing: 404,
     });
   });
 });

@@ -168,6 +168,10 @@ describe('GET /v1/openapi.json', () => {
     await call('GET', '/v1/openapi.json', { token: null });
     await call('GET', '/docs', { token: null });
     await call('GET', '/docs/api-reference.js', { token: null });
+    await call('GET', '/', { token: null });
+    await call('GET', '/studio/{file}', { token: null, realPath: '/studio/studio.js' });
+    await call('GET', '/studio/{file}', { token: null, realPath: '/studio/studio.css' });
+    await call('GET', '/studio/{file}', { token: null, realPath: '/studio/missing.js' });
     await call('DELETE', '/v1/templates/{id}', byId('/v1/templates/{id}'));
 
     // Errors: 400, 401, 403, 404

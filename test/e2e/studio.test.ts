@@ -1,0 +1,471 @@
+/**
+ * The template studio at `/`, driven in a real browser (puppeteer-core and
+ * the project's Chromium) against the whole local service: a token, a
+ * template created, its HTML and data edited and previewed through the real
+ * API (the PDF's text read from pdf.js's text layer), saved, found again
+ * after a reload, rendered through the API to the same content, deleted; a
+ * bad token, a 400 and a 429 shown where a person looks for them.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { readPdf } from '../helpers/documents.js';
+import { startService, type RunningService } from '../helpers/service.js';
+
+const UNSAFE_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
+const SHOTS = join(process.cwd(), '.local');
+
+async function launchBrowser(): Promise<Browser> {
+  const args = chromium.args.filter((arg) => {
+    const name = arg.split('=')[0] ?? arg;
+    return !UNSAFE_FLAGS.has(name) && name !== '--headless';
+  });
+  return puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    headless: 'shell',
+    args: [...args, '--disable-background-networking', '--no-first-run'],
+  });
+}
+
+/** Console errors, page errors, failed requests and HTTP errors, minus the statuses a step expects. */
+function watchProblems(page: Page): { problems: string[]; expect: (...statuses: number[]) => void } {
+  const problems: string[] = [];
+  let expected = new Set<number>();
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    // Chromium logs every non-2xx fetch as "Failed to load resource"; those are judged by status below.
+    if (/Failed to load resource: the server responded with a status of (\d+)/.test(message.text())) return;
+    problems.push(`console: ${message.text()} at ${JSON.stringify(message.stackTrace()[0] ?? message.location())}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
+  page.on('requestfailed', (request) => {
+    // A preview superseded by a newer edit is cancelled on purpose.
+    if (request.failure()?.errorText === 'net::ERR_ABORTED' && /\/v1\/(pdf|screenshot)$/.test(request.url())) return;
+    problems.push(`failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400 && !expected.has(response.status())) problems.push(`${response.status()}: ${response.url()}`);
+  });
+  return { problems, expect: (...statuses) => (expected = new Set(statuses)) };
+}
+
+/**
+ * Replaces a CodeMirror editor's text as a person does: select all, paste.
+ * (Chromium's own insertText into a contenteditable writes style attributes
+ * the page's CSP refuses; CodeMirror handles a paste itself.)
+ */
+async function setEditor(page: Page, selector: string, text: string): Promise<void> {
+  await page.click(`${selector} .cm-content`);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyA');
+  await page.keyboard.up('Control');
+  await page.$eval(
+    `${selector} .cm-content`,
+    (element, pasted) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', pasted);
+      element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    },
+    text,
+  );
+}
+
+async function editorText(page: Page, selector: string): Promise<string> {
+  return page.$eval(`${selector} .cm-content`, (element) => [...element.querySelectorAll('.cm-line')].map((line) => line.textContent).join('\n'));
+}
+
+/** Waits until the preview's pdf.js text layer holds every word. */
+async function waitForPreviewText(page: Page, words: string[]): Promise<string> {
+  await page.waitForFunction(
+    (wanted: string[]) => {
+      const text = document.querySelector('#preview')?.textContent ?? '';
+      return document.querySelector('#preview .textLayer') !== null && wanted.every((word) => text.includes(word));
+    },
+    { timeout: 30_000 },
+    words,
+  );
+  return page.$eval('#preview', (element) => element.textContent ?? '');
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `studio-${name}.png`) });
+}
+
+describe('template studio (GET /)', () => {
+  let service: RunningService;
+  let browser: Browser;
+
+  before(async () => {
+    service = await startService();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  it("is linked from npm start's output", () => {
+    assert.match(service.output(), new RegExp(`^Studio: ${service.baseUrl.replace(/[.]/g, '\\.')}/$`, 'm'));
+  });
+
+  it('is served with a strict same-origin CSP, no token needed, its files too; other files are 404', async () => {
+    // Act
+    const page = await service.request('/', { token: null });
+    const script = await service.request('/studio/studio.js', { token: null, headers: { 'accept-encoding': 'gzip' } });
+    const worker = await service.request('/studio/pdf.worker.mjs', { token: null });
+    const missing = await service.request('/studio/nope.js', { token: null });
+
+    // Assess
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    for (const rule of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "worker-src 'self'", "frame-ancestors 'none'"]) {
+      assert.ok(csp.split('; ').includes(rule), `CSP has ${rule}: ${csp}`);
+    }
+    assert.doesNotMatch(csp, /unsafe|https?:|\*/);
+    // Inline style only with this answer's nonce (CodeMirror's theme), a new one each time.
+    const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'(;|$)/.exec(csp)?.[1];
+    assert.ok(nonce, csp);
+    const html = await page.text();
+    assert.ok(html.includes(`<meta name="csp-nonce" content="${nonce}">`));
+    const again = await service.request('/', { token: null });
+    assert.ok(!(again.headers.get('content-security-policy') ?? '').includes(nonce), 'a fresh nonce per answer');
+    assert.match(html, /<script type="module" src="studio\/studio\.js"><\/script>/);
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get('content-type') ?? '', /^text\/javascript/);
+    assert.ok((await script.text()).length > 100_000, 'the bundle carries CodeMirror and pdf.js');
+    assert.equal(worker.status, 200);
+    assert.equal(missing.status, 404);
+  });
+
+  it('walks a template from creation to deletion: edit, live preview, 400 fields, save, reload, render through the API', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems, expect } = watchProblems(page);
+    const foreign: string[] = [];
+    const renders: string[] = [];
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(service.baseUrl) && !url.startsWith('data:') && !url.startsWith('blob:')) foreign.push(url);
+      if (/\/v1\/pdf$/.test(url)) renders.push(request.postData() ?? '');
+    });
+    await browser.defaultBrowserContext().overridePermissions(service.baseUrl, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+
+    // A bad token is refused where it was typed, and nothing else opens.
+    expect(401);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', 'dr_not-a-real-token');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /not valid \(401\)/.test(document.querySelector('#token-status')?.textContent ?? ''));
+    assert.equal(await page.$eval('#workspace', (element) => (element as HTMLElement).hidden), true);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('docrender.token')), null, 'an unknown token is not kept');
+    await shot(page, 'bad-token');
+
+    // The real token: plan, quota and rate from /v1/usage.
+    expect();
+    await page.type('#token', service.token);
+    await page.click('#token-form button[type=submit]');
+    await page.waitForFunction(() => /Plan unlimited/.test(document.querySelector('#usage')?.textContent ?? ''));
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('docrender.token')), service.token);
+    assert.equal(await page.$eval('#banner', (element) => (element as HTMLElement).hidden), true);
+
+    // Create: the starter template opens and previews.
+    await page.click('#new-template');
+    await page.type('#create-name', 'Studio e2e invoice');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /^tpl_/.test(document.querySelector('#template-id')?.textContent ?? ''));
+    const id = await page.$eval('#template-id', (element) => element.textContent ?? '');
+    await waitForPreviewText(page, ['Hello', 'World']);
+    assert.match(await page.$eval('#template-list', (element) => element.textContent ?? ''), /Studio e2e invoice/);
+
+    // Every control has a name a screen reader can say, and Tab leaves the code editor (no keyboard trap).
+    const unlabelled = await page.$$eval('input, select, textarea, button, [contenteditable="true"]', (elements) =>
+      elements
+        .filter((element) => (element as HTMLElement).offsetParent !== null || element.closest('dialog[open]'))
+        .filter((element) => {
+          const labels = (element as HTMLInputElement).labels;
+          const named = (labels && labels.length > 0) || element.getAttribute('aria-label') || element.getAttribute('aria-labelledby');
+          return !named && !(element.tagName === 'BUTTON' && element.textContent?.trim());
+        })
+        .map((element) => element.outerHTML.slice(0, 120)),
+    );
+    assert.deepEqual(unlabelled, []);
+    await page.click('#html-editor .cm-content');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => Boolean(document.activeElement?.closest('#html-editor'))), false);
+
+    // Edit the HTML and the data: the preview follows, through POST /v1/pdf.
+    await setEditor(page, '#html-editor', '<h1>Invoice Zebrafish for {{customer}}</h1><p>Total {{total}} EUR</p>');
+    await setEditor(page, '#data-editor', '{"customer": "Quokka Ltd", "total": 1234}');
+    const previewText = await waitForPreviewText(page, ['Zebrafish', 'Quokka', '1234']);
+    assert.match(await page.$eval('#preview-status', (element) => element.textContent ?? ''), /Rendered in \d+ ms · 1 page/);
+    assert.equal(await page.$eval('#dirty', (element) => (element as HTMLElement).hidden), false, 'unsaved changes are flagged');
+
+    // An option from the schema-generated form goes into the request.
+    const rendersBefore = Number(await page.$eval('#preview', (element) => element.getAttribute('data-renders')));
+    await page.select('#opt-pdf-format', 'a5');
+    await page.waitForFunction((count: number) => Number(document.querySelector('#preview')?.getAttribute('data-renders')) > count, { timeout: 30_000 }, rendersBefore);
+    await page.waitForFunction(() => document.querySelector('#preview')?.getAttribute('aria-busy') === null);
+    const last = JSON.parse(renders.at(-1) ?? '{}') as { pdf?: { format?: string }; page?: { templateData?: unknown } };
+    assert.equal(last.pdf?.format, 'a5');
+    assert.deepEqual(last.page?.templateData, { customer: 'Quokka Ltd', total: 1234 });
+
+    // A 400: the field it names is marked next to its input, the preview says why.
+    expect(400);
+    await page.type('#opt-pdf-scale', '5');
+    await page.waitForFunction(() => (document.querySelector('[data-error-for="pdf.scale"]')?.textContent ?? '') !== '', { timeout: 30_000 });
+    assert.match(await page.$eval('[data-error-for="pdf.scale"]', (element) => element.textContent ?? ''), /2/);
+    assert.equal(await page.$eval('#opt-pdf-scale', (element) => element.getAttribute('aria-invalid')), 'true');
+    assert.equal(await page.$eval('#preview-error', (element) => (element as HTMLElement).hidden), false);
+    await shot(page, 'field-error');
+    await page.click('#opt-pdf-scale', { count: 3 });
+    await page.keyboard.press('Backspace');
+    await page.waitForFunction(() => (document.querySelector('[data-error-for="pdf.scale"]')?.textContent ?? '') === '', { timeout: 30_000 });
+    expect();
+
+    // Copy as JSON / curl: the request the preview makes, without the token.
+    await page.click('#copy-json');
+    await page.waitForFunction(() => /Copied|follows/.test(document.querySelector('#action-status')?.textContent ?? ''));
+    const copiedJson = await page.evaluate(() => navigator.clipboard.readText());
+    const body = JSON.parse(copiedJson) as { page: { htmlTemplate: string; templateData: unknown }; pdf: { format: string } };
+    assert.match(Buffer.from(body.page.htmlTemplate, 'base64').toString('utf8'), /Invoice Zebrafish/);
+    assert.equal(body.pdf.format, 'a5');
+    await page.click('#copy-curl');
+    await page.waitForFunction(() => /curl/.test(document.querySelector('#action-status')?.textContent ?? ''));
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(curl, new RegExp(`^curl -sS -X POST '${service.baseUrl}/v1/pdf' -H "Authorization: Bearer \\$DOCRENDER_TOKEN"`));
+    assert.ok(!curl.includes(service.token), 'the token stays out of the clipboard');
+    // The copied command works as pasted into a shell (where curl is installed).
+    if (spawnSync('curl', ['--version']).status === 0) {
+      const dir = mkdtempSync(join(tmpdir(), 'studio-curl-'));
+      const ran = spawnSync('bash', ['-c', curl], { cwd: dir, env: { ...process.env, DOCRENDER_TOKEN: service.token }, encoding: 'utf8' });
+      assert.equal(ran.status, 0, ran.stderr);
+      const fromCurl = await readPdf(new Uint8Array(readFileSync(join(dir, 'document.pdf'))));
+      assert.match(fromCurl.text.join(' '), /Zebrafish/);
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    // Rename (a dialog, keyboard only): the name is saved, the other edits stay unsaved.
+    await page.focus('#rename');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#rename-dialog[open]');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyA');
+    await page.keyboard.up('Control');
+    await page.keyboard.type('Studio e2e invoice v2');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /^Renamed/.test(document.querySelector('#action-status')?.textContent ?? ''));
+    assert.equal(await page.$eval('#template-name', (element) => (element as HTMLInputElement).value), 'Studio e2e invoice v2');
+    assert.equal(await page.$eval('#dirty', (element) => (element as HTMLElement).hidden), false, 'the HTML and data are still unsaved');
+    assert.equal(((await (await service.request(`/v1/templates/${id}`)).json()) as { name: string }).name, 'Studio e2e invoice v2');
+
+    // Save (Ctrl+S), then reload: the change is there.
+    await page.focus('#template-name');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyS');
+    await page.keyboard.up('Control');
+    await page.waitForFunction(() => /^Saved/.test(document.querySelector('#action-status')?.textContent ?? ''));
+    assert.equal(await page.$eval('#dirty', (element) => (element as HTMLElement).hidden), true);
+    await page.reload({ waitUntil: 'networkidle0' });
+    await page.waitForSelector(`.template-open[data-id="${id}"]`);
+    assert.match(await page.$eval(`.template-open[data-id="${id}"]`, (element) => element.textContent ?? ''), /Studio e2e invoice v2/);
+    await page.click(`.template-open[data-id="${id}"]`);
+    await waitForPreviewText(page, ['Zebrafish', 'Quokka']);
+    assert.match(await editorText(page, '#html-editor'), /Invoice Zebrafish for \{\{customer\}\}/);
+    assert.deepEqual(JSON.parse(await editorText(page, '#data-editor')), { customer: 'Quokka Ltd', total: 1234 });
+    assert.equal(await page.$eval('#opt-pdf-format', (element) => (element as HTMLSelectElement).value), 'a5');
+    await shot(page, 'editor');
+
+    // Render through the API (sync): the file opened is the preview's content, on A5.
+    await page.click('#render-sync');
+    await page.waitForSelector('#file-link', { timeout: 30_000 }).catch(async (error: unknown) => {
+      throw new Error(`no file link: ${await page.$eval('#action-status', (element) => element.textContent)}`, { cause: error });
+    });
+    const fileUrl = await page.$eval('#file-link', (element) => (element as HTMLAnchorElement).href);
+    const file = await readPdf(new Uint8Array(await (await fetch(fileUrl)).arrayBuffer()));
+    const fileText = file.text.join(' ');
+    for (const word of ['Invoice', 'Zebrafish', 'Quokka', '1234']) {
+      assert.ok(fileText.includes(word), `the rendered file has "${word}"`);
+      assert.ok(previewText.includes(word), `the preview had "${word}"`);
+    }
+    // A5 is 5.83 × 8.27 in; Chromium rounds to whole CSS pixels.
+    assert.ok(Math.abs((file.pages[0]?.width ?? 0) - 5.83) < 0.02 && Math.abs((file.pages[0]?.height ?? 0) - 8.27) < 0.02, JSON.stringify(file.pages[0]));
+
+    // Delete, after confirming.
+    await page.click('#delete');
+    await page.waitForSelector('#delete-dialog[open]');
+    assert.match(await page.$eval('#delete-name', (element) => element.textContent ?? ''), /Studio e2e invoice v2/);
+    await page.click('#delete-form button[type=submit]');
+    await page.waitForFunction(() => /^Deleted/.test(document.querySelector('#action-status')?.textContent ?? ''));
+    await page.waitForSelector(`.template-open[data-id="${id}"]`, { hidden: true });
+    assert.equal((await service.request(`/v1/templates/${id}`)).status, 404);
+
+    // Forget: the token leaves the tab.
+    await page.click('#forget');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('docrender.token')), null);
+    assert.equal(await page.$eval('#workspace', (element) => (element as HTMLElement).hidden), true);
+    await page.close();
+
+    assert.deepEqual(problems, []);
+    assert.deepEqual(foreign, []);
+  });
+
+  it('pages the template list, newest first, 20 a page', async () => {
+    // Prepare: 21 templates of a fresh account
+    const account = (await service.tokens('create')).stdout.trim();
+    for (let i = 1; i <= 21; i++) {
+      const created = await service.request('/v1/templates', { token: account, json: { name: `Paged ${String(i).padStart(2, '0')}` } });
+      assert.equal(created.status, 201);
+    }
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', account);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.template-open');
+    const names = () => page.$$eval('.template-open .template-name', (elements) => elements.map((element) => element.textContent));
+
+    // Act and assess
+    const first = await names();
+    assert.equal(first.length, 20);
+    assert.equal(first[0], 'Paged 21');
+    assert.equal(await page.$eval('#prev-page', (element) => (element as HTMLButtonElement).disabled), true);
+    await page.click('#next-page');
+    await page.waitForFunction(() => document.querySelector('#page-number')?.textContent === 'Page 2');
+    assert.deepEqual(await names(), ['Paged 01']);
+    assert.equal(await page.$eval('#next-page', (element) => (element as HTMLButtonElement).disabled), true);
+    await page.click('#prev-page');
+    await page.waitForFunction(() => document.querySelector('#page-number')?.textContent === 'Page 1');
+    await page.close();
+    assert.deepEqual(problems, []);
+  });
+
+  it('previews an IMAGE template inline with its screenshot options, pixels as rendered', async () => {
+    // Prepare: an IMAGE template painting the page a known colour
+    const html = '<html><body style="margin:0;background:#ff6600"><h1>Orange</h1></body></html>';
+    const created = (await (
+      await service.request('/v1/templates', {
+        json: { name: 'Studio e2e card', output: 'IMAGE', variables: { page: { htmlTemplate: Buffer.from(html).toString('base64') }, screenshot: { viewport: { width: 400, height: 300 } } } },
+      })
+    ).json()) as { id: string };
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', service.token);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+
+    // Act
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    await page.waitForSelector('#preview img.preview-image', { timeout: 30_000 });
+
+    // Assess: the image is the render (its size, its colour), the form shows the screenshot options only
+    const seen = await page.$eval('#preview img.preview-image', (element) => {
+      const image = element as HTMLImageElement;
+      const canvas = document.createElement('canvas');
+      canvas.width = image.naturalWidth;
+      canvas.height = image.naturalHeight;
+      const context = canvas.getContext('2d');
+      context?.drawImage(image, 0, 0);
+      return { width: image.naturalWidth, height: image.naturalHeight, pixel: [...(context?.getImageData(200, 250, 1, 1).data ?? [])] };
+    });
+    assert.deepEqual(seen, { width: 400, height: 300, pixel: [255, 102, 0, 255] });
+    assert.match(await page.$eval('#preview-status', (element) => element.textContent ?? ''), /400×300 PNG/);
+    assert.equal(await page.$eval('#opt-screenshot-viewport-width', (element) => (element as HTMLInputElement).value), '400');
+    assert.equal(await page.$eval('fieldset[data-group="screenshot"]', (element) => (element as HTMLElement).hidden), false);
+    assert.equal(await page.$eval('fieldset[data-group="pdf"]', (element) => (element as HTMLElement).hidden), true);
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
+  it("shows why a template's page could not be loaded, next to page.url", async () => {
+    // Prepare: a template that renders a URL nothing listens on (loopback is allowed to this test service)
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`;
+    await new Promise((resolve) => closed.close(resolve));
+    const created = (await (
+      await service.request('/v1/templates', { json: { name: 'Studio e2e dead link', variables: { page: { url: deadUrl } } } })
+    ).json()) as { id: string };
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems, expect } = watchProblems(page);
+    expect(400);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', service.token);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+
+    // Act
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    await page.waitForFunction(() => !(document.querySelector('#preview-error') as HTMLElement).hidden, { timeout: 30_000 });
+
+    // Assess: the URL is in the generated form, the editor is empty, the reason is shown twice over
+    assert.equal(await page.$eval('#opt-page-url', (element) => (element as HTMLInputElement).value), deadUrl);
+    assert.equal(await editorText(page, '#html-editor'), '');
+    assert.match(await page.$eval('#preview-error', (element) => element.textContent ?? ''), /could not be loaded: .*ERR_CONNECTION_REFUSED/);
+    assert.match(await page.$eval('[data-error-for="page.url"]', (element) => element.textContent ?? ''), /ERR_CONNECTION_REFUSED/);
+    await shot(page, 'navigation-error');
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
+  it('shows a 429 clearly when the token is over its rate', async () => {
+    // Prepare: a token allowed one request a second
+    const slow = (await service.tokens('create', '--rate', '1')).stdout.trim();
+    const page = await browser.newPage();
+    const { problems, expect } = watchProblems(page);
+    expect(429);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+
+    // Act: spend the window's one request, then use the token in the page (again if a window edge fell between).
+    let status = '';
+    for (let attempt = 0; attempt < 5 && !/429/.test(status); attempt++) {
+      await service.request('/v1/usage', { token: slow });
+      await page.type('#token', slow);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => !/Checking/.test(document.querySelector('#token-status')?.textContent ?? ''));
+      status = await page.$eval('#token-status', (element) => element.textContent ?? '');
+    }
+    await shot(page, 'rate-limited');
+
+    // Assess
+    assert.match(status, /Too many requests \(429\).*try again in \d+ s/);
+    assert.equal(await page.$eval('#token-status', (element) => element.getAttribute('data-tone')), 'error');
+    assert.equal(await page.$eval('#workspace', (element) => (element as HTMLElement).hidden), true);
+
+    // Act: the token accepted (a new window), the template list right after it is the window's second request
+    let banner = '';
+    for (let attempt = 0; attempt < 5 && !/429/.test(banner); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await page.type('#token', slow);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => !(document.querySelector('#banner') as HTMLElement).hidden || document.querySelector('.template-list li') !== null, { timeout: 10_000 });
+      banner = await page.$eval('#banner', (element) => ((element as HTMLElement).hidden ? '' : (element.textContent ?? '')));
+    }
+    await shot(page, 'rate-limited-banner');
+
+    // Assess: said at the top of the page, where it is seen whatever is being done
+    assert.match(banner, /Too many requests \(429\).*try again in \d+ s/);
+
+    // Retry, a window later: the list comes and the warning goes
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await page.click('#template-list button');
+    await page.waitForFunction(() => /No templates yet/.test(document.querySelector('#template-list')?.textContent ?? ''), { timeout: 10_000 });
+    assert.equal(await page.$eval('#banner', (element) => (element as HTMLElement).hidden), true);
+    await page.close();
+    assert.deepEqual(problems, []);
+  });
+});
