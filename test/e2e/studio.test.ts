@@ -56,9 +56,9 @@ function watchProblems(page: Page): { problems: string[]; expect: (...statuses: 
 }
 
 /**
- * Replaces a CodeMirror editor's text as a person does: select all, paste.
- * (Chromium's own insertText into a contenteditable writes style attributes
- * the page's CSP refuses; CodeMirror handles a paste itself.)
+ * Replaces a CodeMirror editor's text as a person does: select all, paste,
+ * then a character typed and taken back, so typing under the strict CSP is
+ * exercised too (a refused style would show as a console error).
  */
 async function setEditor(page: Page, selector: string, text: string): Promise<void> {
   await page.click(`${selector} .cm-content`);
@@ -74,6 +74,8 @@ async function setEditor(page: Page, selector: string, text: string): Promise<vo
     },
     text,
   );
+  await page.keyboard.type(' ');
+  await page.keyboard.press('Backspace');
 }
 
 async function editorText(page: Page, selector: string): Promise<string> {
