@@ -59,6 +59,7 @@ async function warmAdblock(): Promise<void> {
  */
 export function createRenderer(options: RendererOptions): Renderer {
   const { mode } = options;
+  const rendersPerBrowser = options.rendersPerBrowser ?? RENDERS_PER_BROWSER;
   let slot: BrowserSlot | undefined;
   let launching: Promise<BrowserSlot> | undefined;
   let closed = false;
@@ -84,7 +85,7 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const browserSlot = (): Promise<BrowserSlot> => {
     if (closed) return Promise.reject(new RenderError('The renderer is closed'));
-    if (slot?.launched.browser.connected && slot.served < RENDERS_PER_BROWSER) return Promise.resolve(slot);
+    if (slot?.launched.browser.connected && slot.served < rendersPerBrowser) return Promise.resolve(slot);
     if (slot && slot.active > 0 && slot.launched.browser.connected) {
       // Worn out but still rendering: it goes when its last render ends (see run's finally).
       slot = undefined;
@@ -241,7 +242,7 @@ export function createRenderer(options: RendererOptions): Renderer {
       if (!timedOut && s && session) release(s, session);
       if (s) {
         s.active -= 1;
-        if (s.served >= RENDERS_PER_BROWSER && s.active === 0) {
+        if (s.served >= rendersPerBrowser && s.active === 0) {
           // Its session is closing with it; the replacement launches now rather than in the next render.
           retire(s);
           if (!closed) void browserSlot().then(prepareSpare, noop);
