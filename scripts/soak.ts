@@ -67,6 +67,8 @@ type Snapshot = {
   rssMiB: number;
   /** Proportional set size summed: shared pages split between their processes, so counted once. */
   pssMiB: number;
+  /** PSS of Chromium's processes alone (the rest is node: npm start, the emulators, the instances). */
+  chromiumPssMiB: number;
   processes: number;
   chromiumProcesses: number;
   nodeFds: number;
@@ -85,15 +87,19 @@ function readOr(path: string, fallback = ''): string {
 }
 
 function snapshot(rootPid: number, tmp: string): Snapshot {
-  const s: Snapshot = { rssMiB: 0, pssMiB: 0, processes: 0, chromiumProcesses: 0, nodeFds: 0, chromiumFds: 0, deletedFds: 0, tmpEntries: 0 };
+  const s: Snapshot = { rssMiB: 0, pssMiB: 0, chromiumPssMiB: 0, processes: 0, chromiumProcesses: 0, nodeFds: 0, chromiumFds: 0, deletedFds: 0, tmpEntries: 0 };
   for (const pid of processTree(rootPid)) {
     const status = readOr(`/proc/${pid}/status`);
     if (!status) continue;
     s.processes += 1;
     s.rssMiB += Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024;
-    s.pssMiB += Number(/^Pss:\s+(\d+) kB/m.exec(readOr(`/proc/${pid}/smaps_rollup`))?.[1] ?? 0) / 1024;
+    const pss = Number(/^Pss:\s+(\d+) kB/m.exec(readOr(`/proc/${pid}/smaps_rollup`))?.[1] ?? 0) / 1024;
+    s.pssMiB += pss;
     const chromium = /chrom/i.test(readOr(`/proc/${pid}/cmdline`).split('\0')[0] ?? '');
-    if (chromium) s.chromiumProcesses += 1;
+    if (chromium) {
+      s.chromiumProcesses += 1;
+      s.chromiumPssMiB += pss;
+    }
     let fds: string[] = [];
     try {
       fds = readdirSync(`/proc/${pid}/fd`);
@@ -113,6 +119,7 @@ function snapshot(rootPid: number, tmp: string): Snapshot {
   s.tmpEntries = readdirSync(tmp).length;
   s.rssMiB = Math.round(s.rssMiB);
   s.pssMiB = Math.round(s.pssMiB);
+  s.chromiumPssMiB = Math.round(s.chromiumPssMiB);
   return s;
 }
 
@@ -123,7 +130,7 @@ function percentile(values: number[], p: number): number {
 }
 
 const line = (label: string, s: Snapshot) =>
-  `${label.padEnd(14)} RSS ${String(s.rssMiB).padStart(5)} MiB (PSS ${String(s.pssMiB).padStart(5)})  processes ${String(s.processes).padStart(3)} (Chromium ${String(s.chromiumProcesses).padStart(3)})  ` +
+  `${label.padEnd(14)} RSS ${String(s.rssMiB).padStart(5)} MiB (PSS ${String(s.pssMiB).padStart(5)}, Chromium ${String(s.chromiumPssMiB).padStart(5)})  processes ${String(s.processes).padStart(3)} (Chromium ${String(s.chromiumProcesses).padStart(3)})  ` +
   `fds node ${String(s.nodeFds).padStart(4)} Chromium ${String(s.chromiumFds).padStart(4)} deleted ${String(s.deletedFds).padStart(3)}  tmp entries ${s.tmpEntries}`;
 
 async function main(): Promise<void> {

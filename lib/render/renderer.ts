@@ -35,9 +35,11 @@ const noop = () => undefined;
  * deleted shared-memory files of the contexts it has closed (about 0.7 per
  * render, measured by `npm run soak`), which would exhaust Lambda's 1,024
  * descriptors in a container that lives for hours. The replacement starts
- * as soon as the last render on the old browser has ended.
+ * as soon as the last render on the old browser has ended; its launch lands
+ * on the next render (~0.3 s), so often enough that every stretch of renders
+ * pays it alike (Gotenberg restarts after 10).
  */
-const RENDERS_PER_BROWSER = 100;
+const RENDERS_PER_BROWSER = 50;
 
 /** Loads the filter lists and runs one lookup of each kind: the first one builds indexes (~0.5 s). */
 async function warmAdblock(): Promise<void> {
