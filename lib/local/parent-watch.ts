@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 type Watched = { pid: number; start: string | undefined };
 
@@ -34,14 +35,18 @@ function lifecycleOf(pid: number): string | undefined {
 /**
  * The processes this one was started through: its parent and, when run by
  * `npm start`, every launcher in between (the shell, tsx's CLI) up to npm
- * itself. npm's launchers outlive npm when it is killed outright (SIGKILL),
+ * itself (`entry`, the script file, is what npm was asked to run). npm's
+ * launchers outlive npm when it is killed outright (SIGKILL),
  * so watching only the direct parent (tsx) would miss it. Recognised by the
  * script npm set in their environment; npm's own parent is not watched, so
  * `nohup npm start &` outlives its shell as before.
  */
-export function launcherChain(pid = process.pid, env: NodeJS.ProcessEnv = process.env): number[] {
+export function launcherChain(pid = process.pid, env: NodeJS.ProcessEnv = process.env, entry = process.argv[1] ?? ''): number[] {
   const chain: number[] = [];
-  const script = env.npm_lifecycle_script ? `npm_lifecycle_script=${env.npm_lifecycle_script}` : undefined;
+  // Only when npm ran this very file: a process merely inheriting an npm script's environment (a test
+  // runner started by npm test) watches its parent alone.
+  const ranByNpm = entry !== '' && env.npm_lifecycle_script?.includes(basename(entry));
+  const script = ranByNpm ? `npm_lifecycle_script=${env.npm_lifecycle_script}` : undefined;
   let current = parentOf(pid) ?? process.ppid;
   for (;;) {
     chain.push(current);

@@ -36,7 +36,7 @@ const noop = () => undefined;
  * render, measured by `npm run soak`), which would exhaust Lambda's 1,024
  * descriptors in a container that lives for hours. The replacement starts
  * as soon as the last render on the old browser has ended; its launch lands
- * on the next render (~0.3 s), so often enough that every stretch of renders
+ * on the next render (one Chromium launch), so often enough that every stretch of renders
  * pays it alike (Gotenberg restarts after 10).
  */
 const RENDERS_PER_BROWSER = 50;

@@ -176,7 +176,7 @@ describe('stopping npm start during a burst leaves nothing running', () => {
     // tsx's CLI runs the script in a child node process, started with its loader.
     const servicePid = processesOf(run.marker).find(({ cmd }) => cmd.includes('scripts/start.ts') && /--(import|require)/.test(cmd))?.pid;
     assert.ok(servicePid, 'npm start\'s node process was found');
-    assert.ok(launcherChain(servicePid, { npm_lifecycle_script: 'tsx scripts/start.ts' }).includes(run.child.pid as number), 'npm is watched');
+    assert.ok(launcherChain(servicePid, { npm_lifecycle_script: 'tsx scripts/start.ts' }, 'scripts/start.ts').includes(run.child.pid as number), 'npm is watched');
 
     // Act: npm dies; the shell and tsx's CLI it started live on
     run.child.kill('SIGKILL');
