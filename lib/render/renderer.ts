@@ -114,7 +114,8 @@ export function createRenderer(options: RendererOptions): Renderer {
   };
 
   const prepareSpare = (s: BrowserSlot) => {
-    if (closed || s.spare || slot !== s || !s.launched.browser.connected) return;
+    // A worn browser gets no spare: it is replaced once its renders end.
+    if (closed || s.spare || slot !== s || !s.launched.browser.connected || s.served >= rendersPerBrowser) return;
     s.spare = s.sessions.open({ cookieConsent: expectCookieConsent }).catch(() => undefined);
   };
 
