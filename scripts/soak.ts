@@ -143,7 +143,10 @@ async function main(): Promise<void> {
     '/article': html(ARTICLE),
     '/hook': (_req, res, body) => {
       res.writeHead(204).end();
-      const { id, status } = JSON.parse(body) as { id: string; status: string };
+      const parsed = JSON.parse(body) as { id: string; status: string; error?: { code: string; message: string } };
+      const { id } = parsed;
+      // A failed job's reason comes with its status, for the report.
+      const status = parsed.error ? `${parsed.status} ${parsed.error.code}: ${parsed.error.message}` : parsed.status;
       const waiter = waiters.get(id);
       if (waiter) waiter(status);
       else early.set(id, status);
