@@ -63,6 +63,7 @@ async function start(how: 'npm' | 'direct', stacksDir: string): Promise<Run> {
     if (baseUrl && token) return { child, baseUrl, token, marker, output: () => out };
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
+      rmSync(marker, { recursive: true, force: true });
       assert.fail(`npm start did not print its banner:\n${out}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
