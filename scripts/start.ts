@@ -13,6 +13,7 @@ import { createHttpApi } from '../lib/local/http-api.js';
 import { createLambdaRuntime } from '../lib/local/lambda-runtime.js';
 import { emulatorEnvironment } from '../lib/local/local-endpoints.js';
 import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../lib/local/local-aws.js';
+import { watchLaunchers } from '../lib/local/parent-watch.js';
 import { signalAll } from '../lib/local/process-tree.js';
 import { startSchedules } from '../lib/local/schedules.js';
 import { startSqsPollers } from '../lib/local/sqs-poller.js';
@@ -251,11 +252,9 @@ function handleSignals(cleanups: (() => Promise<unknown> | unknown)[]): void {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
   process.on('SIGHUP', () => void stop());
-  // Whoever started npm start is gone (a closed terminal, a killed test runner): stop too, taking every instance along.
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) void stop();
-  }, PARENT_CHECK_MS).unref();
+  // Whoever started npm start is gone (a closed terminal, a killed test runner, npm itself killed outright):
+  // stop too, taking every instance along.
+  watchLaunchers(() => void stop(), PARENT_CHECK_MS);
   process.on('unhandledRejection', (reason) => {
     console.error(`Unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   });

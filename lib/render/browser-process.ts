@@ -99,6 +99,9 @@ export async function launchBrowser(options: { mode: ChromiumMode; executablePat
       headless: 'shell',
       args: [...chromiumArgs(chromium.args, options.mode), ...options.egress.chromiumArgs],
       userDataDir,
+      // With --disable-dev-shm-usage Chromium's shared memory is files in TMPDIR, unlinked once mapped; a browser
+      // killed in between leaves them behind. In the profile directory they are deleted with it.
+      env: { ...process.env, TMPDIR: userDataDir },
       // A pipe dies with the process, so a killed browser is noticed at once.
       pipe: true,
       timeout: 20_000,

@@ -13,6 +13,9 @@ type BrowserSlot = {
   launched: LaunchedBrowser;
   sessions: SessionFactory;
   spare: Promise<PageSession | undefined> | undefined;
+  /** Renders given this browser so far, and those still running in it. */
+  served: number;
+  active: number;
 };
 
 /** A render that starts within this long of the previous one's end is part of a run of back-to-back requests. */
@@ -25,6 +28,18 @@ const RECOVERY_MS = 2_000;
 const WIPE_MS = 5_000;
 
 const noop = () => undefined;
+
+/**
+ * Renders one browser serves before it is replaced (as Gotenberg restarts
+ * Chromium after N conversions): its browser process keeps descriptors on
+ * deleted shared-memory files of the contexts it has closed (about 0.7 per
+ * render, measured by `npm run soak`), which would exhaust Lambda's 1,024
+ * descriptors in a container that lives for hours. The replacement starts
+ * as soon as the last render on the old browser has ended; its launch lands
+ * on the next render (one Chromium launch), so often enough that every stretch of renders
+ * pays it alike (Gotenberg restarts after 10).
+ */
+const RENDERS_PER_BROWSER = 50;
 
 /** Loads the filter lists and runs one lookup of each kind: the first one builds indexes (~0.5 s). */
 async function warmAdblock(): Promise<void> {
@@ -46,6 +61,7 @@ async function warmAdblock(): Promise<void> {
  */
 export function createRenderer(options: RendererOptions): Renderer {
   const { mode } = options;
+  const rendersPerBrowser = options.rendersPerBrowser ?? RENDERS_PER_BROWSER;
   let slot: BrowserSlot | undefined;
   let launching: Promise<BrowserSlot> | undefined;
   let closed = false;
@@ -71,12 +87,17 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const browserSlot = (): Promise<BrowserSlot> => {
     if (closed) return Promise.reject(new RenderError('The renderer is closed'));
-    if (slot?.launched.browser.connected) return Promise.resolve(slot);
-    if (slot) retire(slot);
+    if (slot?.launched.browser.connected && slot.served < rendersPerBrowser) return Promise.resolve(slot);
+    if (slot && slot.active > 0 && slot.launched.browser.connected) {
+      // Worn out but still rendering: it goes when its last render ends (see run's finally).
+      slot = undefined;
+    } else if (slot) {
+      retire(slot);
+    }
     launching ??= (async () => {
       const egress = await (options.egress ?? sharedEgressProxy)();
       const launched = await launchBrowser(options.executablePath ? { mode, egress, executablePath: options.executablePath } : { mode, egress });
-      const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spare: undefined };
+      const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spare: undefined, served: 0, active: 0 };
       if (closed) {
         launched.kill();
         throw new RenderError('The renderer is closed');
@@ -93,7 +114,8 @@ export function createRenderer(options: RendererOptions): Renderer {
   };
 
   const prepareSpare = (s: BrowserSlot) => {
-    if (closed || s.spare || slot !== s || !s.launched.browser.connected) return;
+    // A worn browser gets no spare: it is replaced once its renders end.
+    if (closed || s.spare || slot !== s || !s.launched.browser.connected || s.served >= rendersPerBrowser) return;
     s.spare = s.sessions.open({ cookieConsent: expectCookieConsent }).catch(() => undefined);
   };
 
@@ -156,11 +178,17 @@ export function createRenderer(options: RendererOptions): Renderer {
     let s: BrowserSlot | undefined;
     let session: PageSession | undefined;
     let timedOut = false;
+    const claim = (next: BrowserSlot) => {
+      if (s) s.active -= 1;
+      s = next;
+      next.active += 1;
+      next.served += 1;
+    };
 
     const work = (async () => {
       await within(pending, deadline.remaining(), undefined);
       let current = await browserSlot();
-      s = current;
+      claim(current);
       let opened: PageSession;
       try {
         opened = await takeSession(current);
@@ -168,7 +196,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         // A browser that cannot open a page is broken: replace it once before giving up.
         retire(current);
         current = await browserSlot();
-        s = current;
+        claim(current);
         opened = await current.sessions.open();
       }
       if (timedOut) {
@@ -215,6 +243,14 @@ export function createRenderer(options: RendererOptions): Renderer {
       lastReleasedAt = Date.now();
       clearTimeout(timer);
       if (!timedOut && s && session) release(s, session);
+      if (s) {
+        s.active -= 1;
+        if (s.served >= rendersPerBrowser && s.active === 0) {
+          // Its session is closing with it; the replacement launches now rather than in the next render.
+          retire(s);
+          if (!closed) void browserSlot().then(prepareSpare, noop);
+        }
+      }
     }
   };
 

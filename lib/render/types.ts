@@ -35,4 +35,6 @@ export type RendererOptions = {
    * shared proxy, with the `ALLOW_PRIVATE_HOSTS` policy. Tests pass their own.
    */
   egress?: () => Promise<EgressProxy>;
+  /** Renders one browser serves before it is replaced (default 50: see renderer.ts). */
+  rendersPerBrowser?: number;
 };
