@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     const maxInstances = positive('--instances', values.instances);
     const idleSeconds = positive('--idle-seconds', values['idle-seconds']);
     await ensureLayerFonts();
+    await ensureChromiumUnpacked();
     const local = await startLocalAws({
       file: values.config,
       stage: values.stage,
@@ -206,6 +207,19 @@ async function ensureLayerFonts(): Promise<void> {
   } finally {
     rmSync(temporary, { recursive: true, force: true });
   }
+}
+
+/**
+ * Unpacks the bundled Chromium into the temporary directory the instances
+ * share, once, before any of them starts: on Lambda every instance has a
+ * /tmp of its own, here they share one, and two instances cold-starting at
+ * once (a first /v1/pdf and /v1/screenshot together) would both unpack into
+ * it and one would fail to launch a half-written binary.
+ */
+async function ensureChromiumUnpacked(): Promise<void> {
+  if (process.env.CHROMIUM_PATH) return;
+  const { default: chromium } = await import('@sparticuz/chromium');
+  await chromium.executablePath();
 }
 
 /** The tables the token CLI needs, as the functions see them. */
