@@ -15,9 +15,6 @@ type BrowserSlot = {
   spare: Promise<PageSession | undefined> | undefined;
 };
 
-/** A render that starts within this long of the previous one's end is part of a run of back-to-back requests. */
-const BACK_TO_BACK_MS = 50;
-
 /** How long closing what a timed-out render left behind may take before the browser is killed instead. */
 const RECOVERY_MS = 2_000;
 
@@ -53,10 +50,6 @@ export function createRenderer(options: RendererOptions): Renderer {
   let pending: Promise<void> = Promise.resolve();
   // Under --single-process all pages share one context, so renders take turns.
   let turn: Promise<unknown> = Promise.resolve();
-  /** Renders in flight, this one included once it has started. */
-  let rendering = 0;
-  /** When the last render ended: a request that comes right after finds the machine still busy. */
-  let lastReleasedAt = 0;
   /** Whether the spare should come with the cookie-banner hook: the last render wanted one. */
   let expectCookieConsent = false;
 
@@ -100,11 +93,14 @@ export function createRenderer(options: RendererOptions): Renderer {
   const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
     const spare = s.spare;
     s.spare = undefined;
-    // Opening a session costs a renderer process start (~70 ms of CPU). The next one is prepared when
-    // this render is done, so that it does not compete with it; but when other renders are in flight,
-    // or requests follow each other without a pause, the next request will come before that: start
-    // it now, alongside this render.
-    if (rendering > 1 || Date.now() - lastReleasedAt < BACK_TO_BACK_MS) prepareSpare(s);
+    // The next render's session is opened now, alongside this render, not after the answer: on
+    // Lambda the process tree is frozen as soon as the handler returns, so work left for "after"
+    // would only run at the start of the next invocation, on its critical path. Opening a session
+    // is mostly Chromium starting a renderer process, in its own process, while this render waits
+    // on its page; by the time this answer is sent the next session is (nearly) ready.
+    // Under --single-process the spare would share the default context with this render's page,
+    // so there it is opened once this render's state has been wiped (see release).
+    if (mode === 'multi-process') prepareSpare(s);
     const session = spare ? await spare : undefined;
     if (session && s.launched.browser.connected) return session;
     return s.sessions.open();
@@ -113,7 +109,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   /** Closes a finished render's session; single-process renders also wipe what the page stored. */
   const release = (s: BrowserSlot, session: PageSession) => {
     if (mode === 'multi-process') {
-      // Off the critical path, after the answer; the spare first, so that it is ready sooner.
+      // The spare is normally under way already (takeSession); this opens one if that failed.
       // A context that will not close means a browser in trouble.
       prepareSpare(s);
       void within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
@@ -150,7 +146,6 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const run = async (input: RenderInput, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
-    rendering += 1;
     expectCookieConsent = wantsCookieConsent(input.page);
     const timings: Record<string, number> = {};
     let s: BrowserSlot | undefined;
@@ -211,8 +206,6 @@ export function createRenderer(options: RendererOptions): Renderer {
       if (error instanceof ServiceError) throw error;
       throw new RenderError('Rendering failed', { cause: error });
     } finally {
-      rendering -= 1;
-      lastReleasedAt = Date.now();
       clearTimeout(timer);
       if (!timedOut && s && session) release(s, session);
     }
