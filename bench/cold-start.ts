@@ -16,7 +16,7 @@ export type ColdRun = { side: ColdSide; unpacked: boolean; totalMs: number; phas
 
 /**
  * Bundles the two cold-start entry points the way serverless.yml bundles the
- * functions (esbuild, ESM, Chromium and autoconsent left as packages), so a
+ * functions (esbuild, ESM, minified, Chromium and autoconsent left as packages), so a
  * cold start loads one file, as on Lambda, rather than compiling TypeScript.
  */
 export async function buildColdStartBundles(): Promise<void> {
@@ -28,6 +28,10 @@ export async function buildColdStartBundles(): Promise<void> {
     platform: 'node',
     format: 'esm',
     target: 'node22',
+    // As serverless.yml's custom.esbuild: minified, tree-shaken, names kept.
+    minify: true,
+    keepNames: true,
+    treeShaking: true,
     outdir: BUILD_DIR,
     outExtension: { '.js': '.mjs' },
     banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },

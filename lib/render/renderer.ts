@@ -221,11 +221,12 @@ export function createRenderer(options: RendererOptions): Renderer {
     },
 
     async warm() {
-      // The filter lists load alongside, not in the way: the first render waits for them only if
-      // its page makes requests (a URL does; HTML often does not).
-      void warmAdblock();
       const s = await browserSlot();
       prepareSpare(s);
+      // The filter lists load once the browser is up, not in the way of its launch (on a fresh
+      // container that includes unpacking Chromium): the first render waits for them only if its
+      // page makes requests (a URL does; HTML often does not).
+      void warmAdblock();
       await s.spare;
     },
 
