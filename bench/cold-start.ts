@@ -45,7 +45,7 @@ export async function buildColdStartBundles(): Promise<void> {
  * @sparticuz/chromium unpacks its binary there as on a new Lambda container
  * (without touching /tmp/chromium, which other processes may be using).
  */
-export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<string, string>): Promise<ColdRun> {
+export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<ColdRun> {
   let freshTmp: string | undefined;
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!unpacked) {
@@ -55,6 +55,7 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
   const script = join(BUILD_DIR, side === 'service' ? 'cold-handler.mjs' : 'cold-bare.mjs');
   const started = performance.now();
   const child = spawn(process.execPath, [script], { cwd: root, env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  if (child.pid !== undefined) onSpawn?.(child.pid);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   try {
