@@ -1,11 +1,9 @@
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
 import { sharedEgressProxy } from '../net/index.js';
 import { loadAdblockEngine } from './adblock.js';
-import { wantsCookieConsent } from './cookie-consent.js';
 import { launchBrowser, type LaunchedBrowser } from './browser-process.js';
 import { startDeadline, within, type Deadline } from './deadline.js';
-import { createSessionFactory, type PageSession, type SessionFactory } from './page-session.js';
-import { renderInSession } from './render-page.js';
+import type { PageSession, SessionFactory } from './page-session.js';
 import type { RenderInput, Renderer, RendererOptions, RenderResult } from './types.js';
 
 /** One launched browser and the session prepared for its next render. */
@@ -22,6 +20,22 @@ const RECOVERY_MS = 2_000;
 const WIPE_MS = 5_000;
 
 const noop = () => undefined;
+
+/**
+ * What renders and sets pages up, loaded once Chromium's process is started
+ * rather than before: a cold start spawns Chromium first and loads the rest
+ * (page set-up, schemas, templates, capture) while it boots.
+ */
+type RenderModules = {
+  createSessionFactory: typeof import('./page-session.js').createSessionFactory;
+  renderInSession: typeof import('./render-page.js').renderInSession;
+  wantsCookieConsent: typeof import('./cookie-consent.js').wantsCookieConsent;
+};
+let modules: Promise<RenderModules> | undefined;
+const renderModules = (): Promise<RenderModules> =>
+  (modules ??= Promise.all([import('./page-session.js'), import('./render-page.js'), import('./cookie-consent.js')]).then(
+    ([session, render, consent]) => ({ createSessionFactory: session.createSessionFactory, renderInSession: render.renderInSession, wantsCookieConsent: consent.wantsCookieConsent }),
+  ));
 
 /** Loads the filter lists and runs one lookup of each kind: the first one builds indexes (~0.5 s). */
 async function warmAdblock(): Promise<void> {
@@ -69,6 +83,13 @@ export function createRenderer(options: RendererOptions): Renderer {
     launching ??= (async () => {
       const egress = await (options.egress ?? sharedEgressProxy)();
       const launched = await launchBrowser(options.executablePath ? { mode, egress, executablePath: options.executablePath } : { mode, egress });
+      let createSessionFactory: RenderModules['createSessionFactory'];
+      try {
+        ({ createSessionFactory } = await renderModules());
+      } catch (error) {
+        launched.kill();
+        throw error;
+      }
       const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spare: undefined };
       if (closed) {
         launched.kill();
@@ -146,6 +167,7 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const run = async (input: RenderInput, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
+    const { renderInSession, wantsCookieConsent } = await renderModules();
     expectCookieConsent = wantsCookieConsent(input.page);
     const timings: Record<string, number> = {};
     let s: BrowserSlot | undefined;
