@@ -48,7 +48,7 @@ const context = {
   functionName: 'docrender-bench-pdf',
   functionVersion: '$LATEST',
   invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:docrender-bench-pdf',
-  memoryLimitInMB: '2048',
+  memoryLimitInMB: '1536',
   awsRequestId: 'cold-start',
   logGroupName: '/aws/lambda/docrender-bench-pdf',
   logStreamName: 'bench',

@@ -57,7 +57,7 @@ export const PRICES = {
   sqsRequest: 0.4 / 1e6,
 };
 /** Memory of the rendering functions in serverless.yml. */
-export const CONFIGURED_MEMORY_MB = 2048;
+export const CONFIGURED_MEMORY_MB = 1536;
 /** Cold starts per 1,000 renders assumed for the INIT share of the cost (traffic that keeps a few instances warm). */
 export const COLD_STARTS_PER_1000 = 10;
 
