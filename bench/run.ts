@@ -167,7 +167,7 @@ async function checkOutputs(bench: BenchService, scenarios: Scenario[]): Promise
 }
 
 /** The latency runs of one scenario: service, bare (fresh context) and optionally bare (reused page), in rotating order. */
-async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options): Promise<LatencyResult> {
+async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options, afterWarmup?: () => void): Promise<LatencyResult> {
   // serviceUnfrozen: the service let run between requests (not Lambda-like; the secondary row).
   type Side = 'service' | 'bare' | 'bareReused' | 'serviceUnfrozen';
   const sides: Side[] = scenario.reusedPageReference ? ['service', 'bare', 'bareReused', 'serviceUnfrozen'] : ['service', 'bare'];
@@ -188,6 +188,7 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
   };
   for (let i = 0; i < opts.warmup + opts.runs; i += 1) {
     const measured = i >= opts.warmup;
+    if (i === opts.warmup) afterWarmup?.();
     // Rotate who goes first, so that neither side always follows the other's leftovers.
     const order = sides.map((_, k) => sides[(k + i) % sides.length] as Side);
     for (const side of order) {
@@ -355,7 +356,11 @@ async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Opti
         const seen = bench.takeServerSide();
         const b = await bare.render(scenario.bare, 'context');
         await sleep(opts.pauseMs);
-        if (i === 0) continue;
+        // The warm-up call may have started a new instance (an idle one is stopped after 5 minutes): enrol it.
+        if (i === 0) {
+          cpu.enrol(bench, bare);
+          continue;
+        }
         service.push(s.ms);
         bareTimes.push(b.ms);
         for (const entry of seen) handler.push(entry.handler);
@@ -407,9 +412,10 @@ async function main(): Promise<void> {
       results.latency = [];
       for (const scenario of scenarios) {
         log(`Latency: ${scenario.title}`);
-        // New instances start on demand: enrol whatever exists now (the previous scenarios warmed them).
+        // New instances start on demand (an idle one is stopped after 5 minutes): enrol whatever
+        // exists now, and again once the warm-up has started any that were missing.
         cpu?.enrol(bench, bare);
-        const result = await measureLatency(bench, bare, scenario, opts);
+        const result = await measureLatency(bench, bare, scenario, opts, () => cpu?.enrol(bench, bare));
         results.latency.push(result);
         log(`  service ${result.service.median} ms, bare ${result.bare.median} ms`);
       }
