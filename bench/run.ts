@@ -414,8 +414,9 @@ async function main(): Promise<void> {
         log(`Latency: ${scenario.title}`);
         // New instances start on demand (an idle one is stopped after 5 minutes): enrol whatever
         // exists now, and again once the warm-up has started any that were missing.
-        cpu?.enrol(bench, bare);
-        const result = await measureLatency(bench, bare, scenario, opts, () => cpu?.enrol(bench, bare));
+        const running = service;
+        cpu?.enrol(running, bare);
+        const result = await measureLatency(running, bare, scenario, opts, () => cpu?.enrol(running, bare));
         results.latency.push(result);
         log(`  service ${result.service.median} ms, bare ${result.bare.median} ms`);
       }
