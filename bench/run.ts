@@ -448,8 +448,9 @@ async function main(): Promise<void> {
     process.stdout.write(printReport(results));
     process.stdout.write(`\nJSON: ${file}\n`);
   } finally {
-    cpu?.close();
     await Promise.allSettled([bench?.stop(), bare.stop(), pages.close()]);
+    // After the processes are gone: a group with a process still inside cannot be removed.
+    cpu?.close();
   }
 }
 
