@@ -6,11 +6,18 @@
  * validation, render). Reports its phases to the parent over IPC, in
  * milliseconds since the process started.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { handler } from '../functions/pdf.js';
-import { renderDeps } from '../lib/render-app.js';
 import { SMALL_HTML } from './pages.js';
 
+// INIT phases: Chromium's process started (the first child process), then the module (INIT) done.
+let spawned = Number.NaN;
+subscribe('child_process', () => {
+  if (Number.isNaN(spawned)) spawned = performance.now();
+});
+// Imported here, not statically, so that the subscription above sees the launch.
+const { handler } = await import('../functions/pdf.js');
+const { renderDeps } = await import('../lib/render-app.js');
 const loaded = performance.now();
 const body = JSON.stringify({ page: { html: Buffer.from(SMALL_HTML).toString('base64') } });
 const now = new Date();
@@ -41,7 +48,7 @@ const context = {
   functionName: 'docrender-bench-pdf',
   functionVersion: '$LATEST',
   invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:docrender-bench-pdf',
-  memoryLimitInMB: '2048',
+  memoryLimitInMB: '1536',
   awsRequestId: 'cold-start',
   logGroupName: '/aws/lambda/docrender-bench-pdf',
   logStreamName: 'bench',
@@ -54,10 +61,10 @@ const context = {
 const result = (await handler(event, context)) as { statusCode: number; body?: string } | undefined;
 const rendered = performance.now();
 process.send?.({
-  phases: { loaded, rendered },
+  phases: { chromiumSpawned: spawned, initDone: loaded, rendered },
   status: result?.statusCode ?? 0,
   bytes: result?.body ? Buffer.byteLength(result.body, 'base64') : 0,
   error: result && result.statusCode !== 200 ? result.body : undefined,
 });
-await renderDeps().renderer.close();
+await (await renderDeps()).renderer.close();
 process.exit(0);

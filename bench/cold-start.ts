@@ -16,7 +16,7 @@ export type ColdRun = { side: ColdSide; unpacked: boolean; totalMs: number; phas
 
 /**
  * Bundles the two cold-start entry points the way serverless.yml bundles the
- * functions (esbuild, ESM, Chromium and autoconsent left as packages), so a
+ * functions (esbuild, ESM, minified, Chromium and autoconsent left as packages), so a
  * cold start loads one file, as on Lambda, rather than compiling TypeScript.
  */
 export async function buildColdStartBundles(): Promise<void> {
@@ -28,6 +28,10 @@ export async function buildColdStartBundles(): Promise<void> {
     platform: 'node',
     format: 'esm',
     target: 'node22',
+    // As serverless.yml's custom.esbuild: minified, tree-shaken, names kept.
+    minify: true,
+    keepNames: true,
+    treeShaking: true,
     outdir: BUILD_DIR,
     outExtension: { '.js': '.mjs' },
     banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
@@ -41,7 +45,7 @@ export async function buildColdStartBundles(): Promise<void> {
  * @sparticuz/chromium unpacks its binary there as on a new Lambda container
  * (without touching /tmp/chromium, which other processes may be using).
  */
-export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<string, string>): Promise<ColdRun> {
+export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<ColdRun> {
   let freshTmp: string | undefined;
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!unpacked) {
@@ -51,6 +55,7 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
   const script = join(BUILD_DIR, side === 'service' ? 'cold-handler.mjs' : 'cold-bare.mjs');
   const started = performance.now();
   const child = spawn(process.execPath, [script], { cwd: root, env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  if (child.pid !== undefined) onSpawn?.(child.pid);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   try {

@@ -48,8 +48,8 @@ function cgroupOf(pid: number, controller: string): string | undefined {
   return undefined;
 }
 
-/** Creates a CPU-quota cgroup if this machine lets us. */
-export function openCpuShare(): CpuShare | undefined {
+/** Creates a CPU-quota cgroup (`name` tells groups of one run apart) if this machine lets us. */
+export function openCpuShare(name = 'bench'): CpuShare | undefined {
   const v1 = '/sys/fs/cgroup/cpu';
   const v2 = '/sys/fs/cgroup';
   let kind: CpuShare['kind'];
@@ -64,7 +64,7 @@ export function openCpuShare(): CpuShare | undefined {
     return undefined;
   }
   if (!writable(base)) return undefined;
-  const dir = join(base, `docrender-bench-${process.pid}`);
+  const dir = join(base, `docrender-${name}-${process.pid}`);
   mkdirSync(dir);
   const moved: Array<{ pid: number; from: string }> = [];
 

@@ -14,10 +14,10 @@ import { parseArgs } from 'node:util';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { startBare, type BareClient } from './bare-client.js';
 import { buildColdStartBundles, coldStart, type ColdRun } from './cold-start.js';
-import { MB_PER_VCPU, openCpuShare } from './cpu-share.js';
+import { MB_PER_VCPU, openCpuShare, type CpuShare } from './cpu-share.js';
 import { LATE_TEXT, startPageServer } from './pages.js';
 import { samplePeakMemory, treeMemory, type TreeMemory } from './process-memory.js';
-import { printReport, type BenchResults, type LatencyResult, type ThroughputLevel } from './report.js';
+import { CONFIGURED_MEMORY_MB, printReport, type BenchResults, type LatencyResult, type ThroughputLevel } from './report.js';
 import { latencyScenarios, throughputScenario, type Scenario } from './scenarios.js';
 import { startBenchService, type BenchService, type ServerSide } from './service-client.js';
 import { summarize } from './stats.js';
@@ -35,6 +35,8 @@ const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,thro
   --only LIST   run only these phases
   --scenarios   run only these latency scenarios (ids as printed)
   --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
+  --memory MB   the function memory whose CPU share (1,769 MB = 1 vCPU) the Lambda-like runs get (default ${CONFIGURED_MEMORY_MB}, serverless.yml's)
+  --no-cpu-limit  do not limit CPU (the Lambda-like runs are then only frozen between invocations)
 `;
 
 function options() {
@@ -47,6 +49,8 @@ function options() {
       only: { type: 'string' },
       scenarios: { type: 'string' },
       out: { type: 'string' },
+      memory: { type: 'string' },
+      'no-cpu-limit': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -71,10 +75,63 @@ function options() {
     coldRuns: quick ? { unpacked: 1, fresh: 1 } : { unpacked: 5, fresh: 3 },
     cpuRuns: quick ? 3 : 8,
     out: values.out,
+    memoryMb: int(values.memory, CONFIGURED_MEMORY_MB),
+    cpuLimit: !values['no-cpu-limit'],
   };
 }
 
 type Options = ReturnType<typeof options>;
+
+/**
+ * The Lambda-like CPU limit: one cgroup for the service's function instances
+ * (their Node process and Chromium; not the API emulation or the AWS
+ * emulators, which are not in a Lambda's sandbox), one for bare Puppeteer,
+ * each with the CPU share of the function's memory size. Only one instance
+ * renders at a time in the latency runs, so one group stands for "the
+ * Lambda's CPU".
+ */
+type LambdaCpu = {
+  service: CpuShare;
+  bare: CpuShare;
+  vcpu: number;
+  /** Sets both groups to the share of `memoryMb` (or lifts the limit with `undefined`). */
+  limit(memoryMb: number | undefined): void;
+  /** Moves the current instances (new ones appear on demand) and bare's tree into their groups. */
+  enrol(bench: BenchService, bare: BareClient): void;
+  close(): void;
+};
+
+function openLambdaCpu(memoryMb: number): LambdaCpu | undefined {
+  const vcpu = memoryMb / MB_PER_VCPU;
+  if (vcpu > cpus().length) return undefined;
+  const service = openCpuShare('lambda');
+  if (!service) return undefined;
+  const bare = openCpuShare('bare');
+  if (!bare) {
+    service.close();
+    return undefined;
+  }
+  const cpu: LambdaCpu = {
+    service,
+    bare,
+    vcpu,
+    limit(mb) {
+      const share = mb === undefined ? cpus().length : mb / MB_PER_VCPU;
+      service.limit(share);
+      bare.limit(share);
+    },
+    enrol(bench, bareClient) {
+      service.add(bench.instancePids());
+      bare.add([bareClient.pid]);
+    },
+    close() {
+      service.close();
+      bare.close();
+    },
+  };
+  cpu.limit(memoryMb);
+  return cpu;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -110,16 +167,19 @@ async function checkOutputs(bench: BenchService, scenarios: Scenario[]): Promise
 }
 
 /** The latency runs of one scenario: service, bare (fresh context) and optionally bare (reused page), in rotating order. */
-async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options): Promise<LatencyResult> {
-  type Side = 'service' | 'bare' | 'bareReused';
-  const sides: Side[] = scenario.reusedPageReference ? ['service', 'bare', 'bareReused'] : ['service', 'bare'];
-  const times: Record<Side, number[]> = { service: [], bare: [], bareReused: [] };
-  const bytes: Record<Side, number> = { service: 0, bare: 0, bareReused: 0 };
+async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options, afterWarmup?: () => void): Promise<LatencyResult> {
+  // serviceUnfrozen: the service let run between requests (not Lambda-like; the secondary row).
+  type Side = 'service' | 'bare' | 'bareReused' | 'serviceUnfrozen';
+  const sides: Side[] = scenario.reusedPageReference ? ['service', 'bare', 'bareReused', 'serviceUnfrozen'] : ['service', 'bare'];
+  const times: Record<Side, number[]> = { service: [], bare: [], bareReused: [], serviceUnfrozen: [] };
+  const bytes: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0 };
   const server: ServerSide[] = [];
   const once = async (side: Side): Promise<number> => {
-    if (side === 'service') {
+    if (side === 'service' || side === 'serviceUnfrozen') {
       const call = await bench.call(scenario.endpoint, scenario.body);
-      bytes.service = call.bytes;
+      // The runtime froze the instance before answering; this lets it finish what it left for later.
+      if (side === 'serviceUnfrozen') bench.thaw();
+      bytes[side] = call.bytes;
       return call.ms;
     }
     const outcome = await bare.render(scenario.bare, side === 'bare' ? 'context' : 'page');
@@ -128,16 +188,15 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
   };
   for (let i = 0; i < opts.warmup + opts.runs; i += 1) {
     const measured = i >= opts.warmup;
+    if (i === opts.warmup) afterWarmup?.();
     // Rotate who goes first, so that neither side always follows the other's leftovers.
     const order = sides.map((_, k) => sides[(k + i) % sides.length] as Side);
     for (const side of order) {
       const ms = await once(side);
       if (measured) times[side].push(ms);
       await sleep(opts.pauseMs);
-      if (side === 'service') {
-        const seen = bench.takeServerSide();
-        if (measured) server.push(...seen);
-      }
+      const seen = bench.takeServerSide();
+      if (side === 'service' && measured) server.push(...seen);
     }
   }
   const serviceSummary = summarize(times.service);
@@ -150,6 +209,7 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
     service: serviceSummary,
     bare: bareSummary,
     bareReusedPage: scenario.reusedPageReference ? summarize(times.bareReused) : undefined,
+    serviceUnfrozen: scenario.reusedPageReference ? summarize(times.serviceUnfrozen) : undefined,
     bytes: { service: bytes.service, bare: bytes.bare },
     serverSide: server.length
       ? {
@@ -160,11 +220,23 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
           phases: Object.fromEntries(phaseNames.map((name) => [name, median((s) => s.phases[name] ?? NaN)])),
         }
       : undefined,
-    raw: { service: times.service, bare: times.bare, bareReusedPage: scenario.reusedPageReference ? times.bareReused : undefined },
+    raw: {
+      service: times.service,
+      bare: times.bare,
+      bareReusedPage: scenario.reusedPageReference ? times.bareReused : undefined,
+      serviceUnfrozen: scenario.reusedPageReference ? times.serviceUnfrozen : undefined,
+    },
   };
 }
 
-async function serviceThroughput(bench: BenchService, scenario: Scenario, concurrency: number, count: number) {
+/** The `q` quantile of `values` (nearest rank), rounded to 0.1 ms. */
+function percentile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number) * 10) / 10;
+}
+
+async function serviceThroughput(bench: BenchService, scenario: Scenario, concurrency: number, count: number, latencies: number[] = []) {
   let next = 0;
   let failures = 0;
   const started = performance.now();
@@ -173,7 +245,7 @@ async function serviceThroughput(bench: BenchService, scenario: Scenario, concur
       while (next < count) {
         next += 1;
         try {
-          await bench.call(scenario.endpoint, scenario.body);
+          latencies.push((await bench.call(scenario.endpoint, scenario.body)).ms);
         } catch {
           failures += 1;
         }
@@ -204,6 +276,7 @@ async function measureThroughput(bench: BenchService, bare: BareClient, opts: Op
     await bare.throughput(scenario.bare, 'context', concurrency, concurrency);
     let service: Run = { elapsedMs: 0, count: 0, failures: 0 };
     let bareRun: Run = { elapsedMs: 0, count: 0, failures: 0 };
+    const latencies: number[] = [];
     let servicePeak: TreeMemory = { rssMiB: 0, pssMiB: 0, processes: 0 };
     let barePeak: TreeMemory = { rssMiB: 0, pssMiB: 0, processes: 0 };
     for (let round = 0; round < opts.throughputRounds; round += 1) {
@@ -211,7 +284,7 @@ async function measureThroughput(bench: BenchService, bare: BareClient, opts: Op
       for (const side of sides) {
         if (side === 'service') {
           const sampler = samplePeakMemory(bench.pid);
-          service = add(service, await serviceThroughput(bench, scenario, concurrency, count));
+          service = add(service, await serviceThroughput(bench, scenario, concurrency, count, latencies));
           servicePeak = peak(servicePeak, sampler.stop());
         } else {
           const sampler = samplePeakMemory(bare.pid);
@@ -228,7 +301,7 @@ async function measureThroughput(bench: BenchService, bare: BareClient, opts: Op
     levels.push({
       concurrency,
       renders: service.count,
-      service: { pagesPerSecond: perSecond(service), failures: service.failures, peakMemory: servicePeak },
+      service: { pagesPerSecond: perSecond(service), failures: service.failures, peakMemory: servicePeak, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
       bare: { pagesPerSecond: perSecond(bareRun), failures: bareRun.failures, peakMemory: barePeak },
       bareReusedPage: { pagesPerSecond: perSecond(reused), failures: reused.failures },
     });
@@ -237,7 +310,7 @@ async function measureThroughput(bench: BenchService, bare: BareClient, opts: Op
   return { idle, levels };
 }
 
-async function measureColdStarts(bench: BenchService, opts: Options): Promise<ColdRun[]> {
+async function measureColdStarts(bench: BenchService, opts: Options, cpu: LambdaCpu | undefined): Promise<ColdRun[]> {
   await buildColdStartBundles();
   const runs: ColdRun[] = [];
   const plan: Array<{ unpacked: boolean; times: number }> = [
@@ -248,7 +321,8 @@ async function measureColdStarts(bench: BenchService, opts: Options): Promise<Co
     for (let i = 0; i < times; i += 1) {
       const order: Array<'service' | 'bare'> = i % 2 === 0 ? ['bare', 'service'] : ['service', 'bare'];
       for (const side of order) {
-        const run = await coldStart(side, unpacked, side === 'service' ? bench.handlerEnv : {});
+        // Into its group as soon as it exists: Chromium, started later, is born inside.
+        const run = await coldStart(side, unpacked, side === 'service' ? bench.handlerEnv : {}, (pid) => (side === 'service' ? cpu?.service : cpu?.bare)?.add([pid]));
         runs.push(run);
         log(`  cold ${side} (${unpacked ? 'binary unpacked' : 'fresh /tmp'}): ${Math.round(run.totalMs)} ms`);
         await sleep(500);
@@ -258,41 +332,44 @@ async function measureColdStarts(bench: BenchService, opts: Options): Promise<Co
   return runs;
 }
 
-/** Render time of the service and bare Puppeteer under the CPU share Lambda gives each memory size. */
-async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Options, scenarios: Scenario[]) {
-  const share = openCpuShare();
-  if (!share) return { available: false as const, reason: 'no writable cgroup cpu controller (needs root in a container, or a delegated cgroup)' };
-  const picked = scenarios.filter((s) => s.id === 'pdf-small' || s.id === 'pdf-table-20p');
+/**
+ * Render time of the service and bare Puppeteer under the CPU share Lambda
+ * gives each memory size, frozen between invocations as everywhere else: the
+ * memory-size sweep the cost table is computed from.
+ */
+async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Options, scenarios: Scenario[], cpu: LambdaCpu | undefined) {
+  if (!cpu) return { available: false as const, reason: 'no writable cgroup cpu controller (needs root in a container, or a delegated cgroup), or --no-cpu-limit' };
+  const picked = scenarios.filter((s) => s.id === 'pdf-small' || s.id === 'pdf-table-20p' || s.id === 'png-1280x800');
   const sizes = [1024, 1536, 2048, 3008].filter((mb) => mb / MB_PER_VCPU <= cpus().length);
   const rows: Array<{ memoryMb: number; vcpu: number; scenario: string; service: ReturnType<typeof summarize>; bare: ReturnType<typeof summarize>; handlerMs: number }> = [];
-  try {
-    share.add([bench.pid, bare.pid]);
-    for (const memoryMb of sizes) {
-      const vcpu = memoryMb / MB_PER_VCPU;
-      share.limit(vcpu);
-      for (const scenario of picked) {
-        const service: number[] = [];
-        const bareTimes: number[] = [];
-        const handler: number[] = [];
-        for (let i = 0; i < 1 + opts.cpuRuns; i += 1) {
-          const s = await bench.call(scenario.endpoint, scenario.body);
-          await sleep(opts.pauseMs);
-          const seen = bench.takeServerSide();
-          const b = await bare.render(scenario.bare, 'context');
-          await sleep(opts.pauseMs);
-          if (i === 0) continue;
-          service.push(s.ms);
-          bareTimes.push(b.ms);
-          for (const entry of seen) handler.push(entry.handler);
+  cpu.enrol(bench, bare);
+  for (const memoryMb of sizes) {
+    const vcpu = memoryMb / MB_PER_VCPU;
+    cpu.limit(memoryMb);
+    for (const scenario of picked) {
+      const service: number[] = [];
+      const bareTimes: number[] = [];
+      const handler: number[] = [];
+      for (let i = 0; i < 1 + opts.cpuRuns; i += 1) {
+        const s = await bench.call(scenario.endpoint, scenario.body);
+        await sleep(opts.pauseMs);
+        const seen = bench.takeServerSide();
+        const b = await bare.render(scenario.bare, 'context');
+        await sleep(opts.pauseMs);
+        // The warm-up call may have started a new instance (an idle one is stopped after 5 minutes): enrol it.
+        if (i === 0) {
+          cpu.enrol(bench, bare);
+          continue;
         }
-        rows.push({ memoryMb, vcpu: Math.round(vcpu * 100) / 100, scenario: scenario.id, service: summarize(service), bare: summarize(bareTimes), handlerMs: summarize(handler).median });
-        log(`  ${memoryMb} MB (${vcpu.toFixed(2)} vCPU) ${scenario.id}: service ${summarize(service).median} ms, bare ${summarize(bareTimes).median} ms`);
+        service.push(s.ms);
+        bareTimes.push(b.ms);
+        for (const entry of seen) handler.push(entry.handler);
       }
+      rows.push({ memoryMb, vcpu: Math.round(vcpu * 100) / 100, scenario: scenario.id, service: summarize(service), bare: summarize(bareTimes), handlerMs: summarize(handler).median });
+      log(`  ${memoryMb} MB (${vcpu.toFixed(2)} vCPU) ${scenario.id}: service ${summarize(service).median} ms, bare ${summarize(bareTimes).median} ms`);
     }
-  } finally {
-    share.close();
   }
-  return { available: true as const, method: share.kind, rows };
+  return { available: true as const, method: cpu.service.kind, rows };
 }
 
 async function main(): Promise<void> {
@@ -302,6 +379,7 @@ async function main(): Promise<void> {
   const pages = await startPageServer();
   const bare = startBare();
   let bench: BenchService | undefined;
+  let cpu: LambdaCpu | undefined;
   try {
     const [service, launched] = await Promise.all([startBenchService(), bare.launch()]);
     bench = service;
@@ -321,27 +399,44 @@ async function main(): Promise<void> {
 
     log('Warming up and checking one output of each scenario…');
     results.checks = await checkOutputs(bench, scenarios);
+    cpu = opts.cpuLimit ? openLambdaCpu(opts.memoryMb) : undefined;
+    results.lambdaLike = {
+      frozen: true,
+      memoryMb: opts.memoryMb,
+      vcpu: cpu ? Math.round(cpu.vcpu * 100) / 100 : null,
+      cpuLimit: cpu ? `${cpu.service.kind} CPU quota` : opts.cpuLimit ? 'none: no writable cgroup cpu controller, or fewer cores than the share' : 'none (--no-cpu-limit)',
+    };
+    log(cpu ? `Lambda-like: instances frozen between invocations, CPU limited to ${cpu.vcpu.toFixed(2)} vCPU (${opts.memoryMb} MB)` : 'Lambda-like: instances frozen between invocations, CPU not limited');
 
     if (opts.phases.has('latency')) {
       results.latency = [];
       for (const scenario of scenarios) {
         log(`Latency: ${scenario.title}`);
-        const result = await measureLatency(bench, bare, scenario, opts);
+        // New instances start on demand (an idle one is stopped after 5 minutes): enrol whatever
+        // exists now, and again once the warm-up has started any that were missing.
+        const running = service;
+        cpu?.enrol(running, bare);
+        const result = await measureLatency(running, bare, scenario, opts, () => cpu?.enrol(running, bare));
         results.latency.push(result);
         log(`  service ${result.service.median} ms, bare ${result.bare.median} ms`);
       }
     }
     if (opts.phases.has('throughput')) {
       log('Throughput (small PDF) at concurrency 1, 2, 4, 8…');
+      // Up to 4 instances render at once, each its own Lambda: one shared quota would misstate that,
+      // so both sides get the whole machine here.
+      cpu?.limit(undefined);
       results.throughput = await measureThroughput(bench, bare, opts);
+      cpu?.limit(opts.memoryMb);
     }
     if (opts.phases.has('cpu')) {
       log('Render time under Lambda CPU shares (cgroup CPU quota)…');
-      results.cpuShare = await measureCpuShare(bench, bare, opts, scenarios);
+      results.cpuShare = await measureCpuShare(bench, bare, opts, scenarios, cpu);
+      cpu?.limit(opts.memoryMb);
     }
     if (opts.phases.has('cold')) {
       log('Cold starts: a fresh process to its first PDF…');
-      results.coldStart = await measureColdStarts(bench, opts);
+      results.coldStart = await measureColdStarts(bench, opts, cpu);
     }
 
     const outDir = join(root, 'bench', 'results');
@@ -354,6 +449,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\nJSON: ${file}\n`);
   } finally {
     await Promise.allSettled([bench?.stop(), bare.stop(), pages.close()]);
+    // After the processes are gone: a group with a process still inside cannot be removed.
+    cpu?.close();
   }
 }
 

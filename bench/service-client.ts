@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../test/helpers/service.js';
-import { childrenMatching } from './process-memory.js';
+import { childrenMatching, processTree } from './process-memory.js';
 
 /** Where the time of one service request went, in milliseconds, from the service's own log lines. */
 export type ServerSide = {
@@ -27,6 +27,13 @@ export type BenchService = {
   /** Emulator endpoints and settings a fresh handler process needs to reach the same stack. */
   handlerEnv: Record<string, string>;
   call(endpoint: string, body: unknown): Promise<ServiceCall>;
+  /** Every process of the function instances (their Node process and Chromium): what Lambda would bill and freeze. */
+  instancePids(): number[];
+  /**
+   * Lets the frozen instances run again until their next invocation, as a
+   * server that is not frozen between requests would (the secondary row).
+   */
+  thaw(): void;
   /** The server-side figures of the calls made since the last `takeServerSide()`, in order. */
   takeServerSide(): ServerSide[];
   /** Stops the service and removes what the run left in the temporary directory. */
@@ -58,6 +65,7 @@ export async function startBenchService(): Promise<BenchService> {
     BENCH_TOKEN: token,
   };
 
+  const instancePids = () => (pid === undefined ? [] : childrenMatching(pid, 'lambda-instance')).flatMap((instance) => processTree(instance));
   let consumed = service.output().length;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
@@ -76,6 +84,16 @@ export async function startBenchService(): Promise<BenchService> {
         throw new Error(`${endpoint} answered ${res.status}: ${Buffer.from(data).toString('utf8').slice(0, 500)}`);
       }
       return { ms, bytes: data.byteLength, status: res.status };
+    },
+    instancePids,
+    thaw() {
+      for (const target of instancePids()) {
+        try {
+          process.kill(target, 'SIGCONT');
+        } catch {
+          // gone meanwhile
+        }
+      }
     },
     async stop() {
       await service.stop();

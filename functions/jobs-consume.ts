@@ -1,7 +1,4 @@
-import { renderDeps, warmRenderer } from '../lib/render-app.js';
-import { jobsConsumer } from '../lib/jobs/job-consumers.js';
+import { renderingHandler } from '../lib/render-app.js';
 
-const deps = renderDeps();
-await warmRenderer(deps);
-
-export const handler = jobsConsumer(deps);
+// Imported dynamically, so that it loads while Chromium starts (see renderingHandler).
+export const handler = await renderingHandler(async () => (await import('../lib/jobs/job-consumers.js')).jobsConsumer);

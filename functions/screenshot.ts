@@ -1,7 +1,7 @@
-import { renderDeps, warmRenderer } from '../lib/render-app.js';
-import { renderEndpoint } from '../lib/api/render-endpoints.js';
+import { renderingHandler } from '../lib/render-app.js';
 
-const deps = renderDeps();
-await warmRenderer(deps);
-
-export const handler = renderEndpoint('screenshot', 'raw', deps);
+// Imported dynamically, so that it loads while Chromium starts (see renderingHandler).
+export const handler = await renderingHandler(async () => {
+  const { renderEndpoint } = await import('../lib/api/render-endpoints.js');
+  return (deps) => renderEndpoint('screenshot', 'raw', deps);
+});

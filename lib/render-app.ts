@@ -1,43 +1,98 @@
-import { appDeps, type AppDeps } from './app.js';
-import { sharedEgressProxy } from './net/index.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { AppDeps } from './app.js';
+import { loadConfig } from './config.js';
+import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from './net/index.js';
 import { createRenderer } from './render/index.js';
 import type { Renderer } from './render/types.js';
 
 /** Dependencies of the functions that render: the shared ones plus the browser. */
 export type RenderDeps = AppDeps & { renderer: Renderer };
 
-let deps: RenderDeps | undefined;
+/** What a rendering function makes of its dependencies: its handler. */
+export type HandlerFactory<H> = (deps: RenderDeps) => H;
 
-/** The container's rendering dependencies; the browser is launched lazily (see `warmRenderer`). */
-export function renderDeps(): RenderDeps {
-  if (deps) return deps;
-  const base = appDeps();
-  deps = {
-    ...base,
-    renderer: createRenderer({
-      mode: base.config.chromiumMode,
-      executablePath: base.config.chromiumPath,
-      timeoutMs: base.config.renderTimeoutMs,
-      // Every address a page was refused or could not reach is a log line (host and port, never the path):
-      // a refusal is often someone probing the network.
-      egress: () =>
-        sharedEgressProxy({
-          onEvent: ({ outcome, kind, host, port, reason, addressClass }) =>
-            base.logger[outcome === 'refused' ? 'warn' : 'info'](`egress ${outcome}`, { egress: { kind, host, port, reason, addressClass } }),
-        }),
-    }),
-  };
-  return deps;
+type Started = {
+  /** The shared dependencies with the renderer, once loaded (the browser may still be starting). */
+  deps: Promise<RenderDeps>;
+  /** Settles once the browser is warm, or its warm-up has failed and been logged. */
+  warmed: Promise<void>;
+};
+
+let started: Started | undefined;
+
+/**
+ * Builds a rendering function's handler during its initialisation (INIT),
+ * with the browser warm for the first request. Chromium's launch comes
+ * first: it needs only the config, the egress proxy and the renderer, while
+ * most of a cold start is loading everything else (middleware, SDK clients,
+ * schemas, logger). That loads while Chromium starts in its own process: the
+ * shared dependencies (`app.ts`) and the function's own module, which
+ * `endpoint` imports dynamically for that reason (a static import would be
+ * evaluated before any of this runs).
+ */
+export async function renderingHandler<H>(endpoint: () => Promise<HandlerFactory<H>>): Promise<H> {
+  const { deps, warmed } = start();
+  const [app, makeHandler] = await Promise.all([deps, deps.then(endpoint)]);
+  await warmed;
+  return makeHandler(app);
+}
+
+/** The container's rendering dependencies, built once; the browser is launched at once (see `renderingHandler`). */
+export function renderDeps(): Promise<RenderDeps> {
+  return start().deps;
+}
+
+function start(): Started {
+  if (started) return started;
+  const config = loadConfig();
+  // The proxy Chromium is launched behind judges addresses by this policy: set before the launch.
+  useEgressPolicy(createEgressPolicy({ allowPrivateHosts: config.allowPrivateHosts }));
+  const spawned = nextChildProcess();
+  // Loading modules is synchronous and would hold up the launch's own few steps (proxy, launcher,
+  // spawn): the rest waits until Chromium's process exists, which then starts on its own meanwhile.
+  const deps = spawned.started.then(async (): Promise<RenderDeps> => {
+    const { appDeps } = await import('./app.js');
+    return { ...appDeps(), renderer };
+  });
+  const renderer = createRenderer({
+    mode: config.chromiumMode,
+    executablePath: config.chromiumPath,
+    timeoutMs: config.renderTimeoutMs,
+    // Every address a page was refused or could not reach is a log line (host and port, never the path):
+    // a refusal is often someone probing the network. The logger may still be loading when the proxy starts.
+    egress: () =>
+      sharedEgressProxy({
+        onEvent: ({ outcome, kind, host, port, reason, addressClass }) =>
+          void deps.then(({ logger }) =>
+            logger[outcome === 'refused' ? 'warn' : 'info'](`egress ${outcome}`, { egress: { kind, host, port, reason, addressClass } }),
+          ),
+      }),
+  });
+
+  const warming = renderer.warm();
+  warming.then(spawned.stop, spawned.stop);
+  // A failed warm-up is not fatal: the first render retries.
+  const warmed = warming.catch(async (error: unknown) => {
+    const app = await deps.catch(() => undefined);
+    app?.logger.warn('browser warm-up failed; the first render will retry', { error: error as Error });
+  });
+  started = { deps, warmed };
+  return started;
 }
 
 /**
- * Launches the browser during function initialisation so the first request
- * does not pay for it. A failure here is not fatal: the first render retries.
+ * `started` resolves once this process starts a child process (Chromium's
+ * launch does; seen through Node's `child_process` diagnostics channel), or
+ * when `stop` is called: the launch settled without one (it failed first).
  */
-export async function warmRenderer(app: RenderDeps): Promise<void> {
-  try {
-    await app.renderer.warm();
-  } catch (error) {
-    app.logger.warn('browser warm-up failed; the first render will retry', { error: error as Error });
-  }
+function nextChildProcess(): { started: Promise<void>; stop: () => void } {
+  let stop: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    stop = () => {
+      unsubscribe('child_process', stop);
+      resolve();
+    };
+    subscribe('child_process', stop);
+  });
+  return { started, stop };
 }

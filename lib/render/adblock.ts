@@ -2,7 +2,7 @@ import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress } from 'node:zlib';
-import { ENGINE_VERSION, FiltersEngine, Request, type RequestType } from '@ghostery/adblocker';
+import type { FiltersEngine, RequestType } from '@ghostery/adblocker';
 import type { Page } from 'puppeteer-core';
 
 /**
@@ -49,9 +49,17 @@ const KNOWN_TYPES = new Set<string>([
 
 const decompress = promisify(brotliDecompress);
 
+/**
+ * The engine library, imported on first use: it is large, and a cold start
+ * must not load it before Chromium is launched (see `loadAdblockEngine`).
+ */
+type Adblocker = typeof import('@ghostery/adblocker');
+let library: Promise<Adblocker> | undefined;
+const adblocker = (): Promise<Adblocker> => (library ??= import('@ghostery/adblocker'));
+
 async function readEngine(dir: URL, file: string): Promise<FiltersEngine> {
   const path = fileURLToPath(new URL(file, dir));
-  const raw = await decompress(await readFile(path));
+  const [raw, { FiltersEngine, ENGINE_VERSION }] = await Promise.all([readFile(path).then((data) => decompress(data)), adblocker()]);
   try {
     return FiltersEngine.deserialize(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
   } catch (error) {
@@ -77,7 +85,7 @@ type Site = { hostname: string; domain: string };
 const SOURCE_CACHE_ENTRIES = 256;
 
 /** Wraps the two deserialised engines in the small interface the renderer uses. */
-export function createAdblockEngine(network: FiltersEngine, cosmetic: FiltersEngine): AdblockEngine {
+export function createAdblockEngine(network: FiltersEngine, cosmetic: FiltersEngine, { Request }: Adblocker): AdblockEngine {
   // A page makes hundreds of requests from the same few source URLs: parse each once.
   const sources = new Map<string, Site>();
   const siteOf = (sourceUrl: string): Site => {
@@ -147,9 +155,9 @@ export function loadedAdblockEngine(): AdblockEngine | undefined {
 /** Deserialises the shipped engine once per process (cache the promise). */
 export function loadAdblockEngine(): Promise<AdblockEngine> {
   loading ??= assetsDir()
-    .then((dir) => Promise.all([readEngine(dir, NETWORK_FILE), readEngine(dir, COSMETIC_FILE)]))
-    .then(([network, cosmetic]) => {
-      loaded = createAdblockEngine(network, cosmetic);
+    .then((dir) => Promise.all([readEngine(dir, NETWORK_FILE), readEngine(dir, COSMETIC_FILE), adblocker()]))
+    .then(([network, cosmetic, lib]) => {
+      loaded = createAdblockEngine(network, cosmetic, lib);
       return loaded;
     })
     .catch((error: unknown) => {

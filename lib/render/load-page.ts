@@ -133,7 +133,7 @@ async function applyPageOptions(
   if (options.colorScheme || options.mediaType) {
     // One call for both: each setEmulatedMedia replaces the whole media emulation, so two calls would undo each other.
     const features = options.colorScheme ? [{ name: 'prefers-color-scheme', value: options.colorScheme }] : [];
-    steps.push(session.cdp.send('Emulation.setEmulatedMedia', { media: options.mediaType ?? '', features }));
+    steps.push(session.cdp().then((cdp) => cdp.send('Emulation.setEmulatedMedia', { media: options.mediaType ?? '', features })));
   }
   if (options.timezone) steps.push(emulateTimezone(page, options.timezone));
   if (screen) {
@@ -184,7 +184,7 @@ function parseCookieHeader(header: string, pageUrl: string | undefined): CookieP
 
 async function setCookies(session: PageSession, cookies: CookieParam[]): Promise<void> {
   try {
-    await session.cdp.send('Network.setCookies', { cookies });
+    await (await session.cdp()).send('Network.setCookies', { cookies });
   } catch (error) {
     throw new ValidationError({ 'page.cookies': `Chromium refused a cookie: ${(error as Error).message}` }, { cause: error });
   }

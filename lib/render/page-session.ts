@@ -31,8 +31,11 @@ export type RequestPolicy = {
 /** An isolated page, ready to load what one render asks for. */
 export type PageSession = {
   page: Page;
-  /** A CDP session of the page, for what puppeteer has no call for (cookies by URL, stopping scripts). */
-  cdp: CDPSession;
+  /**
+   * A CDP session of the page, for what puppeteer has no call for (cookies by URL, media features,
+   * stopping scripts): attached on first use, as most renders never need one.
+   */
+  cdp(): Promise<CDPSession>;
   launched: LaunchedBrowser;
   activity: NetworkActivity;
   policy: RequestPolicy;
@@ -215,8 +218,9 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
         page.on('requestservedfromcache', (request: HTTPRequest) => activity.ended(request));
         page.on('dialog', (dialog) => void dialog.dismiss().catch(noop));
 
-        const [pageCdp] = await Promise.all([
-          page.createCDPSession(),
+        let pageCdp: Promise<CDPSession> | undefined;
+        const cdp = () => (pageCdp ??= page.createCDPSession());
+        await Promise.all([
           page.setRequestInterception(true),
           page.setUserAgent(launched.userAgent),
           prepareSettleTracking(page, NO_POPUPS_SOURCE),
@@ -227,7 +231,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
 
         return {
           page,
-          cdp: pageCdp,
+          cdp,
           launched,
           activity,
           policy,
@@ -237,7 +241,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
             return side;
           },
           async interrupt() {
-            await pageCdp.send('Runtime.terminateExecution');
+            await (await cdp()).send('Runtime.terminateExecution');
           },
           dispose: closeAll,
         };

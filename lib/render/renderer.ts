@@ -1,11 +1,9 @@
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
 import { sharedEgressProxy } from '../net/index.js';
 import { loadAdblockEngine } from './adblock.js';
-import { wantsCookieConsent } from './cookie-consent.js';
 import { launchBrowser, type LaunchedBrowser } from './browser-process.js';
 import { startDeadline, within, type Deadline } from './deadline.js';
-import { createSessionFactory, type PageSession, type SessionFactory } from './page-session.js';
-import { renderInSession } from './render-page.js';
+import type { PageSession, SessionFactory } from './page-session.js';
 import type { RenderInput, Renderer, RendererOptions, RenderResult } from './types.js';
 
 /** One launched browser and the session prepared for its next render. */
@@ -17,9 +15,6 @@ type BrowserSlot = {
   served: number;
   active: number;
 };
-
-/** A render that starts within this long of the previous one's end is part of a run of back-to-back requests. */
-const BACK_TO_BACK_MS = 50;
 
 /** How long closing what a timed-out render left behind may take before the browser is killed instead. */
 const RECOVERY_MS = 2_000;
@@ -40,6 +35,22 @@ const noop = () => undefined;
  * pays it alike (Gotenberg restarts after 10).
  */
 const RENDERS_PER_BROWSER = 50;
+
+/**
+ * What renders and sets pages up, loaded once Chromium's process is started
+ * rather than before: a cold start spawns Chromium first and loads the rest
+ * (page set-up, schemas, templates, capture) while it boots.
+ */
+type RenderModules = {
+  createSessionFactory: typeof import('./page-session.js').createSessionFactory;
+  renderInSession: typeof import('./render-page.js').renderInSession;
+  wantsCookieConsent: typeof import('./cookie-consent.js').wantsCookieConsent;
+};
+let modules: Promise<RenderModules> | undefined;
+const renderModules = (): Promise<RenderModules> =>
+  (modules ??= Promise.all([import('./page-session.js'), import('./render-page.js'), import('./cookie-consent.js')]).then(
+    ([session, render, consent]) => ({ createSessionFactory: session.createSessionFactory, renderInSession: render.renderInSession, wantsCookieConsent: consent.wantsCookieConsent }),
+  ));
 
 /** Loads the filter lists and runs one lookup of each kind: the first one builds indexes (~0.5 s). */
 async function warmAdblock(): Promise<void> {
@@ -69,10 +80,6 @@ export function createRenderer(options: RendererOptions): Renderer {
   let pending: Promise<void> = Promise.resolve();
   // Under --single-process all pages share one context, so renders take turns.
   let turn: Promise<unknown> = Promise.resolve();
-  /** Renders in flight, this one included once it has started. */
-  let rendering = 0;
-  /** When the last render ended: a request that comes right after finds the machine still busy. */
-  let lastReleasedAt = 0;
   /** Whether the spare should come with the cookie-banner hook: the last render wanted one. */
   let expectCookieConsent = false;
 
@@ -97,6 +104,13 @@ export function createRenderer(options: RendererOptions): Renderer {
     launching ??= (async () => {
       const egress = await (options.egress ?? sharedEgressProxy)();
       const launched = await launchBrowser(options.executablePath ? { mode, egress, executablePath: options.executablePath } : { mode, egress });
+      let createSessionFactory: RenderModules['createSessionFactory'];
+      try {
+        ({ createSessionFactory } = await renderModules());
+      } catch (error) {
+        launched.kill();
+        throw error;
+      }
       const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spare: undefined, served: 0, active: 0 };
       if (closed) {
         launched.kill();
@@ -122,11 +136,14 @@ export function createRenderer(options: RendererOptions): Renderer {
   const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
     const spare = s.spare;
     s.spare = undefined;
-    // Opening a session costs a renderer process start (~70 ms of CPU). The next one is prepared when
-    // this render is done, so that it does not compete with it; but when other renders are in flight,
-    // or requests follow each other without a pause, the next request will come before that: start
-    // it now, alongside this render.
-    if (rendering > 1 || Date.now() - lastReleasedAt < BACK_TO_BACK_MS) prepareSpare(s);
+    // The next render's session is opened now, alongside this render, not after the answer: on
+    // Lambda the process tree is frozen as soon as the handler returns, so work left for "after"
+    // would only run at the start of the next invocation, on its critical path. Opening a session
+    // is mostly Chromium starting a renderer process, in its own process, while this render waits
+    // on its page; by the time this answer is sent the next session is (nearly) ready.
+    // Under --single-process the spare would share the default context with this render's page,
+    // so there it is opened once this render's state has been wiped (see release).
+    if (mode === 'multi-process') prepareSpare(s);
     const session = spare ? await spare : undefined;
     if (session && s.launched.browser.connected) return session;
     return s.sessions.open();
@@ -135,7 +152,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   /** Closes a finished render's session; single-process renders also wipe what the page stored. */
   const release = (s: BrowserSlot, session: PageSession) => {
     if (mode === 'multi-process') {
-      // Off the critical path, after the answer; the spare first, so that it is ready sooner.
+      // The spare is normally under way already (takeSession); this opens one if that failed.
       // A context that will not close means a browser in trouble.
       prepareSpare(s);
       void within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
@@ -172,7 +189,7 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const run = async (input: RenderInput, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
-    rendering += 1;
+    const { renderInSession, wantsCookieConsent } = await renderModules();
     expectCookieConsent = wantsCookieConsent(input.page);
     const timings: Record<string, number> = {};
     let s: BrowserSlot | undefined;
@@ -239,8 +256,6 @@ export function createRenderer(options: RendererOptions): Renderer {
       if (error instanceof ServiceError) throw error;
       throw new RenderError('Rendering failed', { cause: error });
     } finally {
-      rendering -= 1;
-      lastReleasedAt = Date.now();
       clearTimeout(timer);
       if (!timedOut && s && session) release(s, session);
       if (s) {
@@ -264,11 +279,12 @@ export function createRenderer(options: RendererOptions): Renderer {
     },
 
     async warm() {
-      // The filter lists load alongside, not in the way: the first render waits for them only if
-      // its page makes requests (a URL does; HTML often does not).
-      void warmAdblock();
       const s = await browserSlot();
       prepareSpare(s);
+      // The filter lists load once the browser is up, not in the way of its launch (on a fresh
+      // container that includes unpacking Chromium): the first render waits for them only if its
+      // page makes requests (a URL does; HTML often does not).
+      void warmAdblock();
       await s.spare;
     },
 

@@ -272,15 +272,15 @@ describe('security › egress: the service is no way into the network it runs in
       // Act
       const res = await service.request('/v1/pdf/async', { json: { page: { html: b64('<p>x</p>') }, webhook: { url: `${attacker.url}/hook-redirect` } } });
       const { id } = (await res.json()) as { id: string };
+      // The attempt may be recorded a moment before its request reaches the receiver: wait for both.
       const attempted = await eventually(async () => {
         const job = (await (await service.request(`/v1/jobs/${id}`)).json()) as { webhook?: { attempts?: number } };
-        return (job.webhook?.attempts ?? 0) >= 1;
+        return (job.webhook?.attempts ?? 0) >= 1 && attacker.requests.some((r) => r.startsWith('/hook-redirect'));
       }, 30_000);
 
       // Assess
       assert.equal(res.status, 201);
-      assert.ok(attempted, 'the webhook was called once');
-      assert.ok(attacker.requests.some((r) => r.startsWith('/hook-redirect')));
+      assert.ok(attempted, 'the webhook was called, at the address given');
       assertInternalUntouched();
     });
 

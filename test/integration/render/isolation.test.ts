@@ -29,10 +29,37 @@ const reader = `<p id="o">reading</p><script>
   };
 </script>`;
 
+/**
+ * Leaves what a reused context would carry over beyond cookies and storage: a Cache Storage entry,
+ * a registered service worker, a cached image (HTTP cache) and history entries.
+ */
+const keeper = `<p id="o">keeping</p><img src="/cached.svg"><script>
+  const out = (t) => document.getElementById('o').append(' ' + t);
+  history.pushState({}, '', '#one');
+  history.pushState({}, '', '#two');
+  Promise.all([
+    caches.open('c').then((c) => c.put('/entry', new Response('left-behind'))).then(() => 'cache'),
+    navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => 'worker'),
+  ]).then((kept) => out(kept.join(' ') + ' kept history=' + history.length), (error) => out('failed ' + error));
+</script>`;
+
+/** Prints the Cache Storage, service workers, permissions and history a render starts with. */
+const looker = `<p id="o">looking</p><img src="/cached.svg"><script>
+  const out = (t) => document.getElementById('o').append(' ' + t);
+  out('history=[' + history.length + ']');
+  Promise.all([
+    caches.keys().then((keys) => 'caches=[' + keys.join(',') + ']'),
+    navigator.serviceWorker.getRegistrations().then((list) => 'workers=[' + list.length + ']'),
+    navigator.permissions.query({ name: 'notifications' }).then((p) => 'notifications=[' + p.state + ']'),
+    navigator.permissions.query({ name: 'geolocation' }).then((p) => 'geolocation=[' + p.state + ']'),
+  ]).then((seen) => out(seen.join(' ') + ' done'), (error) => out('failed ' + error));
+</script>`;
+
 for (const mode of ['multi-process', 'single-process'] as ChromiumMode[]) {
   describe(`renderer › isolation between renders (${mode})`, () => {
     let renderer: Renderer;
     let site: TestServer;
+    let cachedFetches = 0;
     before(async () => {
       site = await startTestServer({
         '/write': (_req, res) => {
@@ -51,6 +78,17 @@ for (const mode of ['multi-process', 'single-process'] as ChromiumMode[]) {
           }
           res.writeHead(200, { 'content-type': 'text/html' });
           res.end('<p>welcome alice</p>');
+        },
+        '/keep': html(keeper),
+        '/look': html(looker),
+        '/sw.js': (_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/javascript' });
+          res.end("self.addEventListener('install', () => self.skipWaiting()); self.addEventListener('fetch', () => undefined);");
+        },
+        '/cached.svg': (_req, res) => {
+          cachedFetches += 1;
+          res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=3600' });
+          res.end('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>');
         },
         '/spin': html('<p>spinning</p><script>window.addEventListener("load", () => setTimeout(() => { for (;;) {} }, 50))</script>'),
       });
@@ -75,6 +113,29 @@ for (const mode of ['multi-process', 'single-process'] as ChromiumMode[]) {
       assert.match(read, /cookie=\[\]/);
       assert.match(read, /stored=\[null\]/);
       assert.match(read, /idb=\[undefined\] done/);
+    });
+
+    it('does not let Cache Storage, service workers, the HTTP cache, permissions or history of one render reach the next', async () => {
+      // Prepare: what a render sees in a context nobody used, then a render that leaves everything it can.
+      const look = { url: `${site.url}/look`, adblock: false, waitForFunction: { pageFunction: 'document.body.textContent.includes("done")' } } as const;
+      const before = await pdfText(renderer, look);
+      const kept = await pdfText(renderer, { url: `${site.url}/keep`, adblock: false, waitForFunction: { pageFunction: 'document.body.textContent.includes("kept")' } });
+      assert.match(kept, /cache worker kept history=4/, 'the first render did keep everything (about:blank, the page, two pushed entries)');
+      const fetchesBefore = cachedFetches;
+
+      // Act
+      const after = await pdfText(renderer, look);
+
+      // Assess
+      const history = (text: string) => /history=\[\d+\]/.exec(text)?.[0];
+      assert.equal(history(after), history(before));
+      assert.equal(history(after), 'history=[2]');
+      assert.match(after, /caches=\[\]/);
+      assert.match(after, /workers=\[0\] /);
+      const permissions = (text: string) => /notifications=\[\w+\] geolocation=\[\w+\]/.exec(text)?.[0];
+      assert.ok(permissions(after));
+      assert.equal(permissions(after), permissions(before));
+      assert.equal(cachedFetches, fetchesBefore + 1, 'the cached image was fetched again');
     });
 
     it('does not let HTTP credentials of one render reach the next', async () => {
