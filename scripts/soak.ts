@@ -219,8 +219,8 @@ async function main(): Promise<void> {
     if (!rootPid) throw new Error('could not find npm start\'s pid');
     console.log(`Soak: ${RENDERS} renders (${KINDS.map((k) => k.name).join(', ')}), ${CONCURRENCY} in flight, warm-up ${WARMUP}`);
     console.log(line('started', snapshot(rootPid, tmp)));
-    // One render of each kind alone first: every function's first instance unpacks Chromium into the
-    // (new) temporary directory, and instances starting side by side would race to unpack it.
+    // One render of each kind alone first, so that every function's cold start (an instance and its
+    // Chromium) lands before the warm-up's measurements rather than in them.
     for (let index = 0; index < KINDS.length; index += 1) await renderOne(index).catch((error: unknown) => failures.push(`#${index}: ${(error as Error).message}`));
     await drive(KINDS.length, WARMUP);
     const warm = await settled();
