@@ -8,6 +8,7 @@ import { access, readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { HttpEvent, HttpResult } from '../http/types.js';
+import { PAGE_SECURITY_HEADERS, sameOriginPolicy } from '../http/page-security.js';
 
 const BUNDLE = 'node_modules/@scalar/api-reference/dist/browser/standalone.js';
 
@@ -27,25 +28,9 @@ const CANDIDATES = [
  * injects its styles (hence 'unsafe-inline' for style only), and its
  * "try it" client calls the API on the same origin.
  */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
 const SECURITY_HEADERS = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
+  'content-security-policy': sameOriginPolicy({ style: "'self' 'unsafe-inline'" }),
+  ...PAGE_SECURITY_HEADERS,
 };
 
 /** Scalar's options: no web fonts from its CDN, no hosted services, every endpoint listed at once. */

@@ -10,6 +10,7 @@ import { access, readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { HttpEvent, HttpResult } from '../http/types.js';
+import { PAGE_SECURITY_HEADERS, sameOriginPolicy } from '../http/page-security.js';
 import { StudioBuildMissingError } from './errors.js';
 
 /** Where `studio/dist` may be, most specific first. */
@@ -30,26 +31,8 @@ const TYPES: Record<string, string> = {
  * sets styles through the CSSOM, which a CSP does not restrict. Previews are
  * blob: URLs; pdf.js runs in a worker we serve.
  */
-const contentSecurityPolicy = (nonce: string) => [
-  "default-src 'none'",
-  "script-src 'self'",
-  "worker-src 'self'",
-  `style-src 'self' 'nonce-${nonce}'`,
-  "img-src 'self' blob: data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
+const contentSecurityPolicy = (nonce: string) =>
+  sameOriginPolicy({ style: `'self' 'nonce-${nonce}'`, images: "'self' blob: data:", extra: ["worker-src 'self'"] });
 
 type Asset = { type: string; plain: Buffer; gzip: string };
 let assets: Promise<Map<string, Asset>> | undefined;
@@ -104,7 +87,7 @@ export async function studioResponse(event: Pick<HttpEvent, 'rawPath' | 'headers
     'cache-control': name === 'index.html' ? 'no-store' : 'public, max-age=300',
     vary: 'accept-encoding',
     'content-security-policy': contentSecurityPolicy(nonce),
-    ...SECURITY_HEADERS,
+    ...PAGE_SECURITY_HEADERS,
   };
   const acceptsGzip = /\bgzip\b/i.test(event.headers?.['accept-encoding'] ?? '');
   if (name === 'index.html') {
