@@ -10,6 +10,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSC
 import { readLiveDevStack } from '../../lib/local/dev-stack.js';
 import { readImage, readPdf } from '../helpers/documents.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { html, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Account = { token: string; accountId: string; webhookSecret: string };
@@ -40,16 +41,6 @@ function verifySignature(secret: string, call: WebhookCall): boolean {
       const given = Buffer.from(signature ?? '', 'base64');
       return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
     });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
 }
 
 describe('async rendering, webhooks and the job endpoint', () => {
