@@ -105,6 +105,7 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource, d
       name: delivery === 'raw' ? `render-${source}` : `render-${source}-${delivery}`,
       schema: schemas[delivery],
       spendsQuota: true,
+      begin: 'renderer' in deps ? () => deps.renderer.anticipate() : undefined,
       preload: input ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: ({ body }, template) =>
         input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput),

@@ -33,6 +33,12 @@ type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 export type EndpointSpec<S extends v.GenericSchema | undefined, L, P = undefined> = {
   /** Name used in logs, e.g. `render-pdf`. */
   name: string;
+  /**
+   * Work to start as the invocation begins, before any check, that neither
+   * delays nor fails it (a render endpoint has its browser start opening the
+   * next isolated session while auth, rate and quota wait on DynamoDB).
+   */
+  begin?: () => void;
   /** Body schema, applied after `preload`. Omit for endpoints without a body. */
   schema?: S;
   /**
@@ -70,7 +76,9 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
   deps: HttpDeps,
 ) {
   const usage = deps.usage;
+  const begin = spec.begin;
   return middy<HttpEvent, HttpResult, Error, CallerContext>()
+    .use(begin ? [{ before: () => void startQuietly(begin) }] : [])
     .use(injectLambdaContext(deps.logger))
     .use(logMetrics(serviceMetrics()))
     .use(requestLog({ logger: deps.logger, endpoint: spec.name }))
@@ -111,6 +119,15 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
         (spend) => spec.handle({ ...base, body, spend }, loaded, prepared),
       );
     });
+}
+
+/** Runs early work whose failure is not the request's: it is only ever a head start. */
+function startQuietly(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // The work it would have saved is done in its normal place.
+  }
 }
 
 /** API Gateway's id of the request (unique per request), else Lambda's, else a fresh one. */

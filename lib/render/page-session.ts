@@ -10,10 +10,11 @@ export type RequestPolicy = {
   /** Consulted for every subresource when set (page option `adblock`). */
   adblock: AdblockEngine | null;
   /**
-   * The engine still loading (the first renders after a cold start): requests
-   * wait for it, so a page without subresources never does.
+   * Loads the engine when it is not loaded yet (the first renders that need it):
+   * called by the first request that has to be judged, which waits for it, so a
+   * page without subresources never loads or waits for it.
    */
-  adblockLoading: Promise<AdblockEngine> | null;
+  adblockLoading: (() => Promise<AdblockEngine>) | null;
   /** A request needed the ad blocker and it could not be loaded: the render must fail, not show ads. */
   adblockFailed: boolean;
   /** The page the caller asked for (about:blank for HTML): the source the ad blocker judges every request from. */
@@ -200,7 +201,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
                   return;
                 }
               } else if (policy.adblockLoading) {
-                policy.adblockLoading.then(
+                policy.adblockLoading().then(
                   (engine) => void (engine.shouldBlock(query) ? request.abort('blockedbyclient') : request.continue()).catch(noop),
                   () => {
                     policy.adblockFailed = true;

@@ -1,6 +1,5 @@
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
 import { sharedEgressProxy } from '../net/index.js';
-import { loadAdblockEngine } from './adblock.js';
 import { launchBrowser, type LaunchedBrowser } from './browser-process.js';
 import { startDeadline, within, type Deadline } from './deadline.js';
 import type { PageSession, SessionFactory } from './page-session.js';
@@ -10,7 +9,8 @@ import type { RenderInput, Renderer, RendererOptions, RenderResult } from './typ
 type BrowserSlot = {
   launched: LaunchedBrowser;
   sessions: SessionFactory;
-  spare: Promise<PageSession | undefined> | undefined;
+  /** Sessions opened ahead of the renders that will take them, oldest first (see `anticipate`). */
+  spares: Array<Promise<PageSession | undefined>>;
   /** Renders given this browser so far, and those still running in it. */
   served: number;
   active: number;
@@ -51,17 +51,6 @@ const renderModules = (): Promise<RenderModules> =>
   (modules ??= Promise.all([import('./page-session.js'), import('./render-page.js'), import('./cookie-consent.js')]).then(
     ([session, render, consent]) => ({ createSessionFactory: session.createSessionFactory, renderInSession: render.renderInSession, wantsCookieConsent: consent.wantsCookieConsent }),
   ));
-
-/** Loads the filter lists and runs one lookup of each kind: the first one builds indexes (~0.5 s). */
-async function warmAdblock(): Promise<void> {
-  try {
-    const engine = await loadAdblockEngine();
-    engine.shouldBlock({ url: 'https://example.com/ad.js', type: 'script', sourceUrl: 'https://example.com/' });
-    engine.cosmeticCss('https://example.com/', {});
-  } catch {
-    // The first render that asks for the ad blocker reports the problem.
-  }
-}
 
 /**
  * Creates the renderer of this process: one Chromium, launched on first use
@@ -111,7 +100,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         launched.kill();
         throw error;
       }
-      const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spare: undefined, served: 0, active: 0 };
+      const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spares: [], served: 0, active: 0 };
       if (closed) {
         launched.kill();
         throw new RenderError('The renderer is closed');
@@ -127,15 +116,15 @@ export function createRenderer(options: RendererOptions): Renderer {
     return launching;
   };
 
-  const prepareSpare = (s: BrowserSlot) => {
+  /** Opens sessions until `count` are ready or under way. */
+  const prepareSpare = (s: BrowserSlot, count = 1) => {
     // A worn browser gets no spare: it is replaced once its renders end.
-    if (closed || s.spare || slot !== s || !s.launched.browser.connected || s.served >= rendersPerBrowser) return;
-    s.spare = s.sessions.open({ cookieConsent: expectCookieConsent }).catch(() => undefined);
+    if (closed || slot !== s || !s.launched.browser.connected || s.served >= rendersPerBrowser) return;
+    while (s.spares.length < count) s.spares.push(s.sessions.open({ cookieConsent: expectCookieConsent }).catch(() => undefined));
   };
 
   const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
-    const spare = s.spare;
-    s.spare = undefined;
+    const spare = s.spares.shift();
     // The next render's session is opened now, alongside this render, not after the answer: on
     // Lambda the process tree is frozen as soon as the handler returns, so work left for "after"
     // would only run at the start of the next invocation, on its critical path. Opening a session
@@ -278,14 +267,21 @@ export function createRenderer(options: RendererOptions): Renderer {
       return result;
     },
 
+    anticipate() {
+      // Called as an invocation that will render begins, before its checks (auth, rate, quota: round
+      // trips to DynamoDB, during which this process and Chromium sit idle). The session the render
+      // after this one will take starts opening now: Chromium starting a renderer process is most of
+      // an isolated session's cost, and started here it overlaps those round trips instead of only
+      // this render. At most two sessions are ever ahead (an invocation that ends up not rendering
+      // leaves the second for the next one).
+      if (mode === 'multi-process' && slot) prepareSpare(slot, 2);
+    },
+
     async warm() {
       const s = await browserSlot();
       prepareSpare(s);
-      // The filter lists load once the browser is up, not in the way of its launch (on a fresh
-      // container that includes unpacking Chromium): the first render waits for them only if its
-      // page makes requests (a URL does; HTML often does not).
-      void warmAdblock();
-      await s.spare;
+      // The ad blocker is not loaded here: see loadPage, it loads with the first render that needs it.
+      await s.spares[0];
     },
 
     async close() {

@@ -18,6 +18,8 @@ export type Renderer = {
   render(input: RenderInput, options?: { timeoutMs?: number }): Promise<RenderResult>;
   /** Launches the browser (and prepares what can be prepared) ahead of the first request. */
   warm(): Promise<void>;
+  /** A render is coming: start opening the isolated session of the render after it (see renderer.ts). */
+  anticipate(): void;
   close(): Promise<void>;
 };
 

@@ -21,6 +21,7 @@ export function chromiumlessRenderer(): Renderer {
       return { body: Buffer.from('PNG'), contentType: 'image/png', output: 'IMAGE', timings: {} };
     },
     warm: async () => undefined,
+    anticipate: () => undefined,
     close: async () => undefined,
   };
 }

@@ -35,7 +35,8 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
     // Prepare
     const session = await sessions.open();
     let loaded: (engine: AdblockEngine) => void = () => undefined;
-    session.policy.adblockLoading = new Promise<AdblockEngine>((resolve) => (loaded = resolve));
+    const loading = new Promise<AdblockEngine>((resolve) => (loaded = resolve));
+    session.policy.adblockLoading = () => loading;
     session.policy.pageUrl = `${site.url}/article`;
     setTimeout(() => loaded(fakeEngine), 300);
 
@@ -56,7 +57,7 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
     const before = site.requests.length;
     const failing = Promise.reject(new Error('engine file missing'));
     failing.catch(() => undefined);
-    session.policy.adblockLoading = failing;
+    session.policy.adblockLoading = () => failing;
     session.policy.pageUrl = `${site.url}/article`;
 
     // Act

@@ -82,6 +82,7 @@ type Options = {
   preload?: () => Promise<unknown>;
   prepare?: EndpointSpec<typeof Body, unknown, unknown>['prepare'];
   spendsQuota?: boolean;
+  begin?: () => void;
 };
 
 /** A real middy pipeline around a fake endpoint, with in-memory tokens and usage counters. */
@@ -97,6 +98,7 @@ function build(opts: Options = {}) {
       preload: opts.preload,
       prepare: opts.prepare,
       spendsQuota: opts.spendsQuota,
+      begin: opts.begin,
       handle: async (req) => {
         handled += 1;
         return opts.handle ? opts.handle(req) : json(200, { ok: true });
@@ -204,6 +206,32 @@ describe('httpEndpoint (the shared middleware stack)', () => {
     assert.equal(entry.accountId, 'acc-active');
     assert.equal(entry.quota, 'spent');
     assert.ok(!lines.join('\n').includes(ACTIVE));
+  });
+});
+
+describe('httpEndpoint begin', () => {
+  it('starts the endpoint\'s early work before any check, without waiting for it or failing with it', async () => {
+    // Prepare: begin records when it ran, relative to the token lookup
+    const order: string[] = [];
+    const { call } = build({
+      begin: () => {
+        order.push('begin');
+        throw new Error('must not reach the caller');
+      },
+      handle: async () => {
+        order.push('handle');
+        return json(200, { ok: true });
+      },
+    });
+
+    // Act
+    const unauthorized = await call(event({ token: null, body: VALID }));
+    const ok = await call(event({ body: VALID }));
+
+    // Assess
+    assert.equal(unauthorized.status, 401);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(order, ['begin', 'begin', 'handle']);
   });
 });
 

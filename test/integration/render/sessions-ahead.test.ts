@@ -1,0 +1,62 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import { localEgress } from '../../helpers/local-egress.js';
+import { b64, pdfText } from './render-fixtures.js';
+
+/** Chromium renderer processes started by this test process's browser: one per isolated session. */
+function rendererProcesses(): number {
+  const browsers = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => /chromium|chrome/i.test(line) && !/--type=/.test(line))
+    .map((line) => line.trim().split(/\s+/)[0] as string);
+  if (browsers.length === 0) return 0;
+  const helpers = execFileSync('ps', ['-o', 'args=', '--ppid', browsers.join(',')], { encoding: 'utf8' });
+  return helpers.split('\n').filter((line) => line.includes('--type=renderer')).length;
+}
+
+async function settledCount(): Promise<number> {
+  // A session opens within a second or so; wait until the count holds still.
+  let last = -1;
+  for (let i = 0; i < 40; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const now = rendererProcesses();
+    if (now === last && i >= 4) return now;
+    last = now;
+  }
+  return last;
+}
+
+// On Lambda the process tree is frozen once the answer is sent, so the session of the next render
+// is opened while a render is under way; `anticipate` starts it earlier, as the invocation begins.
+describe('renderer › sessions opened ahead of the renders', () => {
+  let renderer: Renderer;
+  before(async () => {
+    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
+    await renderer.warm();
+  });
+  after(async () => {
+    await renderer?.close();
+  });
+
+  it('anticipate opens one more session ahead, never more than two, and a render takes one of them', async () => {
+    // Prepare: the warm-up left one session ready
+    const warm = await settledCount();
+
+    // Act
+    renderer.anticipate();
+    const anticipated = await settledCount();
+    renderer.anticipate();
+    renderer.anticipate();
+    const again = await settledCount();
+    const text = await pdfText(renderer, { html: b64('<p>took a session opened ahead</p>') });
+    const afterRender = await settledCount();
+
+    // Assess
+    assert.equal(anticipated, warm + 1, 'anticipate opened the next session');
+    assert.equal(again, warm + 1, 'no more than two sessions ahead');
+    assert.match(text, /took a session opened ahead/);
+    assert.equal(afterRender, warm, 'the render used one of the two and closed it; the other waits');
+  });
+});
