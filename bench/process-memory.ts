@@ -71,6 +71,31 @@ export function treeMemory(pid: number): TreeMemory {
   return { rssMiB: Math.round(rss / 1024), pssMiB: Math.round(pss / 1024), processes: pids.length };
 }
 
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux that Node runs on). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system, ms) these processes have used, their dead
+ * children included (a reaped child's time is in its parent's
+ * cutime/cstime, once): pass a whole process tree, read afresh at each
+ * reading, and a renderer process Chromium started and closed between two
+ * readings still counts. Zero where /proc is not readable.
+ */
+export function treeCpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of new Set(pids)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
 /** Samples the tree's memory every `intervalMs` until stopped; resolves to the peak seen. */
 export function samplePeakMemory(pid: number, intervalMs = 250): { stop(): TreeMemory } {
   let peak: TreeMemory = treeMemory(pid);

@@ -11,6 +11,11 @@ export type LatencyResult = {
   /** The service let run between requests (not frozen): the secondary row. */
   serviceUnfrozen?: Summary | undefined;
   bytes: { service: number; bare: number };
+  /**
+   * Mean CPU time (ms, user + system, every process of the side's tree) one render cost: under a
+   * frozen Lambda's CPU share, the time a render cannot take less than (CPU / vCPU share).
+   */
+  cpuMsPerRender?: { service: number; bare: number; bareReusedPage?: number } | undefined;
   /** Medians of the service's own figures: the API emulation, the handler, the renderer and its phases. */
   serverSide?: { samples: number; apiMs: number; handlerMs: number; renderMs: number; phases: Record<string, number> } | undefined;
   raw: { service: number[]; bare: number[]; bareReusedPage?: number[] | undefined; serviceUnfrozen?: number[] | undefined };
@@ -217,6 +222,21 @@ export function printReport(results: BenchResults): string {
           ];
         }),
         [1, 2, 3, 4],
+      ),
+    );
+    out.push(
+      '\nCPU per render (ms, user + system of every process: the function instance with its Chromium; bare Puppeteer with its Chromium), mean of the measured runs',
+    );
+    out.push(
+      table(
+        ['Scenario', 'Service', 'Bare, fresh context', 'Bare, reused page'],
+        results.latency.map((l) => [
+          l.id,
+          String(l.cpuMsPerRender?.service ?? ''),
+          String(l.cpuMsPerRender?.bare ?? ''),
+          l.cpuMsPerRender?.bareReusedPage === undefined ? '' : String(l.cpuMsPerRender.bareReusedPage),
+        ]),
+        [1, 2, 3],
       ),
     );
   }

@@ -16,7 +16,7 @@ import { startBare, type BareClient } from './bare-client.js';
 import { buildColdStartBundles, coldStart, type ColdRun } from './cold-start.js';
 import { MB_PER_VCPU, openCpuShare, type CpuShare } from './cpu-share.js';
 import { LATE_TEXT, startPageServer } from './pages.js';
-import { samplePeakMemory, treeMemory, type TreeMemory } from './process-memory.js';
+import { processTree, samplePeakMemory, treeCpuMs, treeMemory, type TreeMemory } from './process-memory.js';
 import { CONFIGURED_MEMORY_MB, printReport, type BenchResults, type LatencyResult, type ThroughputLevel } from './report.js';
 import { latencyScenarios, throughputScenario, type Scenario } from './scenarios.js';
 import { startBenchService, type BenchService, type ServerSide } from './service-client.js';
@@ -174,6 +174,10 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
   const times: Record<Side, number[]> = { service: [], bare: [], bareReused: [], serviceUnfrozen: [] };
   const bytes: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0 };
   const server: ServerSide[] = [];
+  // CPU used per render by the side's whole process tree (the function instances and their Chromium;
+  // bare's process and its Chromium), from the call to the end of the pause after it.
+  const cpuMs: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0 };
+  const treeOf = (side: Side) => (side === 'service' || side === 'serviceUnfrozen' ? bench.instancePids() : processTree(bare.pid));
   const once = async (side: Side): Promise<number> => {
     if (side === 'service' || side === 'serviceUnfrozen') {
       const call = await bench.call(scenario.endpoint, scenario.body);
@@ -192,9 +196,11 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
     // Rotate who goes first, so that neither side always follows the other's leftovers.
     const order = sides.map((_, k) => sides[(k + i) % sides.length] as Side);
     for (const side of order) {
+      const cpuBefore = treeCpuMs(treeOf(side));
       const ms = await once(side);
       if (measured) times[side].push(ms);
       await sleep(opts.pauseMs);
+      if (measured) cpuMs[side] += treeCpuMs(treeOf(side)) - cpuBefore;
       const seen = bench.takeServerSide();
       if (side === 'service' && measured) server.push(...seen);
     }
@@ -211,6 +217,11 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
     bareReusedPage: scenario.reusedPageReference ? summarize(times.bareReused) : undefined,
     serviceUnfrozen: scenario.reusedPageReference ? summarize(times.serviceUnfrozen) : undefined,
     bytes: { service: bytes.service, bare: bytes.bare },
+    cpuMsPerRender: {
+      service: Math.round(cpuMs.service / opts.runs),
+      bare: Math.round(cpuMs.bare / opts.runs),
+      ...(scenario.reusedPageReference ? { bareReusedPage: Math.round(cpuMs.bareReused / opts.runs) } : {}),
+    },
     serverSide: server.length
       ? {
           samples: server.length,

@@ -25,7 +25,7 @@ const YIELD_TIMER_MS = 20;
 export const AUTO_SETTLE_MAX_MS = 5_000;
 
 /** Quiet time `auto` asks of a page that runs scripts: short, unlike networkidle's 500 ms. */
-export const AUTO_IDLE_MS = 150;
+export const AUTO_IDLE_MS = 100;
 
 /**
  * How much faster `performance.now()`, `Date.now()` and frame timestamps run
