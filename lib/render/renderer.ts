@@ -29,10 +29,11 @@ const noop = () => undefined;
  * Chromium after N conversions): its browser process keeps descriptors on
  * deleted shared-memory files of the contexts it has closed (about 0.7 per
  * render, measured by `npm run soak`), which would exhaust Lambda's 1,024
- * descriptors in a container that lives for hours. The replacement starts
- * as soon as the last render on the old browser has ended; its launch lands
- * on the next render (one Chromium launch), so often enough that every stretch of renders
- * pays it alike (Gotenberg restarts after 10).
+ * descriptors in a container that lives for hours. The replacement
+ * launches alongside the old browser's last render (on Lambda there is no
+ * idle time after an answer to launch it in), so the next render finds it
+ * warm; often enough that every stretch of renders pays it alike (Gotenberg
+ * restarts after 10).
  */
 const RENDERS_PER_BROWSER = 50;
 
@@ -195,6 +196,11 @@ export function createRenderer(options: RendererOptions): Renderer {
       await within(pending, deadline.remaining(), undefined);
       let current = await browserSlot();
       claim(current);
+      if (current.served >= rendersPerBrowser && !closed) {
+        // This browser's last render: its replacement launches (and opens its first session) now,
+        // alongside it, rather than on the next render's critical path after the freeze.
+        void browserSlot().then((next) => prepareSpare(next), noop);
+      }
       let opened: PageSession;
       try {
         opened = await takeSession(current);

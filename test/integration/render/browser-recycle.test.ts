@@ -71,6 +71,38 @@ describe('renderer › a browser is replaced after a number of renders', () => {
     await site.close();
   });
 
+  it('launches the replacement alongside the worn browser\'s last render, not after it', async (t) => {
+    // Prepare: the second render of two per browser is slow, so there is time to look
+    const site = await startTestServer({ '/slow': (_req, res) => void setTimeout(() => html('<p>last on the old browser</p>')(_req, res), 3_000) });
+    const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress, rendersPerBrowser: 2 });
+    renderers.push(renderer);
+    t.after(() => site.close());
+    const before = browserPids();
+    await renderer.warm();
+    const [first] = browserPids().filter((pid) => !before.includes(pid));
+    await pdfText(renderer, { html: b64('<p>first</p>') });
+
+    // Act: while the last render on the first browser waits for its page, another browser starts
+    const last = pdfText(renderer, { url: `${site.url}/slow`, adblock: false });
+    let lastEnded = false;
+    void last.finally(() => (lastEnded = true)).catch(() => undefined);
+    let replacement: number | undefined;
+    while (replacement === undefined && !lastEnded) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      replacement = browserPids().find((pid) => !before.includes(pid) && pid !== first);
+    }
+    const seenWhileInFlight = !lastEnded;
+    const lastText = await last;
+    const next = await pdfText(renderer, { html: b64('<p>on the replacement</p>') });
+
+    // Assess
+    assert.ok(replacement !== undefined && seenWhileInFlight, 'no replacement browser while the last render was in flight');
+    assert.match(lastText, /last on the old browser/);
+    assert.match(next, /on the replacement/);
+    assert.ok(first !== undefined && (await gone(first)), 'the worn browser went once its last render had ended');
+    assert.ok(browserPids().includes(replacement), 'the next render ran on the replacement');
+  });
+
   it('keeps Chromium\'s shared-memory files in the profile directory, which goes with the browser', async () => {
     // Prepare
     const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
