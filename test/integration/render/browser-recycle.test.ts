@@ -72,31 +72,35 @@ describe('renderer › a browser is replaced after a number of renders', () => {
   });
 
   it('launches the replacement alongside the worn browser\'s last render, not after it', async (t) => {
-    // Prepare: the second render of two per browser is slow, so there is time to look
-    const site = await startTestServer({ '/slow': (_req, res) => void setTimeout(() => html('<p>last on the old browser</p>')(_req, res), 3_000) });
+    // Prepare: the last render on the first browser waits for a page held until the test lets it go
+    const held: Array<() => void> = [];
+    const site = await startTestServer({ '/held': (req, res) => void held.push(() => html('<p>last on the old browser</p>')(req, res)) });
     const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress, rendersPerBrowser: 2 });
     renderers.push(renderer);
-    t.after(() => site.close());
+    t.after(async () => {
+      for (const release of held) release();
+      await site.close();
+    });
     const before = browserPids();
     await renderer.warm();
     const [first] = browserPids().filter((pid) => !before.includes(pid));
     await pdfText(renderer, { html: b64('<p>first</p>') });
 
-    // Act: while the last render on the first browser waits for its page, another browser starts
-    const last = pdfText(renderer, { url: `${site.url}/slow`, adblock: false });
-    let lastEnded = false;
-    void last.finally(() => (lastEnded = true)).catch(() => undefined);
+    // Act: while that render cannot end, another browser starts
+    const last = pdfText(renderer, { url: `${site.url}/held`, adblock: false });
     let replacement: number | undefined;
-    while (replacement === undefined && !lastEnded) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let waited = 0; replacement === undefined && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       replacement = browserPids().find((pid) => !before.includes(pid) && pid !== first);
     }
-    const seenWhileInFlight = !lastEnded;
+    // Let the page go once the browser has asked for it.
+    for (let waited = 0; held.length === 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const release of held.splice(0)) release();
     const lastText = await last;
     const next = await pdfText(renderer, { html: b64('<p>on the replacement</p>') });
 
     // Assess
-    assert.ok(replacement !== undefined && seenWhileInFlight, 'no replacement browser while the last render was in flight');
+    assert.ok(replacement !== undefined, 'no replacement browser while the last render was in flight');
     assert.match(lastText, /last on the old browser/);
     assert.match(next, /on the replacement/);
     assert.ok(first !== undefined && (await gone(first)), 'the worn browser went once its last render had ended');
