@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { RenderTimeoutError } from '../../../lib/errors.js';
 import { runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
@@ -8,6 +7,7 @@ import { newJob } from '../../../lib/jobs/submit-job.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
 import { createEgressPolicy, useEgressPolicy } from '../../../lib/net/index.js';
+import { browserPids } from '../../helpers/chromium-processes.js';
 import { LOCAL_TEST_HOSTS, localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { buildFuzzStack } from '../../unit/fuzz/fuzz-stack.js';
@@ -24,15 +24,6 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 // The test site lives on loopback, which the up-front URL checks allow only when named.
 useEgressPolicy(createEgressPolicy({ allowPrivateHosts: LOCAL_TEST_HOSTS }));
-
-/** The browser processes this test process started (not their renderer and GPU children). */
-function browserPids(): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => /chromium|chrome/i.test(line) && !/--type=/.test(line))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 async function until(what: string, probe: () => boolean): Promise<void> {
   for (let i = 0; i < 500; i++) {

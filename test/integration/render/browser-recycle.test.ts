@@ -1,20 +1,11 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import { browserPids } from '../../helpers/chromium-processes.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer } from '../../helpers/test-server.js';
 import { b64, pdfText } from './render-fixtures.js';
-
-/** Browser processes (not their helpers) this test process started. */
-function browserPids(): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => /chromium|chrome/i.test(line) && !/--type=/.test(line))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 function alive(pid: number): boolean {
   try {

@@ -1,27 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import { rendererProcessCount } from '../../helpers/chromium-processes.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { b64, pdfText } from './render-fixtures.js';
-
-/** Chromium renderer processes started by this test process's browser: one per isolated session. */
-function rendererProcesses(): number {
-  const browsers = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => /chromium|chrome/i.test(line) && !/--type=/.test(line))
-    .map((line) => line.trim().split(/\s+/)[0] as string);
-  if (browsers.length === 0) return 0;
-  const helpers = execFileSync('ps', ['-o', 'args=', '--ppid', browsers.join(',')], { encoding: 'utf8' });
-  return helpers.split('\n').filter((line) => line.includes('--type=renderer')).length;
-}
 
 async function settledCount(): Promise<number> {
   // A session opens within a second or so; wait until the count holds still.
   let last = -1;
   for (let i = 0; i < 40; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 150));
-    const now = rendererProcesses();
+    const now = rendererProcessCount();
     if (now === last && i >= 4) return now;
     last = now;
   }
