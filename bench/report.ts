@@ -227,16 +227,20 @@ export function printReport(results: BenchResults): string {
     out.push(
       '\nCPU per render (ms, user + system of every process: the function instance with its Chromium; bare Puppeteer with its Chromium), mean of the measured runs',
     );
+    // With the CPU share applied, no render can end sooner than its CPU time spread over that share.
+    const vcpu = results.lambdaLike?.vcpu ?? null;
+    const floor = (ms: number | undefined) => (vcpu && ms !== undefined ? String(Math.round(ms / vcpu)) : '');
     out.push(
       table(
-        ['Scenario', 'Service', 'Bare, fresh context', 'Bare, reused page'],
+        ['Scenario', 'Service', 'Bare, fresh context', 'Bare, reused page', vcpu ? `Service floor at ${vcpu} vCPU` : 'Service floor'],
         results.latency.map((l) => [
           l.id,
           String(l.cpuMsPerRender?.service ?? ''),
           String(l.cpuMsPerRender?.bare ?? ''),
           l.cpuMsPerRender?.bareReusedPage === undefined ? '' : String(l.cpuMsPerRender.bareReusedPage),
+          floor(l.cpuMsPerRender?.service),
         ]),
-        [1, 2, 3],
+        [1, 2, 3, 4],
       ),
     );
   }
