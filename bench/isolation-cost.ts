@@ -1,0 +1,117 @@
+/**
+ * `npm run bench:isolation [-- --runs N]`: what a fresh isolated context
+ * costs Chromium in CPU time, against rendering in a page that is reused.
+ * Bare `puppeteer-core` on the service's Chromium binary and launch flags, no
+ * CPU limit, one thing at a time, a pause after each so that Chromium's own
+ * follow-up work (closing a renderer process) lands in the same reading:
+ *
+ *   reused page       setContent + pdf() of the small invoice in one page kept open
+ *   fresh context     a new incognito context and page, the same render, the context closed
+ *   context only      a new incognito context and page (about:blank), closed again
+ *
+ * CPU is read from /proc: the browser process's own time, and its children's
+ * (renderer and other helper processes, alive or already reaped). Under a
+ * frozen Lambda's CPU share a render can never take less wall time than its
+ * CPU time divided by that share, which is what makes the cost of isolation
+ * visible whatever else overlaps it.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { chromiumArgs } from '../lib/render/launch-args.js';
+import { SMALL_HTML } from './pages.js';
+import { processTree } from './process-memory.js';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' } }, strict: true });
+const RUNS = Number(values.runs);
+const PAUSE_MS = 300;
+const PDF = { format: 'letter', tagged: false, printBackground: false } as const;
+/** USER_HZ: the unit of /proc's CPU times. */
+const TICK_MS = 10;
+
+type Reading = { browser: number; children: number };
+
+/** CPU ms of the browser process itself and of every process below it, reaped ones included. */
+function read(browserPid: number): Reading {
+  let browser = 0;
+  let children = 0;
+  for (const pid of processTree(browserPid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+      const own = ((f[11] ?? 0) + (f[12] ?? 0)) * TICK_MS;
+      const reaped = ((f[13] ?? 0) + (f[14] ?? 0)) * TICK_MS;
+      if (pid === browserPid) {
+        browser += own;
+        children += reaped;
+      } else {
+        children += own + reaped;
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { browser, children };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function measure(name: string, browser: Browser, once: () => Promise<void>) {
+  const pid = browser.process()?.pid as number;
+  for (let i = 0; i < 3; i += 1) await once();
+  await sleep(PAUSE_MS);
+  const before = read(pid);
+  const wall: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const started = performance.now();
+    await once();
+    wall.push(performance.now() - started);
+    await sleep(PAUSE_MS);
+  }
+  const after = read(pid);
+  const browserMs = (after.browser - before.browser) / RUNS;
+  const childrenMs = (after.children - before.children) / RUNS;
+  wall.sort((a, b) => a - b);
+  return {
+    name,
+    browserMs: Math.round(browserMs),
+    childrenMs: Math.round(childrenMs),
+    totalMs: Math.round(browserMs + childrenMs),
+    wallMedianMs: Math.round(wall[Math.floor(wall.length / 2)] as number),
+  };
+}
+
+const browser = await puppeteer.launch({
+  executablePath: await chromium.executablePath(),
+  headless: 'shell',
+  args: chromiumArgs(chromium.args, 'multi-process'),
+  pipe: true,
+});
+try {
+  const page: Page = await browser.newPage();
+  const rows = [
+    await measure('reused page', browser, async () => {
+      await page.setContent(SMALL_HTML, { waitUntil: 'load' });
+      await page.pdf(PDF);
+    }),
+    await measure('fresh context', browser, async () => {
+      const context = await browser.createBrowserContext();
+      const fresh = await context.newPage();
+      await fresh.setContent(SMALL_HTML, { waitUntil: 'load' });
+      await fresh.pdf(PDF);
+      await context.close();
+    }),
+    await measure('context only', browser, async () => {
+      const context = await browser.createBrowserContext();
+      await context.newPage();
+      await context.close();
+    }),
+  ];
+  console.log(`CPU per iteration, ms (mean of ${RUNS}; browser process / its renderer and helper processes / total), and wall-time median; no CPU limit`);
+  console.log('| What | Browser | Renderer & helpers | Total CPU | Wall median |');
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const r of rows) console.log(`| ${r.name} | ${r.browserMs} | ${r.childrenMs} | ${r.totalMs} | ${r.wallMedianMs} |`);
+} finally {
+  await browser.close();
+}
