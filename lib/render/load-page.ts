@@ -53,7 +53,9 @@ export async function loadPage(
   // A failure matters only to a render that needed the engine, and that one reports it.
   engineLoading?.catch(noop);
   session.policy.adblock = adblock ? (loadedAdblockEngine() ?? null) : null;
-  session.policy.adblockLoading = adblock && !session.policy.adblock ? loadAdblockEngine : null;
+  // One load per render at most: after a failure every request of the page must not start another.
+  let loading = engineLoading;
+  session.policy.adblockLoading = adblock && !session.policy.adblock ? () => (loading ??= loadAdblockEngine()) : null;
   session.policy.pageUrl = fromUrl ? source.url : 'about:blank';
   await Promise.all([
     applyPageOptions(session, options, source, screen),
