@@ -30,10 +30,11 @@ export async function buildColdStartBundles(): Promise<void> {
     platform: 'node',
     format: 'esm',
     target: 'node22',
-    // As serverless.yml's custom.esbuild: minified, tree-shaken, names kept.
+    // As serverless.yml's custom.esbuild: minified, tree-shaken, names kept, ES module builds first.
     minify: true,
     keepNames: true,
     treeShaking: true,
+    mainFields: ['module', 'main'],
     outdir: BUILD_DIR,
     outExtension: { '.js': '.mjs' },
     banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
