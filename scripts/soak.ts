@@ -9,12 +9,16 @@
  * served here. A script, not a test: the figures go in the README.
  */
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ListBucketsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { processTree } from '../lib/local/process-tree.js';
-import { liveDevStacks } from '../lib/local/dev-stack.js';
+import { liveDevStacks, type DevStack } from '../lib/local/dev-stack.js';
+import { MEMORY_STATS_DIR_VARIABLE, type MemoryStats } from '../lib/local/memory-stats.js';
 import { b64, startService } from '../test/helpers/service.js';
 import { html, startTestServer } from '../test/helpers/test-server.js';
 
@@ -123,6 +127,141 @@ function snapshot(rootPid: number, tmp: string): Snapshot {
   return s;
 }
 
+/** Memory of one group of processes: PSS and RSS summed (MiB), and how many processes. */
+type Group = { pssMiB: number; rssMiB: number; processes: number };
+/** One function instance: its node process (with the V8 heap it reported) and its Chromium tree. */
+type InstanceFigures = { pid: number; fn: string; node: Group; heap?: MemoryStats; chromium: Group };
+/** What the embedded emulators hold: AWS's storage, kept in memory locally, not the service's. */
+type Stored = { s3Objects: number; s3MiB: number; dynamoItems: number; sqsMessages: number };
+/** Who holds the memory at a checkpoint. */
+type Breakdown = { runtime: Group; runtimeHeap?: MemoryStats; helpers: Group; emulators: Group; emulatorsHeap?: MemoryStats; instances: InstanceFigures[]; stored: Stored };
+
+const MiB = 1024 * 1024;
+const round = (n: number) => Math.round(n);
+
+function memoryOf(pid: number): Group {
+  const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readOr(`/proc/${pid}/status`))?.[1] ?? 0) / 1024;
+  const pss = Number(/^Pss:\s+(\d+) kB/m.exec(readOr(`/proc/${pid}/smaps_rollup`))?.[1] ?? 0) / 1024;
+  return { pssMiB: pss, rssMiB: rss, processes: rss > 0 ? 1 : 0 };
+}
+
+function add(a: Group, b: Group): Group {
+  return { pssMiB: a.pssMiB + b.pssMiB, rssMiB: a.rssMiB + b.rssMiB, processes: a.processes + b.processes };
+}
+
+const EMPTY: Group = { pssMiB: 0, rssMiB: 0, processes: 0 };
+
+function readStats(dir: string, pid: number): MemoryStats | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, `${pid}.json`), 'utf8')) as MemoryStats;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Items, objects and messages the emulators hold, read through the AWS APIs as any client would. */
+async function storedData(stack: DevStack): Promise<Stored> {
+  const common = { region: stack.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  const dynamo = new DynamoDBClient({ ...common, endpoint: stack.endpoints.dynamodb });
+  const s3 = new S3Client({ ...common, endpoint: stack.endpoints.s3, forcePathStyle: true });
+  const sqs = new SQSClient({ ...common, endpoint: stack.endpoints.sqs, useQueueUrlAsEndpoint: false });
+  const stored: Stored = { s3Objects: 0, s3MiB: 0, dynamoItems: 0, sqsMessages: 0 };
+  try {
+    for (const table of (await dynamo.send(new ListTablesCommand({}))).TableNames ?? []) {
+      let start: Record<string, never> | undefined;
+      do {
+        const page = await dynamo.send(new ScanCommand({ TableName: table, Select: 'COUNT', ExclusiveStartKey: start }));
+        stored.dynamoItems += page.Count ?? 0;
+        start = page.LastEvaluatedKey as typeof start;
+      } while (start);
+    }
+    let bytes = 0;
+    for (const bucket of (await s3.send(new ListBucketsCommand({}))).Buckets ?? []) {
+      let token: string | undefined;
+      do {
+        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket.Name, ContinuationToken: token }));
+        for (const object of page.Contents ?? []) {
+          stored.s3Objects += 1;
+          bytes += object.Size ?? 0;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    }
+    stored.s3MiB = bytes / MiB;
+    for (const url of (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? []) {
+      const { Attributes: a = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }));
+      stored.sqsMessages += Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+    }
+  } finally {
+    dynamo.destroy();
+    s3.destroy();
+    sqs.destroy();
+  }
+  return stored;
+}
+
+/**
+ * Splits the tree: npm start's own process (the runtime, with the embedded
+ * emulators in it), its helpers (the instance reaper, esbuild), and each
+ * function instance's node and Chromium.
+ */
+async function breakdown(rootPid: number, statsDir: string, stack: DevStack): Promise<Breakdown> {
+  const tree = processTree(rootPid);
+  const parent = new Map<number, number>();
+  for (const pid of tree) {
+    const stat = readOr(`/proc/${pid}/stat`);
+    if (stat) parent.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+  }
+  const prefix = new RegExp(`^.*?-${stack.stage}-`);
+  const instances: InstanceFigures[] = [];
+  let helpers = EMPTY;
+  let emulators = EMPTY;
+  let emulatorsPid = 0;
+  for (const pid of tree) {
+    if (parent.get(pid) !== rootPid) continue;
+    const cmdline = readOr(`/proc/${pid}/cmdline`);
+    if (cmdline.includes('emulator-process')) {
+      emulatorsPid = pid;
+      for (const p of processTree(pid)) emulators = add(emulators, memoryOf(p));
+      continue;
+    }
+    if (!cmdline.includes('lambda-instance')) {
+      for (const p of processTree(pid)) helpers = add(helpers, memoryOf(p));
+      continue;
+    }
+    const name = /(?:^|\0)AWS_LAMBDA_FUNCTION_NAME=([^\0]*)/.exec(readOr(`/proc/${pid}/environ`))?.[1] ?? '?';
+    let chromium = EMPTY;
+    for (const p of processTree(pid).slice(1)) chromium = add(chromium, memoryOf(p));
+    instances.push({ pid, fn: name.replace(prefix, ''), node: memoryOf(pid), heap: readStats(statsDir, pid), chromium });
+  }
+  instances.sort((a, b) => a.fn.localeCompare(b.fn) || a.pid - b.pid);
+  return {
+    runtime: memoryOf(rootPid),
+    runtimeHeap: readStats(statsDir, rootPid),
+    helpers,
+    emulators,
+    emulatorsHeap: readStats(statsDir, emulatorsPid),
+    instances,
+    stored: await storedData(stack),
+  };
+}
+
+/** The service's own memory: runtime, helpers, instances and their Chromium (PSS, MiB). */
+const servicePss = (b: Breakdown) => round(b.runtime.pssMiB + b.helpers.pssMiB + b.instances.reduce((sum, i) => sum + i.node.pssMiB + i.chromium.pssMiB, 0));
+
+function printBreakdown(b: Breakdown): void {
+  const heap = (h?: MemoryStats) => (h ? `heap ${round(h.heapUsed / MiB)}/${round(h.heapTotal / MiB)} MiB (limit ${round(h.heapLimit / MiB)}), external ${round(h.external / MiB)}` : 'heap ?');
+  console.log(`    runtime (npm start) PSS ${round(b.runtime.pssMiB)} MiB, ${heap(b.runtimeHeap)}; helpers PSS ${round(b.helpers.pssMiB)} (${b.helpers.processes} processes)`);
+  console.log(`    emulators (not the service) PSS ${round(b.emulators.pssMiB)} MiB, ${heap(b.emulatorsHeap)}; they hold: S3 ${b.stored.s3Objects} objects (${round(b.stored.s3MiB)} MiB), DynamoDB ${b.stored.dynamoItems} items, SQS ${b.stored.sqsMessages} messages`);
+  for (const i of b.instances) {
+    console.log(
+      `    ${i.fn.padEnd(16)} pid ${String(i.pid).padStart(7)} invocations ${String(i.heap?.invocations ?? '?').padStart(4)}  node PSS ${String(round(i.node.pssMiB)).padStart(4)} ${heap(i.heap)}  ` +
+        `Chromium PSS ${String(round(i.chromium.pssMiB)).padStart(4)} (${i.chromium.processes} processes)`,
+    );
+  }
+  console.log(`    service PSS (runtime + helpers + instances + Chromium) ${servicePss(b)} MiB, of which instances' node ${round(b.instances.reduce((s, i) => s + i.node.pssMiB, 0))}, Chromium ${round(b.instances.reduce((s, i) => s + i.chromium.pssMiB, 0))}; ${b.instances.length} instances`);
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return NaN;
@@ -137,11 +276,14 @@ async function main(): Promise<void> {
   if (!Number.isInteger(RENDERS) || RENDERS < 20 || !Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
     throw new Error('--renders must be a whole number of at least 20 and --concurrency at least 1');
   }
+  let hookDelayMs = 0;
   const waiters = new Map<string, (status: string) => void>();
   const early = new Map<string, string>();
   const server = await startTestServer({
     '/article': html(ARTICLE),
-    '/hook': (_req, res, body) => {
+    '/hook': async (_req, res, body) => {
+      // Held a moment during the warm-up, so that two deliveries overlap and start the second delivering instance there.
+      if (hookDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, hookDelayMs));
       res.writeHead(204).end();
       const parsed = JSON.parse(body) as { id: string; status: string; error?: { code: string; message: string } };
       const { id } = parsed;
@@ -155,17 +297,28 @@ async function main(): Promise<void> {
   // The service's own temporary directory: /tmp entries of this run only (other programs use /tmp too).
   const tmp = mkdtempSync(join(tmpdir(), 'docrender-soak-'));
   const stacks = mkdtempSync(join(tmpdir(), 'docrender-soak-stacks-'));
+  // Where the runtime and each instance write their own heap figures (outside TMPDIR, whose entries are counted).
+  const statsDir = mkdtempSync(join(tmpdir(), 'docrender-soak-heaps-'));
   const token = randomBytes(24).toString('base64url');
-  const service = await startService({ DEV_TOKEN: token, DEV_STACKS_DIR: stacks, DEV_STACK_FILE: join(stacks, 'dev-stack.json'), TMPDIR: tmp, ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
-  const rootPid = liveDevStacks({ DEV_STACK_FILE: join(stacks, 'dev-stack.json'), DEV_STACKS_DIR: stacks })[0]?.pid;
+  const service = await startService({
+    DEV_TOKEN: token,
+    DEV_STACKS_DIR: stacks,
+    DEV_STACK_FILE: join(stacks, 'dev-stack.json'),
+    TMPDIR: tmp,
+    ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    [MEMORY_STATS_DIR_VARIABLE]: statsDir,
+    // The emulators in a process of their own: what they store is AWS's, not the service's memory.
+    LOCAL_EMULATORS_APART: '1',
+  });
+  const stack = liveDevStacks({ DEV_STACK_FILE: join(stacks, 'dev-stack.json'), DEV_STACKS_DIR: stacks })[0];
+  const rootPid = stack?.pid;
   const pageUrl = `${server.url}/article`;
   const hookUrl = `${server.url}/hook`;
   const latencies: number[] = [];
   const failures: string[] = [];
   const perKind = new Map<string, number[]>();
 
-  const renderOne = async (index: number) => {
-    const kind = KINDS[index % KINDS.length] as Kind;
+  const renderOne = async (index: number, kind = KINDS[index % KINDS.length] as Kind) => {
     const started = performance.now();
     const response = await service.request(kind.path, { json: kind.body(pageUrl, hookUrl), token });
     const body = Buffer.from(await response.arrayBuffer());
@@ -211,8 +364,12 @@ async function main(): Promise<void> {
   /** In-flight renders have ended; what they left (contexts closing) gets a moment before it is counted. */
   const settled = async () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    return snapshot(rootPid as number, tmp);
+    const s = snapshot(rootPid as number, tmp);
+    const b = await breakdown(rootPid as number, statsDir, stack as DevStack);
+    breakdowns.push(b);
+    return s;
   };
+  const breakdowns: Breakdown[] = [];
 
   const runStarted = performance.now();
   try {
@@ -222,9 +379,20 @@ async function main(): Promise<void> {
     // One render of each kind alone first, so that every function's cold start (an instance and its
     // Chromium) lands before the warm-up's measurements rather than in them.
     for (let index = 0; index < KINDS.length; index += 1) await renderOne(index).catch((error: unknown) => failures.push(`#${index}: ${(error as Error).message}`));
-    await drive(KINDS.length, WARMUP);
+    // Then each kind twice at once: with 2 renders in flight every function runs 2 instances at times, and
+    // the second instance (and its Chromium) must start here, not after the warm-up where it would look like growth.
+    let index = KINDS.length;
+    hookDelayMs = 1_000;
+    for (const kind of KINDS) {
+      const pair = [index, index + 1];
+      index += 2;
+      await Promise.all(pair.map((i) => renderOne(i, kind).catch((error: unknown) => failures.push(`#${i}: ${(error as Error).message}`))));
+    }
+    hookDelayMs = 0;
+    await drive(index, WARMUP);
     const warm = await settled();
     console.log(line(`after ${WARMUP}`, warm));
+    printBreakdown(breakdowns.at(-1) as Breakdown);
     const snapshots: Snapshot[] = [warm];
     for (let from = WARMUP; from < RENDERS; ) {
       const to = Math.min(RENDERS, Math.floor(from / CHECKPOINT) * CHECKPOINT + CHECKPOINT);
@@ -232,6 +400,7 @@ async function main(): Promise<void> {
       const s = await settled();
       snapshots.push(s);
       console.log(line(`after ${to}`, s));
+      printBreakdown(breakdowns.at(-1) as Breakdown);
       from = to;
     }
     const end = snapshots.at(-1) as Snapshot;
@@ -246,6 +415,20 @@ async function main(): Promise<void> {
     for (const [name, list] of perKind) console.log(`  ${name.padEnd(16)} p50 ${percentile(list, 50)} p99 ${percentile(list, 99)} (${list.length})`);
     console.log(`RSS after warm-up ${warm.rssMiB} MiB, at the end ${end.rssMiB} MiB (growth ${end.rssMiB - warm.rssMiB} MiB); ` +
       `PSS ${warm.pssMiB} → ${end.pssMiB} MiB (growth ${end.pssMiB - warm.pssMiB} MiB)`);
+    const warmB = breakdowns[0] as Breakdown;
+    const endB = breakdowns.at(-1) as Breakdown;
+    const sum = (b: Breakdown, pick: (i: InstanceFigures) => number) => round(b.instances.reduce((total, i) => total + pick(i), 0));
+    const heapUsed = (b: Breakdown) => sum(b, (i) => (i.heap?.heapUsed ?? 0) / MiB);
+    console.log(
+      `By group, PSS after warm-up → end (MiB): service ${servicePss(warmB)} → ${servicePss(endB)} (growth ${servicePss(endB) - servicePss(warmB)}); ` +
+        `runtime ${round(warmB.runtime.pssMiB)} → ${round(endB.runtime.pssMiB)}; helpers ${round(warmB.helpers.pssMiB)} → ${round(endB.helpers.pssMiB)}; ` +
+        `instances' node ${sum(warmB, (i) => i.node.pssMiB)} → ${sum(endB, (i) => i.node.pssMiB)} (V8 heap used ${heapUsed(warmB)} → ${heapUsed(endB)}); ` +
+        `Chromium ${sum(warmB, (i) => i.chromium.pssMiB)} → ${sum(endB, (i) => i.chromium.pssMiB)}; instances ${warmB.instances.length} → ${endB.instances.length}`,
+    );
+    console.log(
+      `Emulators (AWS's storage, not the service): PSS ${round(warmB.emulators.pssMiB)} → ${round(endB.emulators.pssMiB)} MiB; S3 ${warmB.stored.s3Objects} → ${endB.stored.s3Objects} objects (${round(warmB.stored.s3MiB)} → ${round(endB.stored.s3MiB)} MiB), ` +
+        `DynamoDB ${warmB.stored.dynamoItems} → ${endB.stored.dynamoItems} items, SQS ${warmB.stored.sqsMessages} → ${endB.stored.sqsMessages} messages`,
+    );
     console.log(`Across checkpoints: Chromium fds ${range((s) => s.chromiumFds)}, node fds ${range((s) => s.nodeFds)}, deleted-file fds ${range((s) => s.deletedFds)}, ` +
       `processes ${range((s) => s.processes)}, Chromium processes ${range((s) => s.chromiumProcesses)}, tmp entries ${range((s) => s.tmpEntries)}`);
     const verdicts = [
@@ -267,6 +450,7 @@ async function main(): Promise<void> {
     await server.close();
     rmSync(tmp, { recursive: true, force: true });
     rmSync(stacks, { recursive: true, force: true });
+    rmSync(statsDir, { recursive: true, force: true });
   }
 }
 
