@@ -1,12 +1,14 @@
 /**
- * `npm run soak [-- --renders N] [--concurrency N]`: drives the local stack
- * (npm start's path: emulators, the Lambda runtime, real Chromium) with a long
- * run of mixed renders and prints what would show a leak: resident memory of
- * the whole service tree, open descriptors (node's and Chromium's, and those
- * on deleted files), entries in the service's temporary directory, Chromium
- * processes, and the latency of the first and the last quarter (at most 500
- * renders each). Loopback traffic only: the pages and the webhook receiver are
- * served here. A script, not a test: the figures go in the README.
+ * `npm run soak [-- --renders N] [--concurrency N] [--warmup N]`: drives the
+ * local stack (npm start's path: emulators, the Lambda runtime, real Chromium)
+ * with a long run of mixed renders and prints what would show a leak: memory
+ * of the whole tree and per process group (npm start's runtime, the emulators
+ * in a process of their own with what they store, each instance's node with
+ * its V8 heap, and its Chromium), open descriptors (node's and Chromium's, and
+ * those on deleted files), entries in the service's temporary directory,
+ * Chromium processes, and the latency of the first and the last quarter (at
+ * most 500 renders each). Loopback traffic only: the pages and the webhook
+ * receiver are served here. A script, not a test: the figures go in the README.
  */
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
