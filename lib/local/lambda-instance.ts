@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { MEMORY_STATS_DIR_VARIABLE, writeMemoryStats } from './memory-stats.js';
+import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 
 export type InstanceRequest = { type: 'invoke'; requestId: string; event: unknown; deadline: number; invokedFunctionArn: string };
 export type InstanceMessage =
@@ -28,6 +28,7 @@ delete process.env.LOCAL_HANDLER_FILE;
 delete process.env.LOCAL_HANDLER_EXPORT;
 delete process.env[MEMORY_STATS_DIR_VARIABLE];
 let invocations = 0;
+if (memoryStatsDir) watchMajorGc();
 
 const send = (message: InstanceMessage) => process.send?.(message);
 

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 
 /**
@@ -17,6 +18,12 @@ export type MemoryStats = {
   /** What the process is: "runtime", or the function's name. */
   role: string;
   heapUsed: number;
+  /**
+   * Heap used just after the last full (mark-compact) collection: what is
+   * still reachable, without the garbage heapUsed includes; a leak shows here.
+   * Undefined before the first one (or without watchMajorGc).
+   */
+  heapAfterMajorGc?: number;
   heapTotal: number;
   /** V8's cap on the heap (--max-old-space-size, or its default for this machine). */
   heapLimit: number;
@@ -28,6 +35,17 @@ export type MemoryStats = {
   at: string;
 };
 
+let heapAfterMajorGc: number | undefined;
+
+/** Notes the heap left after each full collection, for writeMemoryStats; observing only, it triggers none. */
+export function watchMajorGc(): void {
+  const observer = new PerformanceObserver((list) => {
+    const major = list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR);
+    if (major) heapAfterMajorGc = getHeapStatistics().used_heap_size;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+}
+
 /** Writes this process's heap figures to `<dir>/<pid>.json`, replacing the previous ones; never throws. */
 export function writeMemoryStats(dir: string, role: string, invocations = 0): void {
   const usage = process.memoryUsage();
@@ -35,6 +53,7 @@ export function writeMemoryStats(dir: string, role: string, invocations = 0): vo
     pid: process.pid,
     role,
     heapUsed: usage.heapUsed,
+    heapAfterMajorGc,
     heapTotal: usage.heapTotal,
     heapLimit: getHeapStatistics().heap_size_limit,
     external: usage.external,

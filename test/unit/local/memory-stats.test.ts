@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { writeMemoryStats, type MemoryStats } from '../../../lib/local/memory-stats.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { watchMajorGc, writeMemoryStats, type MemoryStats } from '../../../lib/local/memory-stats.js';
 
 describe('writeMemoryStats', () => {
   it("replaces this process's figures in <dir>/<pid>.json", () => {
@@ -28,5 +30,26 @@ describe('writeMemoryStats', () => {
 
   it('never fails the invocation it reports on: a directory that is gone is ignored', () => {
     assert.doesNotThrow(() => writeMemoryStats(path.join(tmpdir(), 'docrender-no-such-dir', 'nested'), 'runtime'));
+  });
+});
+
+describe('watchMajorGc', () => {
+  it('reports the heap left after a full collection once one has run', async () => {
+    // Prepare
+    const dir = mkdtempSync(path.join(tmpdir(), 'docrender-heaps-'));
+    try {
+      watchMajorGc();
+      // Act: a full collection, forced through V8's flag (this test process was not started with --expose-gc)
+      setFlagsFromString('--expose-gc');
+      (runInNewContext('gc') as () => void)();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      writeMemoryStats(dir, 'runtime');
+      const stats = JSON.parse(readFileSync(path.join(dir, `${process.pid}.json`), 'utf8')) as MemoryStats;
+
+      // Assess
+      assert.ok(stats.heapAfterMajorGc !== undefined && stats.heapAfterMajorGc > 0 && stats.heapAfterMajorGc <= stats.heapTotal);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
