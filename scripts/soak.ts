@@ -256,7 +256,7 @@ const servicePss = (b: Breakdown) => round(b.runtime.pssMiB + b.helpers.pssMiB +
 function printBreakdown(b: Breakdown): void {
   const heap = (h?: MemoryStats) =>
     h
-      ? `heap ${round(h.heapUsed / MiB)}/${round(h.heapTotal / MiB)} MiB (after full GC ${h.heapAfterMajorGc === undefined ? '?' : round(h.heapAfterMajorGc / MiB)}, limit ${round(h.heapLimit / MiB)}), external ${round(h.external / MiB)}`
+      ? `heap ${round(h.heapUsed / MiB)}/${round(h.heapTotal / MiB)} MiB (after full GC ${h.heapAfterMajorGc === undefined ? '?' : round(h.heapAfterMajorGc / MiB)}, young ${round((h.newSpace ?? 0) / MiB)}, limit ${round(h.heapLimit / MiB)}), external ${round(h.external / MiB)}`
       : 'heap ?';
   console.log(`    runtime (npm start) PSS ${round(b.runtime.pssMiB)} MiB, ${heap(b.runtimeHeap)}; helpers PSS ${round(b.helpers.pssMiB)} (${b.helpers.processes} processes)`);
   console.log(`    emulators (not the service) PSS ${round(b.emulators.pssMiB)} MiB, ${heap(b.emulatorsHeap)}; they hold: S3 ${b.stored.s3Objects} objects (${round(b.stored.s3MiB)} MiB), DynamoDB ${b.stored.dynamoItems} items, SQS ${b.stored.sqsMessages} messages`);
@@ -463,6 +463,8 @@ async function main(): Promise<void> {
     const sum = (b: Breakdown, pick: (i: InstanceFigures) => number) => round(b.instances.reduce((total, i) => total + pick(i), 0));
     const heapUsed = (b: Breakdown) => sum(b, (i) => (i.heap?.heapUsed ?? 0) / MiB);
     const heapLive = (b: Breakdown) => sum(b, (i) => (i.heap?.heapAfterMajorGc ?? 0) / MiB);
+    const heapTotal = (b: Breakdown) => sum(b, (i) => (i.heap?.heapTotal ?? 0) / MiB);
+    const young = (b: Breakdown) => sum(b, (i) => (i.heap?.newSpace ?? 0) / MiB);
     // Growth as the trend of every checkpoint (least squares), beside the two ends: a checkpoint that lands just
     // after browsers were replaced, or with more renderer processes alive, moves a group by ±100 MiB on its own.
     const trend = (pick: (b: Breakdown) => number) => round(fittedGrowth(checkpoints, breakdowns.map(pick)));
@@ -477,7 +479,7 @@ async function main(): Promise<void> {
     console.log(
       `By group, PSS after warm-up → end (MiB): service ${servicePss(warmB)} → ${servicePss(endB)} (growth ${servicePss(endB) - servicePss(warmB)}); ` +
         `runtime ${round(warmB.runtime.pssMiB)} → ${round(endB.runtime.pssMiB)}; helpers ${round(warmB.helpers.pssMiB)} → ${round(endB.helpers.pssMiB)}; ` +
-        `instances' node ${sum(warmB, (i) => i.node.pssMiB)} → ${sum(endB, (i) => i.node.pssMiB)} (V8 heap used ${heapUsed(warmB)} → ${heapUsed(endB)}, after the last full GC ${heapLive(warmB)} → ${heapLive(endB)}); ` +
+        `instances' node ${sum(warmB, (i) => i.node.pssMiB)} → ${sum(endB, (i) => i.node.pssMiB)} (V8 heap used ${heapUsed(warmB)} → ${heapUsed(endB)}, after the last full GC ${heapLive(warmB)} → ${heapLive(endB)}, total ${heapTotal(warmB)} → ${heapTotal(endB)} of which young generation ${young(warmB)} → ${young(endB)}); ` +
         `Chromium ${sum(warmB, (i) => i.chromium.pssMiB)} → ${sum(endB, (i) => i.chromium.pssMiB)}; instances ${warmB.instances.length} → ${endB.instances.length}`,
     );
     console.log(

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 
 /**
  * The variable that turns the report on: a directory where each local process
@@ -25,6 +25,12 @@ export type MemoryStats = {
    */
   heapAfterMajorGc?: number;
   heapTotal: number;
+  /**
+   * Of heapTotal, the young generation's reserved size: it grows (semi-spaces
+   * doubling up to --max-semi-space-size) with the allocation rate, and only
+   * shrinks when V8 sees the process idle, which a frozen instance never is.
+   */
+  newSpace: number;
   /** V8's cap on the heap (--max-old-space-size, or its default for this machine). */
   heapLimit: number;
   /** Buffers and other memory V8 tracks outside its heap. */
@@ -55,6 +61,7 @@ export function writeMemoryStats(dir: string, role: string, invocations = 0): vo
     heapUsed: usage.heapUsed,
     heapAfterMajorGc,
     heapTotal: usage.heapTotal,
+    newSpace: getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0,
     heapLimit: getHeapStatistics().heap_size_limit,
     external: usage.external,
     arrayBuffers: usage.arrayBuffers,

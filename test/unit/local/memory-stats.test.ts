@@ -23,6 +23,7 @@ describe('writeMemoryStats', () => {
       assert.equal(stats.invocations, 2);
       assert.ok(stats.heapUsed > 0 && stats.heapUsed <= stats.heapTotal && stats.heapTotal < stats.heapLimit);
       assert.ok(stats.external >= stats.arrayBuffers);
+      assert.ok(stats.newSpace > 0 && stats.newSpace < stats.heapTotal);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
