@@ -6,7 +6,7 @@
  * once listening and stops when its parent goes.
  */
 import { startEmulators, type EmulatorEndpoints } from './emulators.js';
-import { MEMORY_STATS_DIR_VARIABLE, writeMemoryStats } from './memory-stats.js';
+import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 
 export type EmulatorProcessMessage = { type: 'ready'; endpoints: EmulatorEndpoints } | { type: 'error'; message: string };
 
@@ -19,7 +19,10 @@ try {
   process.on('SIGINT', () => undefined);
   process.on('disconnect', stop);
   const statsDir = process.env[MEMORY_STATS_DIR_VARIABLE];
-  if (statsDir) setInterval(() => writeMemoryStats(statsDir, 'emulators'), 1_000).unref();
+  if (statsDir) {
+    watchMajorGc();
+    setInterval(() => writeMemoryStats(statsDir, 'emulators'), 1_000).unref();
+  }
   process.send?.({ type: 'ready', endpoints: emulators.endpoints } satisfies EmulatorProcessMessage);
 } catch (error) {
   process.send?.({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies EmulatorProcessMessage);

@@ -8,7 +8,7 @@ import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda
 import { startInstanceReaper } from './instance-reaper.js';
 import { processTree, signalAll } from './process-tree.js';
 import type { LocalFunction } from './service-definition.js';
-import { MEMORY_STATS_DIR_VARIABLE, writeMemoryStats } from './memory-stats.js';
+import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 
 /** What one invocation ended with, as the Lambda service would report it. */
 export type Invocation =
@@ -82,6 +82,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
   const memoryStatsDir = process.env[MEMORY_STATS_DIR_VARIABLE];
   const memoryStatsTimer = memoryStatsDir ? setInterval(() => writeMemoryStats(memoryStatsDir, 'runtime'), MEMORY_STATS_MS) : undefined;
   memoryStatsTimer?.unref();
+  if (memoryStatsDir) watchMajorGc();
 
   const poolOf = (fn: LocalFunction) => {
     let pool = pools.get(fn.key);
