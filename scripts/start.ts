@@ -92,6 +92,8 @@ async function main(): Promise<void> {
       region: values.region,
       params: runnerParams(values.param ?? []),
       endpoint: values.endpoint,
+      // The soak's setting: AWS's storage measured apart from the service.
+      emulatorsApart: process.env.LOCAL_EMULATORS_APART === '1',
     });
     cleanups.unshift(() => local.stop());
     reportSetup(local);

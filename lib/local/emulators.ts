@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
+import { fileURLToPath } from 'node:url';
+import type { EmulatorProcessMessage } from './emulator-process.js';
 import type { EmulatorEndpoints } from './local-endpoints.js';
 
 export type { EmulatorEndpoints };
@@ -25,6 +28,47 @@ export async function startEmulators(): Promise<RunningEmulators> {
   return {
     endpoints: { dynamodb: dynamo.url, s3: faux.url, sqs: faux.url },
     stop: () => (stopping ??= Promise.all([dynamo.stop(), faux.stop()]).then(() => undefined)),
+  };
+}
+
+const EMULATOR_ENTRY = fileURLToPath(new URL('./emulator-process.ts', import.meta.url));
+/** How long the emulators' process may take to listen. */
+const APART_START_LIMIT_MS = 30_000;
+
+/**
+ * The same emulators in a child process of their own (emulator-process.ts):
+ * the objects, items and messages they keep in memory then weigh on that
+ * process, not on the runtime's, so a measurement of the service (the soak)
+ * can leave AWS's storage out. The child exits when this process goes.
+ */
+export async function startEmulatorsApart(): Promise<RunningEmulators> {
+  const child = spawn(process.execPath, ['--import', 'tsx', EMULATOR_ENTRY], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = once(child, 'exit').then(() => undefined);
+  const endpoints = await new Promise<EmulatorEndpoints>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the emulators took more than ${APART_START_LIMIT_MS} ms to start`)), APART_START_LIMIT_MS);
+    child.once('message', (message: EmulatorProcessMessage) => {
+      clearTimeout(timer);
+      if (message.type === 'ready') resolve(message.endpoints);
+      else reject(new Error(`the emulators did not start: ${message.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the emulators' process exited with code ${code} while starting`));
+    });
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoints,
+    stop: () =>
+      (stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      })()),
   };
 }
 

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 
 export type InstanceRequest = { type: 'invoke'; requestId: string; event: unknown; deadline: number; invokedFunctionArn: string };
 export type InstanceMessage =
@@ -21,9 +22,13 @@ type Handler = (event: unknown, context: Context, callback: (error?: unknown, re
 
 const file = process.env.LOCAL_HANDLER_FILE as string;
 const exportName = process.env.LOCAL_HANDLER_EXPORT as string;
+const memoryStatsDir = process.env[MEMORY_STATS_DIR_VARIABLE];
 // Runner plumbing, not part of the function's environment.
 delete process.env.LOCAL_HANDLER_FILE;
 delete process.env.LOCAL_HANDLER_EXPORT;
+delete process.env[MEMORY_STATS_DIR_VARIABLE];
+let invocations = 0;
+if (memoryStatsDir) watchMajorGc();
 
 const send = (message: InstanceMessage) => process.send?.(message);
 
@@ -51,13 +56,18 @@ try {
 }
 
 async function invoke(request: InstanceRequest): Promise<void> {
+  let message: InstanceMessage;
   try {
     const result = await run(handler, request.event, lambdaContext(request));
-    send({ type: 'result', requestId: request.requestId, ok: true, result });
+    message = { type: 'result', requestId: request.requestId, ok: true, result };
   } catch (error) {
     console.error(`Invoke Error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    send({ type: 'result', requestId: request.requestId, ok: false, error: serialize(error) });
+    message = { type: 'result', requestId: request.requestId, ok: false, error: serialize(error) };
   }
+  invocations += 1;
+  // Before answering: the runtime freezes this process as soon as the answer arrives.
+  if (memoryStatsDir) writeMemoryStats(memoryStatsDir, process.env.AWS_LAMBDA_FUNCTION_NAME ?? exportName, invocations);
+  send(message);
 }
 
 /** Calls an async or callback-style handler; a sync throw or a rejection both reject. */

@@ -8,6 +8,7 @@ import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda
 import { startInstanceReaper } from './instance-reaper.js';
 import { processTree, signalAll } from './process-tree.js';
 import type { LocalFunction } from './service-definition.js';
+import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 
 /** What one invocation ended with, as the Lambda service would report it. */
 export type Invocation =
@@ -60,6 +61,8 @@ const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'];
 const INIT_LIMIT_MS = 30_000;
 /** How long a stopping instance may take to exit (its exit hooks run) before it is killed. */
 const STOP_GRACE_MS = 2_000;
+/** How often the runtime's own heap figures are written when LOCAL_MEMORY_STATS_DIR asks for them. */
+const MEMORY_STATS_MS = 1_000;
 
 /**
  * A local Lambda service: each function instance is a child process that
@@ -75,6 +78,11 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
   const idleMs = opts.idleMs ?? 5 * 60_000;
   const reaper = startInstanceReaper();
   let stopped = false;
+  // A measurement aid (the soak): this process's heap, which also holds the embedded emulators' data.
+  const memoryStatsDir = process.env[MEMORY_STATS_DIR_VARIABLE];
+  const memoryStatsTimer = memoryStatsDir ? setInterval(() => writeMemoryStats(memoryStatsDir, 'runtime'), MEMORY_STATS_MS) : undefined;
+  memoryStatsTimer?.unref();
+  if (memoryStatsDir) watchMajorGc();
 
   const poolOf = (fn: LocalFunction) => {
     let pool = pools.get(fn.key);
@@ -87,7 +95,13 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     const { file, exportName } = handlerLocation(fn, opts.serviceDir);
     const child = spawn(process.execPath, ['--import', 'tsx', INSTANCE_ENTRY], {
       cwd: opts.serviceDir,
-      env: { ...opts.environmentOf(fn), ...lambdaVariables(fn, opts.region), LOCAL_HANDLER_FILE: file, LOCAL_HANDLER_EXPORT: exportName },
+      env: {
+        ...opts.environmentOf(fn),
+        ...lambdaVariables(fn, opts.region),
+        LOCAL_HANDLER_FILE: file,
+        LOCAL_HANDLER_EXPORT: exportName,
+        ...(memoryStatsDir ? { [MEMORY_STATS_DIR_VARIABLE]: memoryStatsDir } : {}),
+      },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // Its own process group: Ctrl+C in the terminal reaches the runtime, which stops instances in order.
       detached: true,
@@ -249,6 +263,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     pids: () => [...pools.values()].flat().flatMap((instance) => (instance.child.exitCode === null ? processTree(instance.child.pid as number) : [])),
     async stop() {
       stopped = true;
+      clearInterval(memoryStatsTimer);
       waiting.clear();
       await Promise.all([...pools.values()].flat().map(stopInstance));
       reaper.close();

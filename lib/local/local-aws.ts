@@ -1,4 +1,4 @@
-import { startEmulators } from './emulators.js';
+import { startEmulators, startEmulatorsApart } from './emulators.js';
 import { LocalSetupError } from './errors.js';
 import { layerFontEnvironment } from './layers.js';
 import { emulatorEnvironment, type EmulatorEndpoints } from './local-endpoints.js';
@@ -14,6 +14,8 @@ export type LocalAwsOptions = ServiceOptions & {
    * `http://localhost:4566`) instead of starting the embedded emulators.
    */
   endpoint?: string;
+  /** Run the embedded emulators in a child process of their own (LOCAL_EMULATORS_APART=1 under npm start); default in this one. */
+  emulatorsApart?: boolean;
 };
 
 export type LocalAws = {
@@ -37,7 +39,7 @@ export async function startLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAw
   const service = await resolveService(opts);
   const emulators = opts.endpoint
     ? { endpoints: { dynamodb: opts.endpoint, s3: opts.endpoint, sqs: opts.endpoint }, stop: async () => undefined }
-    : await startEmulators();
+    : await (opts.emulatorsApart ? startEmulatorsApart() : startEmulators());
   try {
     const resources = await createResources(service, emulators.endpoints, LOCAL_ACCOUNT_ID);
     const endpointVariables = emulatorEnvironment(emulators.endpoints, service.region);

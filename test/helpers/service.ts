@@ -23,13 +23,13 @@ export type RunningService = {
 /**
  * Starts the whole local service exactly as `npm start` does (emulators,
  * provisioning, HTTP API, real Chromium) on a free port, and waits until it
- * prints its base URL and token.
+ * prints its base URL and token. `args` are npm start's options (`--idle-seconds 3600`).
  */
-export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
+export async function startService(env: Record<string, string> = {}, args: string[] = []): Promise<RunningService> {
   // Each service gets its own stack file so tests never touch a developer's `npm start`.
   const stackFile = join(mkdtempSync(join(tmpdir(), 'docrender-e2e-')), 'dev-stack.json');
   const fullEnv = { ...process.env, PORT: '0', ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', DEV_STACK_FILE: stackFile, ...env };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', ...args], {
     cwd: root,
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
