@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** Direct children of `pid` with their command lines, from `ps`. */
 function childrenOf(pids: number[]): Array<{ pid: number; args: string }> {
@@ -23,4 +24,14 @@ export function browserPids(): number[] {
 /** Renderer processes of those browsers: one per isolated session (fresh context) open. */
 export function rendererProcessCount(): number {
   return childrenOf(browserPids()).filter(({ args }) => args.includes('--type=renderer')).length;
+}
+
+/** Running or stopped; a zombie waiting to be reaped is already gone. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { liveDevStacks } from '../../../lib/local/dev-stack.js';
 import { processTree } from '../../../lib/local/process-tree.js';
+import { alive } from '../../helpers/chromium-processes.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -50,16 +51,6 @@ async function renderPdf(started: Omit<Started, 'child'>): Promise<void> {
   });
   assert.equal(response.status, 200, started.output());
   await response.arrayBuffer();
-}
-
-/** Running or stopped; a zombie waiting to be reaped is already gone. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 async function allGone(pids: number[], limitMs = 20_000): Promise<number[]> {

@@ -4,7 +4,7 @@ import { loadedAdblockEngine } from '../../../lib/render/adblock.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { b64, pdfText } from './render-fixtures.js';
+import { AD_SCRIPT_ROUTE, b64, pdfText } from './render-fixtures.js';
 
 // The filter lists cost ~0.2 s of CPU to load: a cold start, and renders of HTML that makes no
 // request, must not pay for them; the first page that makes a request does.
@@ -14,10 +14,7 @@ describe('the ad blocker loads on demand', () => {
 
   before(async () => {
     site = await startTestServer({
-      '/prebid.js': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/javascript' });
-        res.end('document.body.append("ad script ran")');
-      },
+      '/prebid.js': AD_SCRIPT_ROUTE,
     });
     renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
     await renderer.warm();

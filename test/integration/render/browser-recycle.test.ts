@@ -2,19 +2,10 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
-import { browserPids } from '../../helpers/chromium-processes.js';
+import { alive, browserPids } from '../../helpers/chromium-processes.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer } from '../../helpers/test-server.js';
 import { b64, pdfText } from './render-fixtures.js';
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100 && alive(pid); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -4,7 +4,7 @@ import { ValidationError } from '../../../lib/errors.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { b64, pdfText } from './render-fixtures.js';
+import { AD_SCRIPT_ROUTE, b64, pdfText } from './render-fixtures.js';
 
 /** Text written by a script after `delayMs`, fetched from /late (which answers after 150 ms). */
 const lateContent = (delayMs: number) => `<html><body><p>static</p><script>
@@ -87,10 +87,7 @@ describe('renderer › page options', () => {
       '/with-ad-slot': html('<article><p>story text</p></article><div class="in_article_ad">advert slot</div>'),
       '/with-banner': html(CONSENT_PAGE),
       '/with-late-banner': html(LATE_CONSENT_PAGE),
-      '/prebid.js': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/javascript' });
-        res.end('document.body.append("ad script ran")');
-      },
+      '/prebid.js': AD_SCRIPT_ROUTE,
     });
     renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
     await renderer.warm();

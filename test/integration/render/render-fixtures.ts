@@ -1,5 +1,6 @@
 import { readImage, readPdf, type PdfInfo } from '../../helpers/documents.js';
 import type { Renderer, RenderInput } from '../../../lib/render/index.js';
+import type { ServerResponse } from 'node:http';
 
 type PageInput = RenderInput['page'];
 type PdfInput = Extract<RenderInput, { output: 'PDF' }>['pdf'];
@@ -28,3 +29,9 @@ export async function renderImage(renderer: Renderer, page: PageInput, screensho
   const result = await renderer.render({ output: 'IMAGE', page, screenshot });
   return { data: result.body, contentType: result.contentType, ...readImage(new Uint8Array(result.body)) };
 }
+
+/** A script at `/prebid.js`, a path the shipped filter lists block: it writes "ad script ran" if it loads. */
+export const AD_SCRIPT_ROUTE = (_req: unknown, res: ServerResponse): void => {
+  res.writeHead(200, { 'content-type': 'text/javascript' });
+  res.end('document.body.append("ad script ran")');
+};
