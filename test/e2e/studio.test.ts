@@ -425,19 +425,33 @@ describe('template studio (GET /)', () => {
   });
 
   it('shows a 429 clearly when the token is over its rate', async () => {
-    // Prepare: a token allowed one request a second
+    // Prepare: a token allowed one request a second, and a hook that spends the current window (a request of the
+    // test's own) right before the page's next call of a given path goes out. Spending it just before, rather than
+    // racing the page against the clock, leaves only the few milliseconds between the two to a window edge.
     const slow = (await service.tokens('create', '--rate', '1')).stdout.trim();
     const page = await browser.newPage();
     const { problems, expect } = watchProblems(page);
     expect(429);
+    let spendBefore: string | null = null;
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (request.isInterceptResolutionHandled()) return;
+      if (path !== spendBefore) return void request.continue();
+      spendBefore = null;
+      void service.request('/v1/usage', { token: slow }).then(() => request.continue());
+    });
+    const answerTo = (path: string) => page.waitForResponse((response) => new URL(response.url()).pathname === path, { timeout: 10_000 });
     await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
 
-    // Act: spend the window's one request, then use the token in the page (again if a window edge fell between).
+    // Act: the token check is the window's second request (again if a window edge fell between the two)
     let status = '';
     for (let attempt = 0; attempt < 5 && !/429/.test(status); attempt++) {
-      await service.request('/v1/usage', { token: slow });
+      spendBefore = '/v1/usage';
+      const checked = answerTo('/v1/usage');
       await page.type('#token', slow);
       await page.keyboard.press('Enter');
+      await checked;
       await page.waitForFunction(() => !/Checking/.test(document.querySelector('#token-status')?.textContent ?? ''));
       status = await page.$eval('#token-status', (element) => element.textContent ?? '');
     }
@@ -448,12 +462,16 @@ describe('template studio (GET /)', () => {
     assert.equal(await page.$eval('#token-status', (element) => element.getAttribute('data-tone')), 'error');
     assert.equal(await page.$eval('#workspace', (element) => (element as HTMLElement).hidden), true);
 
-    // Act: the token accepted (a new window), the template list right after it is the window's second request
+    // Act: the token accepted (a window later), then the template list is the second request of its window
     let banner = '';
     for (let attempt = 0; attempt < 5 && !/429/.test(banner); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 1100));
+      await page.$eval('#template-list', (element) => element.replaceChildren());
+      spendBefore = '/v1/templates';
+      const listed = answerTo('/v1/templates');
       await page.type('#token', slow);
       await page.keyboard.press('Enter');
+      await listed;
       await page.waitForFunction(() => !(document.querySelector('#banner') as HTMLElement).hidden || document.querySelector('.template-list li') !== null, { timeout: 10_000 });
       banner = await page.$eval('#banner', (element) => ((element as HTMLElement).hidden ? '' : (element.textContent ?? '')));
     }
