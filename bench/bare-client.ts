@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Isolation, RenderOutcome, ThroughputOutcome, WorkerReply, WorkerRequest } from './bare-worker.js';
+import { processTree } from './process-memory.js';
 import type { BareJob } from './scenarios.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -15,7 +16,13 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
 export type BareClient = {
   pid: number;
   launch(): Promise<{ launchMs: number; version: string }>;
-  render(job: BareJob, isolation: Isolation): Promise<RenderOutcome>;
+  /**
+   * One render. `lambdaLike`: as a Lambda handler, the fastest way: answered as soon as the file is in
+   * hand (a fresh context is left closing), and the whole tree (Node and Chromium) frozen with SIGSTOP
+   * from the answer until the next call, as the service's instances are. Otherwise the context is
+   * closed before the answer and the tree keeps running.
+   */
+  render(job: BareJob, isolation: Isolation, lambdaLike: boolean): Promise<RenderOutcome>;
   throughput(job: BareJob, isolation: Isolation, concurrency: number, count: number): Promise<ThroughputOutcome>;
   stop(): Promise<void>;
 };
@@ -35,13 +42,31 @@ export function startBare(): BareClient {
     if (reply.ok) waiting.resolve(reply.result);
     else waiting.reject(new Error(`bare: ${reply.error}`));
   });
+  // A frozen worker cannot hear the disconnect that ends it.
+  process.once('exit', () => thaw());
   child.on('exit', (code) => {
     for (const waiting of pending.values()) waiting.reject(new Error(`bare worker exited with ${code}`));
     pending.clear();
   });
+  // Frozen after a Lambda-like render; every call thaws it first.
+  let frozen: number[] = [];
+  const signal = (pids: number[], name: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  };
+  const thaw = () => {
+    signal(frozen, 'SIGCONT');
+    frozen = [];
+  };
   // Requests are built without their id, which is added here; the cast names the reply type.
   const call = <T>(request: Unnumbered<WorkerRequest>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
+      thaw();
       const id = nextId++;
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       child.send({ ...request, id });
@@ -50,7 +75,14 @@ export function startBare(): BareClient {
   return {
     pid: child.pid ?? -1,
     launch: () => call({ op: 'launch' }),
-    render: (job, isolation) => call({ op: 'render', job, isolation }),
+    async render(job, isolation, lambdaLike) {
+      const outcome = await call<RenderOutcome>({ op: 'render', job, isolation, answerFirst: lambdaLike });
+      if (lambdaLike && child.pid !== undefined) {
+        frozen = processTree(child.pid);
+        signal(frozen, 'SIGSTOP');
+      }
+      return outcome;
+    },
     throughput: (job, isolation, concurrency, count) => call({ op: 'throughput', job, isolation, concurrency, count }),
     async stop() {
       if (child.exitCode !== null) return;

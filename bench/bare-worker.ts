@@ -13,7 +13,12 @@ export type Isolation = 'context' | 'page';
 
 export type WorkerRequest =
   | { id: number; op: 'launch' }
-  | { id: number; op: 'render'; job: BareJob; isolation: Isolation }
+  /**
+   * `answerFirst`: answer as soon as the file is in hand and leave the context closing, as the fastest
+   * bare Lambda handler would (the bench freezes the tree on the answer, so the close finishes in the next
+   * invocation, as the service's own clean-up does). Otherwise the close is awaited before the answer.
+   */
+  | { id: number; op: 'render'; job: BareJob; isolation: Isolation; answerFirst?: boolean }
   | { id: number; op: 'throughput'; job: BareJob; isolation: Isolation; concurrency: number; count: number }
   | { id: number; op: 'close' };
 
@@ -47,8 +52,12 @@ async function produce(page: Page, job: BareJob): Promise<Uint8Array> {
   return job.output.kind === 'pdf' ? await page.pdf(job.output.options) : await page.screenshot(job.output.options);
 }
 
-/** One render; the time ends when the file is in hand. A fresh context is closed (awaited) after that, as a plain loop would. */
-async function render(job: BareJob, isolation: Isolation, slot = 0): Promise<RenderOutcome> {
+/**
+ * One render; the time ends when the file is in hand. A fresh context is
+ * closed after that: awaited before the answer, as a plain loop would, or left
+ * closing when `answerFirst`.
+ */
+async function render(job: BareJob, isolation: Isolation, slot = 0, answerFirst = false): Promise<RenderOutcome> {
   if (!browser) throw new Error('not launched');
   if (isolation === 'page') {
     reused[slot] ??= await browser.newPage();
@@ -66,7 +75,8 @@ async function render(job: BareJob, isolation: Isolation, slot = 0): Promise<Ren
     const data = await produce(page, job);
     return { ms: performance.now() - started, bytes: data.byteLength };
   } finally {
-    await context.close();
+    if (answerFirst) void context.close().catch(() => undefined);
+    else await context.close();
   }
 }
 
@@ -94,7 +104,7 @@ async function handle(request: WorkerRequest): Promise<unknown> {
     case 'launch':
       return await launch();
     case 'render':
-      return await render(request.job, request.isolation);
+      return await render(request.job, request.isolation, 0, request.answerFirst);
     case 'throughput':
       return await throughput(request.job, request.isolation, request.concurrency, request.count);
     case 'close':

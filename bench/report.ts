@@ -10,6 +10,8 @@ export type LatencyResult = {
   bareReusedPage?: Summary | undefined;
   /** The service let run between requests (not frozen): the secondary row. */
   serviceUnfrozen?: Summary | undefined;
+  /** Bare on a fresh context let run between renders, its context closed before the answer (not frozen): the secondary row. */
+  bareUnfrozen?: Summary | undefined;
   bytes: { service: number; bare: number };
   /**
    * Mean CPU time (ms, user + system, every process of the side's tree) one render cost: under a
@@ -18,7 +20,7 @@ export type LatencyResult = {
   cpuMsPerRender?: { service: number; bare: number; bareReusedPage?: number } | undefined;
   /** Medians of the service's own figures: the API emulation, the handler, the renderer and its phases. */
   serverSide?: { samples: number; apiMs: number; handlerMs: number; renderMs: number; phases: Record<string, number> } | undefined;
-  raw: { service: number[]; bare: number[]; bareReusedPage?: number[] | undefined; serviceUnfrozen?: number[] | undefined };
+  raw: { service: number[]; bare: number[]; bareReusedPage?: number[] | undefined; serviceUnfrozen?: number[] | undefined; bareUnfrozen?: number[] | undefined };
 };
 
 export type ThroughputLevel = {
@@ -183,7 +185,8 @@ export function printReport(results: BenchResults): string {
   const lambda = results.lambdaLike;
   if (lambda) {
     out.push(
-      `Lambda-like: each function instance (Node and its Chromium) frozen with SIGSTOP from its answer to its next invocation, as \`npm start\` runs it; ` +
+      `Lambda-like: each function instance (Node and its Chromium) frozen with SIGSTOP from its answer to its next invocation, as \`npm start\` runs it, and bare's whole tree likewise ` +
+        `(bare answers as soon as the file is in hand and leaves its context closing, the fastest a bare handler can be on Lambda); ` +
         (lambda.vcpu ? `CPU of the instances and of bare limited to ${lambda.vcpu} vCPU, the share of ${lambda.memoryMb} MB (${lambda.cpuLimit}).` : `CPU not limited (${lambda.cpuLimit}).`),
     );
   }
@@ -192,7 +195,7 @@ export function printReport(results: BenchResults): string {
   if (results.latency?.length) {
     out.push(
       table(
-        ['Scenario', 'Service, Lambda-like', 'Bare, fresh context', 'Ratio', 'Bare, reused page', 'Ratio', 'Service, not frozen (secondary)'],
+        ['Scenario', 'Service, Lambda-like', 'Bare, fresh context', 'Ratio', 'Bare, reused page', 'Ratio', 'Service, not frozen', 'Bare, fresh, not frozen', 'Ratio'],
         results.latency.map((l) => [
           l.title,
           fmt(l.service),
@@ -201,8 +204,10 @@ export function printReport(results: BenchResults): string {
           l.bareReusedPage ? fmt(l.bareReusedPage) : '',
           l.bareReusedPage ? `${ratio(l.service.median, l.bareReusedPage.median)}×` : '',
           l.serviceUnfrozen ? fmt(l.serviceUnfrozen) : '',
+          l.bareUnfrozen ? fmt(l.bareUnfrozen) : '',
+          l.serviceUnfrozen && l.bareUnfrozen ? `${ratio(l.serviceUnfrozen.median, l.bareUnfrozen.median)}×` : '',
         ]),
-        [3, 5],
+        [3, 5, 8],
       ),
     );
     out.push('\nWhere the service time goes (medians, ms): client sees → local API emulation → handler (middy stack) → renderer phases');

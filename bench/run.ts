@@ -168,15 +168,15 @@ async function checkOutputs(bench: BenchService, scenarios: Scenario[]): Promise
 
 /** The latency runs of one scenario: service, bare (fresh context) and optionally bare (reused page), in rotating order. */
 async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options, afterWarmup?: () => void): Promise<LatencyResult> {
-  // serviceUnfrozen: the service let run between requests (not Lambda-like; the secondary row).
-  type Side = 'service' | 'bare' | 'bareReused' | 'serviceUnfrozen';
-  const sides: Side[] = scenario.reusedPageReference ? ['service', 'bare', 'bareReused', 'serviceUnfrozen'] : ['service', 'bare'];
-  const times: Record<Side, number[]> = { service: [], bare: [], bareReused: [], serviceUnfrozen: [] };
-  const bytes: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0 };
+  // serviceUnfrozen and bareUnfrozen: each side let run between requests (not Lambda-like; the secondary rows).
+  type Side = 'service' | 'bare' | 'bareReused' | 'serviceUnfrozen' | 'bareUnfrozen';
+  const sides: Side[] = scenario.reusedPageReference ? ['service', 'bare', 'bareReused', 'serviceUnfrozen', 'bareUnfrozen'] : ['service', 'bare'];
+  const times: Record<Side, number[]> = { service: [], bare: [], bareReused: [], serviceUnfrozen: [], bareUnfrozen: [] };
+  const bytes: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0, bareUnfrozen: 0 };
   const server: ServerSide[] = [];
   // CPU used per render by the side's whole process tree (the function instances and their Chromium;
   // bare's process and its Chromium), from the call to the end of the pause after it.
-  const cpuMs: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0 };
+  const cpuMs: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0, bareUnfrozen: 0 };
   const treeOf = (side: Side) => (side === 'service' || side === 'serviceUnfrozen' ? bench.instancePids() : processTree(bare.pid));
   const once = async (side: Side): Promise<number> => {
     if (side === 'service' || side === 'serviceUnfrozen') {
@@ -186,7 +186,7 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
       bytes[side] = call.bytes;
       return call.ms;
     }
-    const outcome = await bare.render(scenario.bare, side === 'bare' ? 'context' : 'page');
+    const outcome = await bare.render(scenario.bare, side === 'bareReused' ? 'page' : 'context', side !== 'bareUnfrozen');
     bytes[side] = outcome.bytes;
     return outcome.ms;
   };
@@ -216,6 +216,7 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
     bare: bareSummary,
     bareReusedPage: scenario.reusedPageReference ? summarize(times.bareReused) : undefined,
     serviceUnfrozen: scenario.reusedPageReference ? summarize(times.serviceUnfrozen) : undefined,
+    bareUnfrozen: scenario.reusedPageReference ? summarize(times.bareUnfrozen) : undefined,
     bytes: { service: bytes.service, bare: bytes.bare },
     cpuMsPerRender: {
       service: Math.round(cpuMs.service / opts.runs),
@@ -236,6 +237,7 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
       bare: times.bare,
       bareReusedPage: scenario.reusedPageReference ? times.bareReused : undefined,
       serviceUnfrozen: scenario.reusedPageReference ? times.serviceUnfrozen : undefined,
+      bareUnfrozen: scenario.reusedPageReference ? times.bareUnfrozen : undefined,
     },
   };
 }
@@ -365,7 +367,7 @@ async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Opti
         const s = await bench.call(scenario.endpoint, scenario.body);
         await sleep(opts.pauseMs);
         const seen = bench.takeServerSide();
-        const b = await bare.render(scenario.bare, 'context');
+        const b = await bare.render(scenario.bare, 'context', true);
         await sleep(opts.pauseMs);
         // The warm-up call may have started a new instance (an idle one is stopped after 5 minutes): enrol it.
         if (i === 0) {
