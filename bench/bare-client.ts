@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Isolation, RenderOutcome, ThroughputOutcome, WorkerReply, WorkerRequest } from './bare-worker.js';
-import { processTree } from './process-memory.js';
+import { processTree, signalAll } from '../lib/local/process-tree.js';
 import type { BareJob } from './scenarios.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -50,17 +50,8 @@ export function startBare(): BareClient {
   });
   // Frozen after a Lambda-like render; every call thaws it first.
   let frozen: number[] = [];
-  const signal = (pids: number[], name: NodeJS.Signals) => {
-    for (const pid of pids) {
-      try {
-        process.kill(pid, name);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-  };
   const thaw = () => {
-    signal(frozen, 'SIGCONT');
+    signalAll(frozen, 'SIGCONT');
     frozen = [];
   };
   // Requests are built without their id, which is added here; the cast names the reply type.
@@ -79,7 +70,7 @@ export function startBare(): BareClient {
       const outcome = await call<RenderOutcome>({ op: 'render', job, isolation, answerFirst: lambdaLike });
       if (lambdaLike && child.pid !== undefined) {
         frozen = processTree(child.pid);
-        signal(frozen, 'SIGSTOP');
+        signalAll(frozen, 'SIGSTOP');
       }
       return outcome;
     },

@@ -21,7 +21,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { chromiumArgs } from '../lib/render/launch-args.js';
 import { SMALL_HTML } from './pages.js';
-import { processTree } from './process-memory.js';
+import { processTree } from '../lib/local/process-tree.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' } }, strict: true });
 const RUNS = Number(values.runs);

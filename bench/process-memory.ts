@@ -1,45 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { parentLinks, processTree } from '../lib/local/process-tree.js';
 
 /** Memory of a process tree, in MiB: resident set summed over processes, and proportional set (shared pages split). */
 export type TreeMemory = { rssMiB: number; pssMiB: number; processes: number };
 
-/** Parent pid of every process, from /proc (Linux only; empty elsewhere). */
-function parentMap(): Map<number, number> {
-  const parents = new Map<number, number>();
-  let entries: string[] = [];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return parents;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The command name may hold spaces and parentheses: fields start after the last ')'.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return parents;
-}
-
-/** `pid` and all its descendants. */
-export function processTree(pid: number): number[] {
-  const parents = parentMap();
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i += 1) {
-    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
-  }
-  return tree;
-}
-
 /** Children of `pid` whose command line contains `needle`. */
 export function childrenMatching(pid: number, needle: string): number[] {
   const found: number[] = [];
-  for (const [child, parent] of parentMap()) {
+  for (const [child, parent] of parentLinks()) {
     if (parent !== pid) continue;
     try {
       if (readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(needle)) found.push(child);

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../test/helpers/service.js';
-import { childrenMatching, processTree } from './process-memory.js';
+import { processTree } from '../lib/local/process-tree.js';
+import { childrenMatching } from './process-memory.js';
 
 /** Where the time of one service request went, in milliseconds, from the service's own log lines. */
 export type ServerSide = {

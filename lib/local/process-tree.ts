@@ -19,7 +19,8 @@ export function processTree(root: number): number[] {
   return tree;
 }
 
-function parentLinks(): [number, number][] {
+/** Every process as [pid, parent pid], from /proc (or `ps` where there is none). */
+export function parentLinks(): [number, number][] {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
