@@ -15,21 +15,18 @@
  * CPU time divided by that share, which is what makes the cost of isolation
  * visible whatever else overlaps it.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { chromiumArgs } from '../lib/render/launch-args.js';
 import { SMALL_HTML } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
+import { processCpuMs } from './process-memory.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' } }, strict: true });
 const RUNS = Number(values.runs);
 const PAUSE_MS = 300;
 const PDF = { format: 'letter', tagged: false, printBackground: false } as const;
-/** USER_HZ: the unit of /proc's CPU times. */
-const TICK_MS = 10;
-
 type Reading = { browser: number; children: number };
 
 /** CPU ms of the browser process itself and of every process below it, reaped ones included. */
@@ -37,20 +34,10 @@ function read(browserPid: number): Reading {
   let browser = 0;
   let children = 0;
   for (const pid of processTree(browserPid)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
-      const own = ((f[11] ?? 0) + (f[12] ?? 0)) * TICK_MS;
-      const reaped = ((f[13] ?? 0) + (f[14] ?? 0)) * TICK_MS;
-      if (pid === browserPid) {
-        browser += own;
-        children += reaped;
-      } else {
-        children += own + reaped;
-      }
-    } catch {
-      // gone meanwhile
-    }
+    const { own, reaped } = processCpuMs(pid);
+    if (pid === browserPid) browser += own;
+    else children += own;
+    children += reaped;
   }
   return { browser, children };
 }

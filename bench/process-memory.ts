@@ -43,6 +43,22 @@ export function treeMemory(pid: number): TreeMemory {
 const TICKS_PER_SECOND = 100;
 
 /**
+ * CPU ms (user + system) of one process: its own, and its reaped children's
+ * (a renderer process that has exited is counted in its parent's). 0 when gone.
+ */
+export function processCpuMs(pid: number): { own: number; reaped: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
+    return { own: ms((fields[11] ?? 0) + (fields[12] ?? 0)), reaped: ms((fields[13] ?? 0) + (fields[14] ?? 0)) };
+  } catch {
+    return { own: 0, reaped: 0 };
+  }
+}
+
+/**
  * CPU time (user + system, ms) these processes have used, their dead
  * children included (a reaped child's time is in its parent's
  * cutime/cstime, once): pass a whole process tree, read afresh at each
@@ -50,18 +66,12 @@ const TICKS_PER_SECOND = 100;
  * readings still counts. Zero where /proc is not readable.
  */
 export function treeCpuMs(pids: number[]): number {
-  let ticks = 0;
+  let total = 0;
   for (const pid of new Set(pids)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    } catch {
-      // gone meanwhile
-    }
+    const { own, reaped } = processCpuMs(pid);
+    total += own + reaped;
   }
-  return (ticks * 1000) / TICKS_PER_SECOND;
+  return total;
 }
 
 /** Samples the tree's memory every `intervalMs` until stopped; resolves to the peak seen. */
