@@ -184,6 +184,22 @@ describe('httpEndpoint (the shared middleware stack)', () => {
     assert.equal(anonymous.status, 401);
   });
 
+  it('never answers 413 on an endpoint that takes no body (interface.md lists 413 only for bodies it reads)', async () => {
+    // Prepare: a GET or DELETE endpoint; whatever body comes along is ignored, as it would be unread.
+    const { logger } = capturingLogger();
+    const usage = memoryUsageStore();
+    const handler = httpEndpoint(
+      { name: 'no-body', handle: async () => json(200, { ok: true }) },
+      { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger, usage: usage.store },
+    );
+
+    // Act
+    const res = await handler(event({ body: 'x'.repeat(500) }), context());
+
+    // Assess
+    assert.equal(res.statusCode, 200);
+  });
+
   it('answers 400 {message, code, fields} for malformed JSON and schema failures', async () => {
     // Act
     const malformed = await build().call(event({ body: '{"name":' }));
