@@ -114,6 +114,9 @@ function operation(route: RouteDoc) {
       ...(successContent(route.success) ? { content: successContent(route.success) } : {}),
     },
   };
+  if (route.success.status === '201') {
+    responses['201']!.headers = { location: { description: 'Path of what was created: /v1/jobs/{id} or /v1/templates/{id}.', schema: { type: 'string' } } };
+  }
   if (route.success.content === 'pdf-or-image') {
     responses['303'] = { description: 'The file is larger than a Lambda answer: Location is a temporary download URL (1 hour).', headers: { location: { schema: { type: 'string', format: 'uri' } } } };
   }

@@ -44,4 +44,10 @@ describe('OpenAPI document: headers of the answers', () => {
       assert.ok(Object.keys(op.responses['401']?.headers ?? {}).includes('www-authenticate'), `${name} 401 declares www-authenticate`);
     }
   });
+
+  it('declares Location on every 201', () => {
+    for (const [name, op] of authenticatedOperations()) {
+      if (op.responses['201']) assert.ok(Object.keys(op.responses['201'].headers ?? {}).includes('location'), `${name} 201 declares location`);
+    }
+  });
 });
