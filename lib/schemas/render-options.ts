@@ -427,13 +427,12 @@ const pageEntries = {
   javascript: documented(v.nullish(BooleanSchema), { default: true }),
   cookies: v.nullish(v.array(CookieSchema, 'Must be an array')),
   authentication: v.nullish(AuthenticationSchema),
-  colorScheme: v.nullish(
-    v.pipe(
-      StringSchema,
-      v.maxLength(20, 'Must be at most 20 characters'),
-      oneOf(['light', 'dark', 'no-preference']),
-    ),
-  ),
+  // interface.md's only rule is the length: a 20-character value is valid input. Chromium emulates
+  // light, dark and no-preference and keeps its default (light) for any other value, so a value is
+  // passed on as given rather than refused.
+  colorScheme: documented(v.nullish(v.pipe(StringSchema, v.maxLength(20, 'Must be at most 20 characters'))), {
+    description: 'prefers-color-scheme to emulate: light, dark or no-preference (at most 20 characters).',
+  }),
   mediaType: v.nullish(oneOf(['screen', 'print'])),
   timezone: v.nullish(TimeZoneSchema),
 };
