@@ -6,6 +6,7 @@
  * process: it depends on nothing but the code.
  */
 import { requestComponentSchemas, type RequestBodyName } from './request-schemas.js';
+import { MAX_LIST_PAGE } from '../schemas/template-requests.js';
 import { RESPONSE_SCHEMAS } from './response-schemas.js';
 
 /** The JSON Schema dialect of OpenAPI 3.1: plain 2020-12. */
@@ -139,7 +140,7 @@ function operation(route: RouteDoc) {
   const parameters = [
     ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...(route.query === 'page'
-      ? [{ name: 'page', in: 'query', required: false, description: 'Page number.', schema: { type: 'integer', minimum: 1, default: 1 } }]
+      ? [{ name: 'page', in: 'query', required: false, description: 'Page number.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_PAGE, default: 1 } }]
       : []),
   ];
   return {

@@ -31,14 +31,18 @@ export const TemplateUpdateSchema = v.pipe(
   ),
 );
 
+/** The largest page number: nine digits, far past any account's templates. */
+export const MAX_LIST_PAGE = 999_999_999;
+const PAGE_MESSAGE = `Must be a whole number from 1 to ${MAX_LIST_PAGE}`;
+
 /** GET /v1/templates?page=N (N >= 1, default 1); other parameters are ignored. */
 export const TemplateListQuerySchema = v.object({
   page: v.optional(
     v.pipe(
       v.string(),
-      v.regex(/^\d{1,9}$/, 'Must be an integer of at least 1'),
+      v.regex(/^\d{1,9}$/, PAGE_MESSAGE),
       v.transform(Number),
-      v.minValue(1, 'Must be an integer of at least 1'),
+      v.minValue(1, PAGE_MESSAGE),
     ),
     '1',
   ),
