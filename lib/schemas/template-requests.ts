@@ -1,5 +1,6 @@
 /** Bodies and query of the template management endpoints. */
 import * as v from 'valibot';
+import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
 import { TemplateVariablesSchema } from './render-requests.js';
 
@@ -7,7 +8,7 @@ const NameSchema = v.pipe(
   v.string('Must be a string'),
   v.trim(),
   v.minLength(1, 'Must not be empty'),
-  v.maxLength(200, 'Must be at most 200 characters'),
+  maxCharacters(200, 'Must be at most 200 characters'),
 );
 const OutputSchema = v.picklist(['PDF', 'IMAGE'], 'Must be one of: PDF, IMAGE');
 
