@@ -50,9 +50,16 @@ export class NavigationError extends ValidationError {
   }
 }
 
+/**
+ * 401. `challenge` is the RFC 6750 error code for the WWW-Authenticate
+ * header: none when no credentials were sent, `invalid_request` for a
+ * malformed header, `invalid_token` for an unknown token.
+ */
 export class UnauthorizedError extends ServiceError {
-  constructor(message = 'Missing or invalid token') {
-    super(message, 401);
+  constructor(message = 'Missing or invalid token', challenge?: 'invalid_request' | 'invalid_token') {
+    // RFC 6750 §3: every 401 names the scheme the caller should use.
+    const error = challenge ? `, error="${challenge}"` : '';
+    super(message, 401, { headers: { 'www-authenticate': `Bearer realm="DocRender"${error}` } });
   }
 }
 

@@ -86,7 +86,8 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
       storage: body.storage,
       webhook: body.webhook as WebhookOptionsOutput,
     });
-    return json(201, { id: job.jobId, status: job.status });
+    // RFC 9110 §15.3.2: a 201 names what it created, here where the job's status is read.
+    return json(201, { id: job.jobId, status: job.status }, { location: `/v1/jobs/${job.jobId}` });
   },
 };
 

@@ -20,8 +20,11 @@ export function createTemplateEndpoint(deps: TemplateDeps) {
     {
       name: 'template-create',
       schema: TemplateCreateSchema,
-      handle: async ({ caller, body }) =>
-        json(201, templateResponse(await createTemplate(deps.templates, caller.accountId, body))),
+      handle: async ({ caller, body }) => {
+        const template = await createTemplate(deps.templates, caller.accountId, body);
+        // RFC 9110 §15.3.2: a 201 names what it created.
+        return json(201, templateResponse(template), { location: `/v1/templates/${template.id}` });
+      },
     },
     deps,
   );

@@ -91,7 +91,8 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
         await enforceRateLimit(request.context, caller.token, usage);
       },
     })
-    .use(bodyLimit({ maxBytes: deps.config.maxBodyBytes }))
+    // Only a body the endpoint reads can be too large: GET and DELETE never answer 413 (interface.md).
+    .use(spec.schema ? [bodyLimit({ maxBytes: deps.config.maxBodyBytes })] : [])
     .handler(async (event, context) => {
       const base = {
         event,

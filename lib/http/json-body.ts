@@ -7,7 +7,9 @@ import type { HttpEvent } from './types.js';
  */
 export function parseJsonBody(event: HttpEvent): unknown {
   if (!event.body) return {};
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const decoded = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  // RFC 8259 §8.1: a parser may ignore a byte order mark, and some clients (PowerShell) send one.
+  const text = decoded.startsWith('\uFEFF') ? decoded.slice(1) : decoded;
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

@@ -6,6 +6,7 @@
  * process: it depends on nothing but the code.
  */
 import { requestComponentSchemas, type RequestBodyName } from './request-schemas.js';
+import { MAX_LIST_PAGE } from '../schemas/template-requests.js';
 import { RESPONSE_SCHEMAS } from './response-schemas.js';
 
 /** The JSON Schema dialect of OpenAPI 3.1: plain 2020-12. */
@@ -73,7 +74,7 @@ const errorResponse = (description: string, schema = 'Error') => ({
 });
 
 const RATE_HEADERS = {
-  'x-ratelimit-limit': { description: 'Requests per second allowed.', schema: { type: 'integer' } },
+  'x-ratelimit-limit': { description: 'Requests allowed in the current window (one second for whole rates).', schema: { type: 'integer' } },
   'x-ratelimit-remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
   'x-ratelimit-reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
 };
@@ -98,35 +99,48 @@ function successContent(success: RouteDoc['success']) {
   }
 }
 
+const RETRY_AFTER = { 'retry-after': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } };
+const WWW_AUTHENTICATE = {
+  'www-authenticate': {
+    description: 'Bearer realm="DocRender", with error="invalid_request" (malformed header) or error="invalid_token" (unknown token).',
+    schema: { type: 'string' },
+  },
+};
+
 function operation(route: RouteDoc) {
   const auth = route.auth !== false;
-  const responses: Record<string, unknown> = {
+  const responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: unknown }> = {
     [route.success.status]: {
       description: route.success.description,
-      ...(auth ? { headers: RATE_HEADERS } : {}),
       ...(successContent(route.success) ? { content: successContent(route.success) } : {}),
     },
   };
+  if (route.success.status === '201') {
+    responses['201']!.headers = { location: { description: 'Path of what was created: /v1/jobs/{id} or /v1/templates/{id}.', schema: { type: 'string' } } };
+  }
   if (route.success.content === 'pdf-or-image') {
     responses['303'] = { description: 'The file is larger than a Lambda answer: Location is a temporary download URL (1 hour).', headers: { location: { schema: { type: 'string', format: 'uri' } } } };
   }
   if (route.body || route.query) responses['400'] = errorResponse('Validation failed (code api.validation), or the page could not be loaded (code render.navigation).', 'ValidationError');
-  if (auth) {
-    responses['401'] = errorResponse('Missing, malformed or unknown token.');
-    if (route.renders) responses['402'] = errorResponse('The monthly quota is spent.');
-    responses['403'] = errorResponse('The subscription is inactive.');
-  }
+  if (auth && route.renders) responses['402'] = errorResponse('The monthly quota is spent.');
   if (route.byId) responses['404'] = errorResponse('No such id for this account.');
   else if (route.notFound) responses['404'] = errorResponse(route.notFound);
   if (route.body) responses['413'] = errorResponse('The request body is over the limit (5 MiB by default).');
-  if (auth) responses['429'] = { ...errorResponse('Past the token rate.'), headers: { 'retry-after': { description: 'Seconds to wait.', schema: { type: 'integer' } } } };
+  if (auth) responses['429'] = { ...errorResponse('Past the token rate.'), headers: RETRY_AFTER };
   responses['500'] = errorResponse('Internal error.');
+  if (auth) responses['503'] = { ...errorResponse('AWS (DynamoDB, S3 or SQS) kept failing through retries; nothing was left half-done.'), headers: RETRY_AFTER };
   if (route.renders) responses['504'] = errorResponse('The render exceeded its time budget.');
+  // Every answer given after the token was checked carries where the caller stands against its rate, errors included.
+  if (auth) for (const response of Object.values(responses)) response.headers = { ...response.headers, ...RATE_HEADERS };
+  if (auth) {
+    responses['401'] = { ...errorResponse('Missing, malformed or unknown token.'), headers: WWW_AUTHENTICATE };
+    responses['403'] = errorResponse('The subscription is inactive.');
+  }
 
   const parameters = [
     ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...(route.query === 'page'
-      ? [{ name: 'page', in: 'query', required: false, description: 'Page number.', schema: { type: 'integer', minimum: 1, default: 1 } }]
+      ? [{ name: 'page', in: 'query', required: false, description: 'Page number.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_PAGE, default: 1 } }]
       : []),
   ];
   return {

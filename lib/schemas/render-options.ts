@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { tryDecodeBase64Text } from './base64-text.js';
+import { maxCharacters } from './character-length.js';
 import { closedObject, isPlainObject } from './closed-object.js';
 import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
@@ -93,7 +94,7 @@ function textBetween(min: number, max: number) {
   return v.pipe(
     StringSchema,
     v.minLength(min, min === 1 ? 'Must not be empty' : `Must be at least ${min} characters`),
-    v.maxLength(max, `Must be at most ${max} characters`),
+    maxCharacters(max, `Must be at most ${max} characters`),
   );
 }
 
@@ -427,13 +428,12 @@ const pageEntries = {
   javascript: documented(v.nullish(BooleanSchema), { default: true }),
   cookies: v.nullish(v.array(CookieSchema, 'Must be an array')),
   authentication: v.nullish(AuthenticationSchema),
-  colorScheme: v.nullish(
-    v.pipe(
-      StringSchema,
-      v.maxLength(20, 'Must be at most 20 characters'),
-      oneOf(['light', 'dark', 'no-preference']),
-    ),
-  ),
+  // interface.md's only rule is the length: a 20-character value is valid input. Chromium emulates
+  // light, dark and no-preference and keeps its default (light) for any other value, so a value is
+  // passed on as given rather than refused.
+  colorScheme: documented(v.nullish(v.pipe(StringSchema, maxCharacters(20, 'Must be at most 20 characters'))), {
+    description: 'prefers-color-scheme to emulate: light, dark or no-preference (at most 20 characters).',
+  }),
   mediaType: v.nullish(oneOf(['screen', 'print'])),
   timezone: v.nullish(TimeZoneSchema),
 };

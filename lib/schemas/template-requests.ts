@@ -1,5 +1,6 @@
 /** Bodies and query of the template management endpoints. */
 import * as v from 'valibot';
+import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
 import { TemplateVariablesSchema } from './render-requests.js';
 
@@ -7,7 +8,7 @@ const NameSchema = v.pipe(
   v.string('Must be a string'),
   v.trim(),
   v.minLength(1, 'Must not be empty'),
-  v.maxLength(200, 'Must be at most 200 characters'),
+  maxCharacters(200, 'Must be at most 200 characters'),
 );
 const OutputSchema = v.picklist(['PDF', 'IMAGE'], 'Must be one of: PDF, IMAGE');
 
@@ -31,14 +32,18 @@ export const TemplateUpdateSchema = v.pipe(
   ),
 );
 
+/** The largest page number: nine digits, far past any account's templates. */
+export const MAX_LIST_PAGE = 999_999_999;
+const PAGE_MESSAGE = `Must be a whole number from 1 to ${MAX_LIST_PAGE}`;
+
 /** GET /v1/templates?page=N (N >= 1, default 1); other parameters are ignored. */
 export const TemplateListQuerySchema = v.object({
   page: v.optional(
     v.pipe(
       v.string(),
-      v.regex(/^\d{1,9}$/, 'Must be an integer of at least 1'),
+      v.regex(/^\d{1,9}$/, PAGE_MESSAGE),
       v.transform(Number),
-      v.minValue(1, 'Must be an integer of at least 1'),
+      v.minValue(1, PAGE_MESSAGE),
     ),
     '1',
   ),

@@ -131,6 +131,38 @@ describe('httpEndpoint (the shared middleware stack)', () => {
     }
   });
 
+  it('takes the Bearer scheme in any case, as HTTP auth schemes are case-insensitive (RFC 9110 §11.1)', async () => {
+    // Prepare
+    const { call } = build();
+
+    for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+      // Act
+      const res = await call({ ...event({ body: VALID }), headers: { authorization: `${scheme} ${ACTIVE}` } });
+
+      // Assess
+      assert.equal(res.status, 200, scheme);
+    }
+  });
+
+  it('names the Bearer scheme in WWW-Authenticate on every 401 (RFC 6750 §3)', async () => {
+    // Prepare
+    const { call } = build();
+    const cases: [string | null, string][] = [
+      [null, 'Bearer realm="DocRender"'],
+      ['x', 'Bearer realm="DocRender", error="invalid_request"'],
+      ['dr_unknown_token_000000000000', 'Bearer realm="DocRender", error="invalid_token"'],
+    ];
+
+    for (const [token, challenge] of cases) {
+      // Act
+      const res = await call(event({ token, body: VALID }));
+
+      // Assess
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['www-authenticate'], challenge);
+    }
+  });
+
   it('answers 403 for an inactive subscription', async () => {
     // Act
     const res = await build().call(event({ token: INACTIVE, body: VALID }));
@@ -150,6 +182,22 @@ describe('httpEndpoint (the shared middleware stack)', () => {
     // Assess
     assert.equal(authenticated.status, 413);
     assert.equal(anonymous.status, 401);
+  });
+
+  it('never answers 413 on an endpoint that takes no body (interface.md lists 413 only for bodies it reads)', async () => {
+    // Prepare: a GET or DELETE endpoint; whatever body comes along is ignored, as it would be unread.
+    const { logger } = capturingLogger();
+    const usage = memoryUsageStore();
+    const handler = httpEndpoint(
+      { name: 'no-body', handle: async () => json(200, { ok: true }) },
+      { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger, usage: usage.store },
+    );
+
+    // Act
+    const res = await handler(event({ body: 'x'.repeat(500) }), context());
+
+    // Assess
+    assert.equal(res.statusCode, 200);
   });
 
   it('answers 400 {message, code, fields} for malformed JSON and schema failures', async () => {
