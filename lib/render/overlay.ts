@@ -6,8 +6,11 @@ import { cssValueProblem, hasUrlScheme } from '../schemas/css-value.js';
 /**
  * Screenshot overlays: the shot laid on a background (colour, gradient or
  * image) with a margin, optionally inside a drawn browser window, with
- * rounded corners and a CSS filter. Composed as HTML on a spare page and
- * captured again, so that every CSS feature of Chromium is available.
+ * rounded corners. The CSS filter applies to the background, not the shot,
+ * as the vendor's SDK documents it ("Apply CSS Filter to background"): a
+ * blurred or greyed backdrop behind a screenshot kept as rendered. Composed
+ * as HTML on a spare page and captured again, so that every CSS feature of
+ * Chromium is available.
  *
  * Caller strings never become markup: the page is a fixed template, and the
  * background and filter are set through the CSSOM (`style.setProperty`), which
@@ -119,6 +122,7 @@ export async function isPublicHttpUrl(url: string): Promise<boolean> {
 const TEMPLATE = `<!doctype html><html><head><meta charset="utf-8"><style>
 html, body { margin: 0; padding: 0; background: transparent; overflow: hidden; }
 #canvas { position: relative; box-sizing: border-box; display: flex; align-items: flex-start; justify-content: flex-start; }
+#bg { position: absolute; inset: 0; overflow: hidden; }
 #bg-image { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; display: none; }
 #window { position: relative; overflow: hidden; box-shadow: 0 18px 40px rgba(15, 23, 42, 0.28); }
 #window.flat { box-shadow: none; }
@@ -128,7 +132,7 @@ html, body { margin: 0; padding: 0; background: transparent; overflow: hidden; }
 #bar i { display: block; width: 12px; height: 12px; border-radius: 50%; }
 #bar i:nth-child(1) { background: #ff5f57; } #bar i:nth-child(2) { background: #febc2e; } #bar i:nth-child(3) { background: #28c840; }
 #shot { display: block; }
-</style></head><body><div id="canvas"><img id="bg-image" alt=""><div id="window"><div id="bar"><i></i><i></i><i></i></div><img id="shot" alt=""></div></div></body></html>`;
+</style></head><body><div id="canvas"><div id="bg"><img id="bg-image" alt=""></div><div id="window"><div id="bar"><i></i><i></i><i></i></div><img id="shot" alt=""></div></div></body></html>`;
 
 type Layout = {
   canvasWidth: number;
@@ -142,7 +146,7 @@ type Layout = {
   shadow: boolean;
 };
 
-/** Composes a screenshot onto a background with margin, optional browser frame, border radius and CSS filter; returns the final image in the requested type. `page` is a fresh page in the render's isolated context, yours to use. */
+/** Composes a screenshot onto a background (with its CSS filter) with margin, optional browser frame and border radius; returns the final image in the requested type. `page` is a fresh page in the render's isolated context, yours to use. */
 export async function composeOverlay(
   page: Page,
   shot: OverlayShot,
@@ -187,6 +191,7 @@ export async function composeOverlay(
     async (l: Layout, shotSrc: string, bg: Background, cssFilter: string | null, imageWaitMs: number) => {
       const problems: string[] = [];
       const canvas = document.getElementById('canvas') as HTMLDivElement;
+      const backdrop = document.getElementById('bg') as HTMLDivElement;
       const win = document.getElementById('window') as HTMLDivElement;
       const barElement = document.getElementById('bar') as HTMLDivElement;
       const img = document.getElementById('shot') as HTMLImageElement;
@@ -196,7 +201,7 @@ export async function composeOverlay(
       canvas.style.setProperty('height', `${l.canvasHeight}px`);
       canvas.style.setProperty('padding', `${l.margin}px`);
       if (bg.kind === 'css') {
-        if (CSS.supports('background', bg.value)) canvas.style.setProperty('background', bg.value);
+        if (CSS.supports('background', bg.value)) backdrop.style.setProperty('background', bg.value);
         else problems.push('background');
       }
       win.style.setProperty('width', `${l.shotWidth}px`);
@@ -210,7 +215,7 @@ export async function composeOverlay(
       img.style.setProperty('width', `${l.shotWidth}px`);
       img.style.setProperty('height', `${l.shotHeight}px`);
       if (cssFilter !== null) {
-        if (CSS.supports('filter', cssFilter)) img.style.setProperty('filter', cssFilter);
+        if (CSS.supports('filter', cssFilter)) backdrop.style.setProperty('filter', cssFilter);
         else problems.push('filter');
       }
       if (problems.length > 0) return problems;
@@ -219,7 +224,7 @@ export async function composeOverlay(
       // transpiler's name helper, which does not exist in the page.
       if (bg.kind === 'image') {
         // Until (or unless) the image arrives the canvas shows the default gradient.
-        canvas.style.setProperty('background', 'linear-gradient(135deg, #667eea 0%, #764ba2 100%)');
+        backdrop.style.setProperty('background', 'linear-gradient(135deg, #667eea 0%, #764ba2 100%)');
       }
       const sources: Array<[HTMLImageElement, string, number]> = [[img, shotSrc, 30_000]];
       if (bg.kind === 'image') sources.push([bgImage, bg.url, imageWaitMs]);

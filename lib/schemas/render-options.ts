@@ -507,7 +507,7 @@ export const ClipSchema = closedObject(clipEntries);
 /** Frame composed around the screenshot (decisions.md "Smart defaults"). */
 export const OverlaySchema = closedObject({
   background: v.nullish(BackgroundSchema),
-  filter: v.nullish(CssFilterSchema),
+  filter: documented(v.nullish(CssFilterSchema), { description: 'CSS filter applied to the background (not the screenshot), e.g. blur(4px).' }),
   margin: v.nullish(numberBetween(0, MAX_OVERLAY_PX)),
   browser: v.nullish(oneOf(['light', 'dark'])),
   screenshotBorderRadius: v.nullish(numberBetween(0, MAX_OVERLAY_PX)),
