@@ -2,9 +2,9 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
-  PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { FILES_PREFIX, newFileKey } from '../files/file-keys.js';
 import type { FileStore } from '../files/file-store.js';
@@ -12,6 +12,13 @@ import { awsErrorName, storageError } from './errors.js';
 
 /** DeleteObjects takes at most this many keys per call. */
 const DELETE_BATCH = 1000;
+/**
+ * Files larger than this go up as a multipart upload, in parts of this size
+ * sent four at a time: a long screenshot or document of tens of MiB is not one
+ * long request, and the local S3 emulator (11 MiB per request) takes it too.
+ * Smaller files are one PutObject, as before.
+ */
+const PART_BYTES = 8 * 1024 * 1024;
 
 /**
  * Temporary files in the service's S3 bucket under `files/`, served through
@@ -25,7 +32,14 @@ export function createS3FileStore(opts: { s3: S3Client; bucket: string }): FileS
       const key = newFileKey(accountId, contentType);
       const createdAt = new Date().toISOString();
       try {
-        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
+        await new Upload({
+          client: s3,
+          params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+          partSize: PART_BYTES,
+          queueSize: 4,
+          // A part that failed for good aborts the upload: no orphaned parts are billed.
+          leavePartsOnError: false,
+        }).done();
       } catch (error) {
         throw storageError(`Storing a file in bucket ${bucket}`, error);
       }

@@ -34,6 +34,22 @@ describe('createS3FileStore', () => {
     assert.match(url, /X-Amz-Signature=/);
   });
 
+  it('stores a file larger than one request (20 MiB) in parts, byte for byte, with its type', async () => {
+    // Prepare: distinct bytes in every part, so a part out of place would show
+    const body = Buffer.alloc(20 * 1024 * 1024);
+    for (let i = 0; i < body.length; i += 4) body.writeUInt32LE(i, i);
+
+    // Act
+    const stored = await files.put('acct-1', body, 'image/png');
+    const response = await fetch(await files.downloadUrl(stored.key, 60));
+
+    // Assess
+    assert.equal(stored.size, body.length);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'image/png');
+    assert.ok(Buffer.from(await response.arrayBuffer()).equals(body), 'the downloaded file is the stored one');
+  });
+
   it('reads a stored file back, and nothing for a key that is gone', async () => {
     const stored = await files.put('acct-1', Buffer.from([1, 2, 3]), 'image/png');
     assert.deepEqual(await files.read(stored.key), Buffer.from([1, 2, 3]));
