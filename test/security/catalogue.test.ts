@@ -410,6 +410,28 @@ describe('security › catalogue: public payloads, one case per class', () => {
     });
   });
 
+  describe('templates', () => {
+    it('answers 400 on page.htmlTemplate for an inline partial, which would multiply output outside the #each budget', async () => {
+      // Prepare: each level calls the one below ten times; nine levels would be 10 GB of HTML from 1 KB.
+      const name = (i: number) => String.fromCharCode(97 + i);
+      let bomb = `{{#*inline "${name(0)}"}}xxxxxxxxxx{{/inline}}`;
+      for (let i = 1; i <= 9; i += 1) bomb += `{{#*inline "${name(i)}"}}${`{{> ${name(i - 1)}}}`.repeat(10)}{{/inline}}`;
+      bomb += '{{> a}}';
+
+      // Act: the bomb calls only the smallest partial, so that a service without the guard is not the one hurt.
+      const res = await service.request('/v1/pdf', { json: { page: { htmlTemplate: b64(bomb), templateData: {} } } });
+      const body = await errorOf(res);
+      const stored = await service.request('/v1/templates', { json: { name: 'inline', variables: { page: { htmlTemplate: b64('{{#*inline "p"}}x{{/inline}}{{> p}}') } } } });
+      const storedId = stored.status === 201 ? ((await stored.json()) as { id: string }).id : '';
+      const rendered = storedId ? await service.request(`/v1/template/${storedId}`, { json: {} }) : undefined;
+
+      // Assess
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.match(body.fields?.['page.htmlTemplate'] ?? '', /inline/);
+      if (rendered) assert.equal(rendered.status, 400);
+    });
+  });
+
   describe('bodies', () => {
     it('answers 400, never 5xx, for JSON nested 100 000 deep and for a body over the limit', async () => {
       // Prepare

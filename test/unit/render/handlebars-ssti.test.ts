@@ -1,0 +1,91 @@
+/**
+ * Handlebars payloads of the public SSTI catalogues (PayloadsAllTheThings,
+ * HackTricks) against the service's one Handlebars environment: none may
+ * reach a constructor, a prototype or the process, and none may make the
+ * service do more work than the `#each` budget allows.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ValidationError } from '../../../lib/errors.js';
+import { renderHandlebars } from '../../../lib/render/handlebars.js';
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+/** The page.htmlTemplate problem of a render that must be refused. */
+function refusal(template: string, data: unknown = {}): string {
+  try {
+    renderHandlebars(b64(template), data);
+  } catch (error) {
+    assert.ok(error instanceof ValidationError, `expected ValidationError, got ${String(error)}`);
+    return String(error.fields['page.htmlTemplate']);
+  }
+  assert.fail('expected the template to be refused');
+}
+
+/** The classic Handlebars RCE (Mahmoud Gamal's), with a harmless body that would print the PATH. */
+const RCE = `{{#with "s" as |string|}}{{#with "e"}}{{#with split as |conslist|}}{{this.pop}}{{this.push (lookup string.sub "constructor")}}{{this.pop}}{{#with string.split as |codelist|}}{{this.pop}}{{this.push "return process.env.PATH;"}}{{this.pop}}{{#each conslist}}{{#with (string.sub.apply 0 codelist)}}[{{this}}]{{/with}}{{/each}}{{/with}}{{/with}}{{/with}}{{/with}}`;
+
+/**
+ * Inline partials nested `levels` deep, each calling the one below ten times:
+ * 10^(levels+1) bytes from a template of a few hundred, with no `#each` at all.
+ */
+function inlinePartialBomb(levels: number): string {
+  const name = (i: number) => String.fromCharCode(97 + i);
+  let template = `{{#*inline "${name(0)}"}}xxxxxxxxxx{{/inline}}`;
+  for (let i = 1; i <= levels; i += 1) template += `{{#*inline "${name(i)}"}}${`{{> ${name(i - 1)}}}`.repeat(10)}{{/inline}}`;
+  return `${template}{{> ${name(levels)}}}`;
+}
+
+describe('Handlebars: the SSTI catalogue', () => {
+  const reachNothing: Record<string, string> = {
+    'the split/sub constructor chain (RCE)': RCE,
+    'constructor of constructor, called': '{{#with (lookup this "constructor")}}{{#with (lookup this "constructor")}}[{{this "return process"}}]{{/with}}{{/with}}',
+    'constructor through a path': '[{{this.constructor.constructor}}][{{user.constructor.name}}][{{user.__proto__.constructor}}]',
+    'prototype getters': '[{{lookup this "__lookupGetter__"}}][{{lookup this "__defineGetter__"}}][{{lookup (lookup this "toString") "call"}}][{{hasOwnProperty}}][{{valueOf}}]',
+    'the root context': '[{{#with @root}}{{__proto__.constructor.name}}{{constructor.name}}{{/with}}]',
+    'a missing block helper named constructor': '[{{#constructor}}{{this}}{{/constructor}}][{{#__proto__}}{{this}}{{/__proto__}}]',
+    'string methods on data': '[{{user.name.constructor}}][{{user.name.length}}][{{#with user.name}}{{toUpperCase}}{{constructor.name}}{{/with}}]',
+    'array methods on data': '[{{#with list}}{{pop}}{{shift}}{{reverse}}{{constructor.name}}{{/with}}]',
+  };
+  for (const [label, template] of Object.entries(reachNothing)) {
+    it(`resolves nothing for ${label}`, () => {
+      // Act
+      const html = renderHandlebars(b64(template), { user: { name: 'ann' }, list: ['a', 'b'] });
+
+      // Assess
+      assert.doesNotMatch(html, /function|Function|Object|String|Array|native code|\/bin|process|ANN|a,b/, html);
+    });
+  }
+
+  it('lets no data key reach a prototype, in any nesting', () => {
+    // Prepare
+    const data = JSON.parse('{"__proto__":{"polluted":"P"},"a":{"__proto__":{"polluted":"P"}},"constructor":{"prototype":{"polluted":"P"}},"list":[{"__proto__":{"polluted":"P"}}]}') as unknown;
+
+    // Act
+    const html = renderHandlebars(b64('[{{polluted}}][{{a.polluted}}][{{#each list}}{{polluted}}{{/each}}][{{constructor.prototype.polluted}}]'), data);
+
+    // Assess
+    assert.equal(html, '[][][][]');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  it('refuses dynamic partials and decorators other than inline', () => {
+    // Act
+    const dynamic = refusal('{{> (lookup . "x")}}', { x: 'y' });
+    const decorator = refusal('{{* log "x"}}');
+
+    // Assess
+    assert.match(dynamic, /partial/);
+    assert.match(decorator, /decorator/i);
+  });
+
+  it('refuses inline partials: a caller partial is a way around the #each budget', () => {
+    // Act: 10^6 bytes from 400, then a plain one.
+    const bomb = refusal(inlinePartialBomb(5));
+    const plain = refusal('{{#*inline "p"}}x{{/inline}}{{> p}}');
+    const recursive = refusal('{{#*inline "p"}}x{{> p}}{{/inline}}{{> p}}');
+
+    // Assess
+    for (const problem of [bomb, plain, recursive]) assert.match(problem, /inline/);
+  });
+});
