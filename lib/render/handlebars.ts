@@ -8,7 +8,8 @@ import { registerDocumentHelpers, TemplateHelperError } from './handlebars-helpe
  *
  * One environment for the whole process, built once: the built-in helpers
  * (`if`, `unless`, `each`, `with`, `lookup`, plus the two "missing"
- * fallbacks) and the document helpers of `handlebars-helpers.ts`, no partials, no decorators, and its registries frozen so that
+ * fallbacks) and the document helpers of `handlebars-helpers.ts`, no partials, no decorators (not even
+ * `inline`, which would let a template define partials), and its registries frozen so that
  * nothing can be registered later. Callers can never add helpers or
  * partials, so there is nothing for one render to leak into the next, and a
  * shared environment lets compiled templates be cached (a compiled template
@@ -86,6 +87,9 @@ function createEnvironment(): typeof Handlebars {
   registerDocumentHelpers(env, countIteration);
   // `{{log}}` would write caller content into our logs.
   env.unregisterHelper('log');
+  // `{{#*inline}}` is the one way a caller defines a partial: nested ones multiply output ten times a level
+  // with no `#each`, so no budget sees them (900 bytes held the event loop 47 s and took 2 GB).
+  env.unregisterDecorator('inline');
 
   Object.freeze(env.helpers);
   Object.freeze(env.partials);
