@@ -36,6 +36,22 @@ function inlinePartialBomb(levels: number): string {
   return `${template}{{> ${name(levels)}}}`;
 }
 
+/**
+ * `join` fed its own output as the separator, `levels` deep through block
+ * params: each level is nine times the one before, from a few hundred bytes.
+ */
+function joinBomb(levels: number): string {
+  let open = '';
+  let close = '';
+  let previous = '"xxxxxxxxxx"';
+  for (let i = 0; i < levels; i += 1) {
+    open += `{{#with (join @root.list ${previous}) as |v${i}|}}`;
+    close = `{{/with}}${close}`;
+    previous = `v${i}`;
+  }
+  return `${open}{{${previous}}}${close}`;
+}
+
 describe('Handlebars: the SSTI catalogue', () => {
   const reachNothing: Record<string, string> = {
     'the split/sub constructor chain (RCE)': RCE,
@@ -87,5 +103,18 @@ describe('Handlebars: the SSTI catalogue', () => {
 
     // Assess
     for (const problem of [bomb, plain, recursive]) assert.match(problem, /inline/);
+  });
+
+  it('stops a join whose separator is its own output at the helper, before it builds the text', () => {
+    // Prepare: 48 MB at the seventh level, 430 MB (600 MB of memory) at the eighth.
+    const list = Array.from({ length: 10 }, () => 'y');
+
+    // Act
+    const problem = refusal(joinBomb(7), { list });
+    const fine = renderHandlebars(b64('{{join list "-"}}'), { list });
+
+    // Assess
+    assert.match(problem, /join/);
+    assert.equal(fine, 'y-y-y-y-y-y-y-y-y-y');
   });
 });
