@@ -30,6 +30,8 @@ const DEFAULT_LOCALE = 'en-US';
 const DEFAULT_TIME_ZONE = 'UTC';
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const FORMATTER_CACHE_ENTRIES = 200;
+/** Most text one helper call may build: the render's whole output limit (handlebars.ts), so no call outgrows it. */
+const MAX_HELPER_TEXT = 5 * 1024 * 1024;
 
 const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
 let currencies: Set<string> | undefined;
@@ -264,12 +266,15 @@ function definitions(count: CountIteration): Record<string, Definition> {
       max: 2,
       run: ([list, separator]) => {
         const glue = separator === undefined ? ', ' : text('join', separator);
-        return toArray('join', list)
-          .map((item) => {
-            count();
-            return text('join', item);
-          })
-          .join(glue);
+        const items = toArray('join', list).map((item) => {
+          count();
+          return text('join', item);
+        });
+        // Measured before joining: block params let a join's output be the next join's separator, nine
+        // times larger a level, and the render's own size check would only see the text once it is built.
+        const size = items.reduce((sum, item) => sum + item.length, 0) + glue.length * Math.max(0, items.length - 1);
+        if (size > MAX_HELPER_TEXT) throw new TemplateHelperError('join', `Rendered HTML is larger than ${MAX_HELPER_TEXT / (1024 * 1024)} MB once this is joined`);
+        return items.join(glue);
       },
     },
     length: {
