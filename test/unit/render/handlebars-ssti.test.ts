@@ -52,6 +52,19 @@ function joinBomb(levels: number): string {
   return `${open}{{${previous}}}${close}`;
 }
 
+/** `json` of its own output, `levels` deep: escaping doubles the backslashes, so the text doubles a level. */
+function jsonBomb(levels: number): string {
+  let open = '';
+  let close = '';
+  let previous = '"<<<<<<<<<<"';
+  for (let i = 0; i < levels; i += 1) {
+    open += `{{#with (json ${previous}) as |v${i}|}}`;
+    close = `{{/with}}${close}`;
+    previous = `v${i}`;
+  }
+  return `${open}{{length ${previous}}}${close}`;
+}
+
 describe('Handlebars: the SSTI catalogue', () => {
   const reachNothing: Record<string, string> = {
     'the split/sub constructor chain (RCE)': RCE,
@@ -116,5 +129,15 @@ describe('Handlebars: the SSTI catalogue', () => {
     // Assess
     assert.match(problem, /join/);
     assert.equal(fine, 'y-y-y-y-y-y-y-y-y-y');
+  });
+
+  it('stops any helper whose result outgrows the output bound, even one never printed (json of json)', () => {
+    // Act: 22 levels build 20 MB that nothing prints; 26 took 4.7 s and 1.2 GB before a RangeError ended it.
+    const problem = refusal(jsonBomb(22));
+    const fine = renderHandlebars(b64('{{json list}}'), { list: ['<a>'] });
+
+    // Assess
+    assert.match(problem, /json/);
+    assert.equal(fine, '["\\u003ca\\u003e"]');
   });
 });
