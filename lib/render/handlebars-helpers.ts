@@ -316,7 +316,12 @@ export function registerDocumentHelpers(env: typeof Handlebars, count: CountIter
         const expected = definition.min === definition.max ? `${definition.min}` : `${definition.min} to ${definition.max}`;
         throw new TemplateHelperError(name, `takes ${expected} argument${definition.max === 1 ? '' : 's'}, got ${received.length}`);
       }
-      return definition.run(received, hash);
+      const result = definition.run(received, hash);
+      // A helper's result may feed the next helper through block params without being printed, so the
+      // render's output check never sees it: bound every result here, or json of json doubles a level.
+      const size = typeof result === 'string' ? result.length : result instanceof Handlebars.SafeString ? result.toString().length : 0;
+      if (size > MAX_HELPER_TEXT) throw new TemplateHelperError(name, `Rendered HTML is larger than ${MAX_HELPER_TEXT / (1024 * 1024)} MB with this result`);
+      return result;
     });
   }
 }
