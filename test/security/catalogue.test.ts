@@ -154,6 +154,33 @@ describe('security › catalogue: public payloads, one case per class', () => {
       });
     }
 
+    it('sends link-local, metadata and private literals through the proxy, which refuses each (no implicit bypass)', { timeout: 60_000 }, async () => {
+      // Prepare: Chromium sends link-local literals around any proxy unless told `<-loopback>`; a request
+      // that went around would leave no refusal in the log (and, on EC2 or ECS, would reach the metadata service).
+      const targets = ['169.254.169.254', '169.254.170.2', '[fe80::1]', '[fd00:ec2::254]', '10.0.0.1', '100.64.0.1', '0.0.0.0', '[::ffff:169.254.169.254]'];
+      const markup = targets.map((host, i) => `<img src="http://${host}:${8000 + i}/latest/meta-data/"><script>fetch('http://${host}:${8000 + i}/fetch').catch(() => {});</script>`).join('');
+      const logged = service.output().length;
+
+      // Act
+      const res = await service.request('/v1/pdf', { json: { page: { html: b64(`<p>public page</p>${markup}`), adblock: false, waitUntil: 'networkidle0' } } });
+      await res.arrayBuffer();
+
+      // Assess
+      const events = service
+        .output()
+        .slice(logged)
+        .split('\n')
+        .filter((line) => line.includes('"egress refused"'))
+        .map((line) => (JSON.parse(line) as { egress: { host: string; port: number } }).egress);
+      assert.equal(res.status, 200);
+      for (const [i, host] of targets.entries()) {
+        const bare = host.replace(/^\[|\]$/g, '');
+        // 0.0.0.0 Chromium may refuse on its own (Private Network Access); then nothing leaves either.
+        if (bare === '0.0.0.0' && !events.some((e) => e.port === 8000 + i)) continue;
+        assert.ok(events.some((e) => e.port === 8000 + i), `${host} went around the proxy: ${JSON.stringify(events)}`);
+      }
+    });
+
     it('reads no file and reaches nothing through XML entities (XXE)', { timeout: 60_000 }, async () => {
       // Act
       const res = await service.request('/v1/pdf', { json: { page: { url: `${attacker.url}/xxe.xml`, waitUntil: 'networkidle0' } } });
