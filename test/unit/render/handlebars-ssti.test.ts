@@ -131,6 +131,20 @@ describe('Handlebars: the SSTI catalogue', () => {
     assert.equal(fine, 'y-y-y-y-y-y-y-y-y-y');
   });
 
+  it('stops escaped output at the 5 MB bound as it is built, not at the string limit of V8', () => {
+    // Prepare: escaping makes 4 MB of each 1 MB of "<"; 130 of them were built (520 MB, about 2 GB of
+    // memory and 10 s) before V8 refused a longer string and the render ended as "too large".
+    const data = { v: '<'.repeat(1024 * 1024) };
+
+    // Act
+    const problem = refusal('{{v}}'.repeat(130), data);
+    const fine = renderHandlebars(b64('{{v}}'), { v: '<b>' });
+
+    // Assess
+    assert.match(problem, /Rendered HTML is larger than 5 MB/);
+    assert.equal(fine, '&lt;b&gt;');
+  });
+
   it('stops any helper whose result outgrows the output bound, even one never printed (json of json)', () => {
     // Act: 22 levels build 20 MB that nothing prints; 26 took 4.7 s and 1.2 GB before a RangeError ended it.
     const problem = refusal(jsonBomb(22));
