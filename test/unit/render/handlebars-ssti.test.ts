@@ -145,6 +145,20 @@ describe('Handlebars: the SSTI catalogue', () => {
     assert.equal(fine, '&lt;b&gt;');
   });
 
+  it('stops raw output of a list at the 5 MB bound as it is built', () => {
+    // Prepare: {{{list}}} turns the list into text anew each time (2 MB here); 300 of them were built up
+    // to V8's string limit (660 MB of memory) before the render ended as "too large".
+    const data = { list: Array.from({ length: 1_000_000 }, () => 'a') };
+
+    // Act
+    const problem = refusal('{{{list}}}'.repeat(300), data);
+    const fine = renderHandlebars(b64('{{{list}}}|{{list}}|{{#each list}}{{this}}{{/each}}'), { list: ['<a>', 'b'] });
+
+    // Assess
+    assert.match(problem, /Rendered HTML is larger than 5 MB/);
+    assert.equal(fine, '<a>,b|&lt;a&gt;,b|&lt;a&gt;b');
+  });
+
   it('stops any helper whose result outgrows the output bound, even one never printed (json of json)', () => {
     // Act: 22 levels build 20 MB that nothing prints; 26 took 4.7 s and 1.2 GB before a RangeError ended it.
     const problem = refusal(jsonBomb(22));
