@@ -45,7 +45,7 @@ const RUNTIME_OPTIONS = { allowProtoPropertiesByDefault: false, allowProtoMethod
 /** Thrown from inside a render when it outgrows its limits; becomes a ValidationError. */
 class TemplateLimitError extends Error {}
 
-type Budget = { iterations: number; escaped: number };
+type Budget = { iterations: number; built: number };
 // Renders are synchronous, so the budget of the one render in progress can live here.
 let activeBudget: Budget | null = null;
 
@@ -73,15 +73,30 @@ function boundEscaping(): void {
   const escape = utils.escapeExpression;
   utils.escapeExpression = function boundedEscape(value: unknown): string {
     const out = escape(value);
-    const budget = activeBudget;
-    if (budget && typeof out === 'string') {
-      budget.escaped += out.length;
-      if (budget.escaped > MAX_OUTPUT_BYTES) {
-        throw new TemplateLimitError(`Rendered HTML is larger than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB`);
-      }
-    }
+    // A list is counted when it turns into text (listText), whether escaped or not.
+    if (!Array.isArray(value) && typeof out === 'string') countBuilt(out.length);
     return out;
   };
+}
+
+/** Text built for the render in progress, printed or about to be: past the output bound, the render stops. */
+function countBuilt(chars: number): void {
+  const budget = activeBudget;
+  if (!budget) return;
+  budget.built += chars;
+  if (budget.built > MAX_OUTPUT_BYTES) {
+    throw new TemplateLimitError(`Rendered HTML is larger than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB`);
+  }
+}
+
+/**
+ * How a list of the caller's data becomes text (`{{{list}}}`, `{{list}}`): as JavaScript does it, but
+ * counted, since every use builds the text anew. A symbol key, so no template path can reach it.
+ */
+function listText(this: unknown[]): string {
+  const text = Array.prototype.join.call(this, ',');
+  countBuilt(text.length);
+  return text;
 }
 
 function createEnvironment(): typeof Handlebars {
@@ -170,7 +185,11 @@ function cleanData(value: unknown, depth = 0): unknown {
   if (depth >= MAX_DATA_DEPTH) {
     throw new ValidationError({ [DATA_FIELD]: `Must not be nested deeper than ${MAX_DATA_DEPTH} levels` });
   }
-  if (Array.isArray(value)) return value.map((item) => cleanData(item, depth + 1));
+  if (Array.isArray(value)) {
+    const list = value.map((item) => cleanData(item, depth + 1));
+    Object.defineProperty(list, Symbol.toPrimitive, { value: listText, enumerable: false });
+    return list;
+  }
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     if (UNSAFE_KEYS.has(key)) continue;
@@ -198,7 +217,7 @@ export function renderHandlebars(templateBase64: string, data: unknown): string 
   const context = cleanData(data ?? {});
 
   let html: string;
-  activeBudget = { iterations: 0, escaped: 0 };
+  activeBudget = { iterations: 0, built: 0 };
   try {
     // Compilation is lazy: syntax errors surface on this first call too.
     html = template(context, RUNTIME_OPTIONS);
