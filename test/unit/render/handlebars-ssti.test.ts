@@ -159,6 +159,19 @@ describe('Handlebars: the SSTI catalogue', () => {
     assert.equal(fine, '<a>,b|&lt;a&gt;,b|&lt;a&gt;b');
   });
 
+  it('stops raw output of helper results at the 5 MB bound as it is built', () => {
+    // Prepare: each {{{json list}}} builds 4 MB anew; 150 of them passed V8's string limit (about 600 MB).
+    const data = { list: Array.from({ length: 1_000_000 }, () => 'a') };
+
+    // Act
+    const problem = refusal('{{{json list}}}'.repeat(150), data);
+    const fine = renderHandlebars(b64('{{{json list}}}|{{json list}}|{{{uppercase name}}}'), { list: ['<a>'], name: 'x' });
+
+    // Assess
+    assert.match(problem, /Rendered HTML is larger than 5 MB/);
+    assert.equal(fine, '["\\u003ca\\u003e"]|["\\u003ca\\u003e"]|X');
+  });
+
   it('stops any helper whose result outgrows the output bound, even one never printed (json of json)', () => {
     // Act: 22 levels build 20 MB that nothing prints; 26 took 4.7 s and 1.2 GB before a RangeError ended it.
     const problem = refusal(jsonBomb(22));
