@@ -300,9 +300,11 @@ export const DOCUMENT_HELPERS = Object.keys(definitions(() => undefined));
 
 /**
  * Registers the document helpers on `env`. `count` is called for every array
- * element a helper walks, so helpers share the render's iteration bound.
+ * element a helper walks, so helpers share the render's iteration bound;
+ * `countText` for the length of every text a helper returns, so that results
+ * used again and again share its output bound.
  */
-export function registerDocumentHelpers(env: typeof Handlebars, count: CountIteration): void {
+export function registerDocumentHelpers(env: typeof Handlebars, count: CountIteration, countText: (chars: number) => void = () => undefined): void {
   for (const [name, definition] of Object.entries(definitions(count))) {
     env.registerHelper(name, function documentHelper(this: unknown, ...received: unknown[]) {
       const options = received.pop() as Handlebars.HelperOptions;
@@ -321,6 +323,8 @@ export function registerDocumentHelpers(env: typeof Handlebars, count: CountIter
       // render's output check never sees it: bound every result here, or json of json doubles a level.
       const size = typeof result === 'string' ? result.length : result instanceof Handlebars.SafeString ? result.toString().length : 0;
       if (size > MAX_HELPER_TEXT) throw new TemplateHelperError(name, `Rendered HTML is larger than ${MAX_HELPER_TEXT / (1024 * 1024)} MB with this result`);
+      // Each call builds its text anew, and `{{{json list}}}` a hundred times over is no escape and no list.
+      countText(size);
       return result;
     });
   }

@@ -73,8 +73,8 @@ function boundEscaping(): void {
   const escape = utils.escapeExpression;
   utils.escapeExpression = function boundedEscape(value: unknown): string {
     const out = escape(value);
-    // A list is counted when it turns into text (listText), whether escaped or not.
-    if (!Array.isArray(value) && typeof out === 'string') countBuilt(out.length);
+    // A list is counted when it turns into text (listText), a helper's result when the helper returns it.
+    if (!Array.isArray(value) && !(value instanceof Handlebars.SafeString) && typeof out === 'string') countBuilt(out.length);
     return out;
   };
 }
@@ -121,7 +121,7 @@ function createEnvironment(): typeof Handlebars {
     }, body);
     return builtinEach.call(this, context, { ...options, fn: counted as unknown as HelperOptions['fn'] });
   });
-  registerDocumentHelpers(env, countIteration);
+  registerDocumentHelpers(env, countIteration, countBuilt);
   // `{{log}}` would write caller content into our logs.
   env.unregisterHelper('log');
   // `{{#*inline}}` is the one way a caller defines a partial: nested ones multiply output ten times a level
