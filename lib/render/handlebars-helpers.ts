@@ -304,7 +304,11 @@ export const DOCUMENT_HELPERS = Object.keys(definitions(() => undefined));
  * `countText` for the length of every text a helper returns, so that results
  * used again and again share its output bound.
  */
-export function registerDocumentHelpers(env: typeof Handlebars, count: CountIteration, countText: (chars: number) => void = () => undefined): void {
+export function registerDocumentHelpers(
+  env: typeof Handlebars,
+  count: CountIteration,
+  countText: (chars: number, result: unknown) => void = () => undefined,
+): void {
   for (const [name, definition] of Object.entries(definitions(count))) {
     env.registerHelper(name, function documentHelper(this: unknown, ...received: unknown[]) {
       const options = received.pop() as Handlebars.HelperOptions;
@@ -324,7 +328,7 @@ export function registerDocumentHelpers(env: typeof Handlebars, count: CountIter
       const size = typeof result === 'string' ? result.length : result instanceof Handlebars.SafeString ? result.toString().length : 0;
       if (size > MAX_HELPER_TEXT) throw new TemplateHelperError(name, `Rendered HTML is larger than ${MAX_HELPER_TEXT / (1024 * 1024)} MB with this result`);
       // Each call builds its text anew, and `{{{json list}}}` a hundred times over is no escape and no list.
-      countText(size);
+      countText(size, result);
       return result;
     });
   }

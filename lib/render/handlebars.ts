@@ -51,7 +51,7 @@ const RUNTIME_OPTIONS = { allowProtoPropertiesByDefault: false, allowProtoMethod
 /** Thrown from inside a render when it outgrows its limits; becomes a ValidationError. */
 class TemplateLimitError extends Error {}
 
-type Budget = { iterations: number; built: number };
+type Budget = { iterations: number; built: number; lastHelperResult?: unknown };
 // Renders are synchronous, so the budget of the one render in progress can live here.
 let activeBudget: Budget | null = null;
 
@@ -79,10 +79,21 @@ function boundEscaping(): void {
   const escape = utils.escapeExpression;
   utils.escapeExpression = function boundedEscape(value: unknown): string {
     const out = escape(value);
-    // A list is counted when it turns into text (listText), a helper's result when the helper returns it.
-    if (!Array.isArray(value) && !(value instanceof Handlebars.SafeString) && typeof out === 'string') countBuilt(out.length);
+    // A list is counted when it turns into text (listText), a helper's result when the helper returns it
+    // (printed at once, `{{uppercase v}}`, it is not counted twice; escaping may only lengthen it, by 5x).
+    const budget = activeBudget;
+    const helperResult = budget !== null && budget.lastHelperResult !== undefined && value === budget.lastHelperResult;
+    if (budget) budget.lastHelperResult = undefined;
+    if (helperResult && typeof out === 'string' && typeof value === 'string' && out.length > value.length) countBuilt(out.length - value.length);
+    else if (!helperResult && !Array.isArray(value) && !(value instanceof Handlebars.SafeString) && typeof out === 'string') countBuilt(out.length);
     return out;
   };
+}
+
+/** A helper's result: counted as it is returned, and remembered so that printing it at once does not count it again. */
+function countHelperResult(chars: number, result: unknown): void {
+  countBuilt(chars);
+  if (activeBudget) activeBudget.lastHelperResult = result;
 }
 
 /** Text built for the render in progress, printed or about to be: past the output bound, the render stops. */
@@ -127,7 +138,7 @@ function createEnvironment(): typeof Handlebars {
     }, body);
     return builtinEach.call(this, context, { ...options, fn: counted as unknown as HelperOptions['fn'] });
   });
-  registerDocumentHelpers(env, countIteration, countBuilt);
+  registerDocumentHelpers(env, countIteration, countHelperResult);
   // `{{log}}` would write caller content into our logs.
   env.unregisterHelper('log');
   // `{{#*inline}}` is the one way a caller defines a partial: nested ones multiply output ten times a level

@@ -189,6 +189,17 @@ describe('Handlebars: the SSTI catalogue', () => {
     assert.equal(fine, `${'1'.repeat(1_000)}<p>n</p>`);
   });
 
+  it('counts a helper result printed at once only once: 3 MB of joined text still renders', () => {
+    // Prepare
+    const list = Array.from({ length: 300_000 }, () => 'abcdefghij');
+
+    // Act
+    const html = renderHandlebars(b64('{{join list ""}}'), { list });
+
+    // Assess
+    assert.equal(html.length, 3_000_000);
+  });
+
   it('stops any helper whose result outgrows the output bound, even one never printed (json of json)', () => {
     // Act: 22 levels build 20 MB that nothing prints; 26 took 4.7 s and 1.2 GB before a RangeError ended it.
     const problem = refusal(jsonBomb(22));
