@@ -30,6 +30,8 @@ const DEFAULT_LOCALE = 'en-US';
 const DEFAULT_TIME_ZONE = 'UTC';
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const FORMATTER_CACHE_ENTRIES = 200;
+/** Most text one helper call may build: the render's whole output limit (handlebars.ts), so no call outgrows it. */
+const MAX_HELPER_TEXT = 5 * 1024 * 1024;
 
 const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
 let currencies: Set<string> | undefined;
@@ -264,12 +266,15 @@ function definitions(count: CountIteration): Record<string, Definition> {
       max: 2,
       run: ([list, separator]) => {
         const glue = separator === undefined ? ', ' : text('join', separator);
-        return toArray('join', list)
-          .map((item) => {
-            count();
-            return text('join', item);
-          })
-          .join(glue);
+        const items = toArray('join', list).map((item) => {
+          count();
+          return text('join', item);
+        });
+        // Measured before joining: block params let a join's output be the next join's separator, nine
+        // times larger a level, and the render's own size check would only see the text once it is built.
+        const size = items.reduce((sum, item) => sum + item.length, 0) + glue.length * Math.max(0, items.length - 1);
+        if (size > MAX_HELPER_TEXT) throw new TemplateHelperError('join', `Rendered HTML is larger than ${MAX_HELPER_TEXT / (1024 * 1024)} MB once this is joined`);
+        return items.join(glue);
       },
     },
     length: {
@@ -295,9 +300,15 @@ export const DOCUMENT_HELPERS = Object.keys(definitions(() => undefined));
 
 /**
  * Registers the document helpers on `env`. `count` is called for every array
- * element a helper walks, so helpers share the render's iteration bound.
+ * element a helper walks, so helpers share the render's iteration bound;
+ * `countText` for the length of every text a helper returns, so that results
+ * used again and again share its output bound.
  */
-export function registerDocumentHelpers(env: typeof Handlebars, count: CountIteration): void {
+export function registerDocumentHelpers(
+  env: typeof Handlebars,
+  count: CountIteration,
+  countText: (chars: number, result: unknown) => void = () => undefined,
+): void {
   for (const [name, definition] of Object.entries(definitions(count))) {
     env.registerHelper(name, function documentHelper(this: unknown, ...received: unknown[]) {
       const options = received.pop() as Handlebars.HelperOptions;
@@ -311,7 +322,14 @@ export function registerDocumentHelpers(env: typeof Handlebars, count: CountIter
         const expected = definition.min === definition.max ? `${definition.min}` : `${definition.min} to ${definition.max}`;
         throw new TemplateHelperError(name, `takes ${expected} argument${definition.max === 1 ? '' : 's'}, got ${received.length}`);
       }
-      return definition.run(received, hash);
+      const result = definition.run(received, hash);
+      // A helper's result may feed the next helper through block params without being printed, so the
+      // render's output check never sees it: bound every result here, or json of json doubles a level.
+      const size = typeof result === 'string' ? result.length : result instanceof Handlebars.SafeString ? result.toString().length : 0;
+      if (size > MAX_HELPER_TEXT) throw new TemplateHelperError(name, `Rendered HTML is larger than ${MAX_HELPER_TEXT / (1024 * 1024)} MB with this result`);
+      // Each call builds its text anew, and `{{{json list}}}` a hundred times over is no escape and no list.
+      countText(size, result);
+      return result;
     });
   }
 }

@@ -41,6 +41,27 @@ describe('upFrontRefusal', () => {
     'http://api.localhost/',
     'https://[fe80::1]/',
     'http://224.0.0.1/',
+    // The Lambda runtime API (AWS_LAMBDA_RUNTIME_API is 127.0.0.1:9001) in the spellings of the SSRF catalogues.
+    'http://127.0.0.1:9001/2018-06-01/runtime/invocation/next',
+    'http://2130706433:9001/2018-06-01/runtime/invocation/next',
+    'http://[::ffff:127.0.0.1]:9001/2018-06-01/runtime/invocation/next',
+    'http://[::ffff:0:7f00:1]:9001/',
+    'http://[::127.0.0.1]:9001/',
+    'http://[64:ff9b::7f00:1]:9001/',
+    'http://[2002:7f00:1::]:9001/',
+    'http://127.0.0.1.:9001/',
+    'http://%31%32%37.0.0.1:9001/',
+    'http://１２７.０.０.１:9001/',
+    'http://0:9001/',
+    // ECS and EKS credential endpoints, and the IMDSv2 token path.
+    'http://169.254.170.23/v1/credentials',
+    'http://[fd00:ec2::23]/v1/credentials',
+    'http://169.254.169.254/latest/api/token',
+    'http://0251.0376.0251.0376/',
+    'http://0xa9.0xfe.0xa9.0xfe/',
+    'http://169.254.43518/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::]/',
   ];
   for (const url of refused) {
     it(`refuses ${url} by default`, () => {
