@@ -4,7 +4,7 @@
  * initialisation (config, clients, Chromium unpacked, launched and warmed),
  * then one `POST /v1/pdf` event goes through the whole handler (auth,
  * validation, render). Reports its phases to the parent over IPC, in
- * milliseconds since the process started.
+ * milliseconds since the process started, and the CPU time spent by the PDF.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -65,8 +65,15 @@ const rendered = performance.now();
 const { user, system } = process.cpuUsage();
 const nodeCpuMs = (user + system) / 1000;
 const cpuMs = treeCpuMs(processTree(process.pid));
+// The steps of INIT that lib/render-app.ts marks: app (SDK clients, stores, logger) loaded, endpoint loaded, browser warm.
+const marks = Object.fromEntries(
+  performance
+    .getEntriesByType('mark')
+    .filter((entry) => entry.name.startsWith('docrender.'))
+    .map((entry) => [entry.name.slice('docrender.'.length), entry.startTime]),
+);
 process.send?.({
-  phases: { chromiumSpawned: spawned, initDone: loaded, rendered, nodeCpuMs, cpuMs },
+  phases: { chromiumSpawned: spawned, ...marks, initDone: loaded, rendered, nodeCpuMs, cpuMs },
   status: result?.statusCode ?? 0,
   bytes: result?.body ? Buffer.byteLength(result.body, 'base64') : 0,
   error: result && result.statusCode !== 200 ? result.body : undefined,

@@ -57,6 +57,26 @@ export async function buildColdStartBundles(): Promise<void> {
 }
 
 /**
+ * The service's own account of its first request, from its request log line:
+ * the handler's duration (the middy stack: auth, rate, quota, validation,
+ * render, answer) and the render's within it, in ms.
+ */
+function handlerPhases(stdout: string): Record<string, number> {
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const entry = JSON.parse(line) as { message?: string; durationMs?: number; timings?: { total?: number } };
+      if (entry.message === 'request' && typeof entry.durationMs === 'number') {
+        return { handlerMs: entry.durationMs, ...(typeof entry.timings?.total === 'number' ? { renderMs: entry.timings.total } : {}) };
+      }
+    } catch {
+      // not a log line of ours
+    }
+  }
+  return {};
+}
+
+/**
  * Runs one cold start. `unpacked: false` gives the process a fresh TMPDIR, so
  * @sparticuz/chromium unpacks its binary there as on a new Lambda container
  * (without touching /tmp/chromium, which other processes may be using).
@@ -73,10 +93,12 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
   }
   const script = join(BUILD_DIR, side === 'service' ? 'cold-handler.mjs' : 'cold-bare.mjs');
   const started = performance.now();
-  const child = spawn(process.execPath, [script], { cwd: root, env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, [script], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   if (child.pid !== undefined) onSpawn?.(child.pid);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   try {
     const report = await new Promise<{ phases: Record<string, number>; bytes: number; status: number; error?: string }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${side} cold start took over 90 s`)), 90_000);
@@ -91,7 +113,7 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
     });
     const totalMs = performance.now() - started;
     if (report.status !== 200) throw new Error(`${side} cold start answered ${report.status}: ${report.error ?? ''}`);
-    return { side, unpacked, totalMs, phases: report.phases, bytes: report.bytes };
+    return { side, unpacked, totalMs, phases: { ...report.phases, ...handlerPhases(stdout) }, bytes: report.bytes };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
