@@ -8,6 +8,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer from 'puppeteer-core';
 import { chromiumArgs } from '../lib/render/launch-args.js';
 import { SMALL_HTML } from './pages.js';
+import { processTree, treeCpuMs } from './process-memory.js';
 
 const loaded = performance.now();
 const executablePath = await chromium.executablePath();
@@ -19,6 +20,9 @@ const page = await context.newPage();
 await page.setContent(SMALL_HTML, { waitUntil: 'load' });
 const pdf = await page.pdf({ format: 'letter', printBackground: false, tagged: false, outline: false });
 const rendered = performance.now();
-process.send?.({ phases: { loaded, unpacked, launched, rendered }, bytes: pdf.byteLength, status: 200 });
+// CPU spent to the PDF, as the service's cold start reports it.
+const { user, system } = process.cpuUsage();
+const cpuMs = treeCpuMs(processTree(process.pid));
+process.send?.({ phases: { loaded, unpacked, launched, rendered, nodeCpuMs: (user + system) / 1000, cpuMs }, bytes: pdf.byteLength, status: 200 });
 await browser.close();
 process.exit(0);

@@ -4,11 +4,12 @@
  * initialisation (config, clients, Chromium unpacked, launched and warmed),
  * then one `POST /v1/pdf` event goes through the whole handler (auth,
  * validation, render). Reports its phases to the parent over IPC, in
- * milliseconds since the process started.
+ * milliseconds since the process started, and the CPU time spent by the PDF.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { SMALL_HTML } from './pages.js';
+import { processTree, treeCpuMs } from './process-memory.js';
 
 // INIT phases: Chromium's process started (the first child process), then the module (INIT) done.
 let spawned = Number.NaN;
@@ -60,8 +61,19 @@ const context = {
 
 const result = (await handler(event, context)) as { statusCode: number; body?: string } | undefined;
 const rendered = performance.now();
+// CPU spent to the PDF: what the CPU share turns into time. This process's own, then with Chromium's.
+const { user, system } = process.cpuUsage();
+const nodeCpuMs = (user + system) / 1000;
+const cpuMs = treeCpuMs(processTree(process.pid));
+// The steps of INIT that lib/render-app.ts marks: app (SDK clients, stores, logger) loaded, endpoint loaded, browser warm.
+const marks = Object.fromEntries(
+  performance
+    .getEntriesByType('mark')
+    .filter((entry) => entry.name.startsWith('docrender.'))
+    .map((entry) => [entry.name.slice('docrender.'.length), entry.startTime]),
+);
 process.send?.({
-  phases: { chromiumSpawned: spawned, initDone: loaded, rendered },
+  phases: { chromiumSpawned: spawned, ...marks, initDone: loaded, rendered, nodeCpuMs, cpuMs },
   status: result?.statusCode ?? 0,
   bytes: result?.body ? Buffer.byteLength(result.body, 'base64') : 0,
   error: result && result.statusCode !== 200 ? result.body : undefined,

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+import { parse } from 'yaml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_DIR = join(root, 'bench', 'results', 'build');
@@ -14,35 +15,65 @@ export type ColdSide = 'service' | 'bare';
 /** One cold start: milliseconds from spawning the process to the PDF in hand, and the phases the process reported. */
 export type ColdRun = { side: ColdSide; unpacked: boolean; totalMs: number; phases: Record<string, number>; bytes: number };
 
+/** Options of serverless-esbuild itself, not esbuild's: not passed on to the bench's build. */
+const PLUGIN_ONLY = new Set(['exclude', 'outputFileExtension', 'packager', 'packagerOptions', 'installExtraArgs', 'nativeZip', 'keepOutputDirectory', 'concurrency', 'zipConcurrency', 'disposeContext', 'config', 'plugins', 'skipBuild', 'skipRebuild', 'skipBuildExcludeFns', 'stripEntryResolveExtensions', 'outputWorkFolder', 'outputBuildFolder', 'watch']);
+
+/**
+ * What serverless.yml deploys, read from it rather than copied so the two
+ * cannot drift apart: `custom.esbuild` as esbuild options, and the
+ * `NODE_OPTIONS` every function runs with (`provider.environment`).
+ */
+export function deployedBuild(file = join(root, 'serverless.yml')): { options: BuildOptions; nodeOptions: string | undefined } {
+  // CloudFormation's tags (!Ref, !GetAtt…) elsewhere in the file are left unresolved: neither part uses them.
+  const service = parse(readFileSync(file, 'utf8'), { logLevel: 'error' }) as {
+    custom?: { esbuild?: Record<string, unknown> };
+    provider?: { environment?: Record<string, unknown> };
+  };
+  const esbuild = service.custom?.esbuild;
+  if (!esbuild) throw new Error(`${file} has no custom.esbuild`);
+  const options = Object.fromEntries(Object.entries(esbuild).filter(([name]) => !PLUGIN_ONLY.has(name))) as BuildOptions;
+  if (typeof esbuild.outputFileExtension === 'string') options.outExtension = { '.js': esbuild.outputFileExtension };
+  const nodeOptions = service.provider?.environment?.NODE_OPTIONS;
+  return { options, nodeOptions: typeof nodeOptions === 'string' ? nodeOptions : undefined };
+}
+
 /**
  * Bundles the two cold-start entry points the way serverless.yml bundles the
- * functions (esbuild, ESM, minified, Chromium and autoconsent left as
- * packages), so a cold start loads what Lambda would load rather than compiling
- * TypeScript: the service with its dynamic imports split into chunks beside
- * it, as deployed; bare as one file (it has nothing to load later), each built
- * on its own so that they share no chunk.
+ * functions (its `custom.esbuild`: ESM, minified, split, Chromium and
+ * autoconsent left as packages), so a cold start loads what Lambda would load
+ * rather than compiling TypeScript: the service with its dynamic imports split
+ * into chunks beside it, as deployed; bare as one file (it has nothing to load
+ * later) and without source maps, as a bare script would be deployed; each
+ * built on its own so that they share no chunk.
  */
 export async function buildColdStartBundles(): Promise<void> {
+  // Chunks of an earlier build would sit beside the new ones, unused: start clean.
+  rmSync(BUILD_DIR, { recursive: true, force: true });
   mkdirSync(BUILD_DIR, { recursive: true });
-  const options = {
-    absWorkingDir: root,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    // As serverless.yml's custom.esbuild: minified, tree-shaken, names kept, ES module builds first.
-    minify: true,
-    keepNames: true,
-    treeShaking: true,
-    mainFields: ['module', 'main'],
-    outdir: BUILD_DIR,
-    outExtension: { '.js': '.mjs' },
-    banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
-    external: ['@sparticuz/chromium', '@duckduckgo/autoconsent'],
-    logLevel: 'error',
-  } satisfies BuildOptions;
-  await build({ ...options, entryPoints: { 'cold-handler': 'bench/cold-handler.ts' }, splitting: true });
-  await build({ ...options, entryPoints: { 'cold-bare': 'bench/cold-bare.ts' } });
+  const { options: deployed } = deployedBuild();
+  const local = { absWorkingDir: root, outdir: BUILD_DIR, logLevel: 'error' } satisfies BuildOptions;
+  await build({ ...deployed, ...local, entryPoints: { 'cold-handler': 'bench/cold-handler.ts' } });
+  await build({ ...deployed, ...local, entryPoints: { 'cold-bare': 'bench/cold-bare.ts' }, splitting: false, sourcemap: false });
+}
+
+/**
+ * The service's own account of its first request, from its request log line:
+ * the handler's duration (the middy stack: auth, rate, quota, validation,
+ * render, answer) and the render's within it, in ms.
+ */
+function handlerPhases(stdout: string): Record<string, number> {
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const entry = JSON.parse(line) as { message?: string; durationMs?: number; timings?: { total?: number } };
+      if (entry.message === 'request' && typeof entry.durationMs === 'number') {
+        return { handlerMs: entry.durationMs, ...(typeof entry.timings?.total === 'number' ? { renderMs: entry.timings.total } : {}) };
+      }
+    } catch {
+      // not a log line of ours
+    }
+  }
+  return {};
 }
 
 /**
@@ -53,16 +84,21 @@ export async function buildColdStartBundles(): Promise<void> {
 export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<ColdRun> {
   let freshTmp: string | undefined;
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  // The service runs with the deployed functions' NODE_OPTIONS (source maps, say: they cost a cold start); bare with none.
+  if (side === 'service') childEnv.NODE_OPTIONS = deployedBuild().nodeOptions;
+  else delete childEnv.NODE_OPTIONS;
   if (!unpacked) {
     freshTmp = mkdtempSync(join(tmpdir(), 'docrender-bench-cold-'));
     childEnv.TMPDIR = freshTmp;
   }
   const script = join(BUILD_DIR, side === 'service' ? 'cold-handler.mjs' : 'cold-bare.mjs');
   const started = performance.now();
-  const child = spawn(process.execPath, [script], { cwd: root, env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, [script], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   if (child.pid !== undefined) onSpawn?.(child.pid);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   try {
     const report = await new Promise<{ phases: Record<string, number>; bytes: number; status: number; error?: string }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${side} cold start took over 90 s`)), 90_000);
@@ -77,7 +113,7 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
     });
     const totalMs = performance.now() - started;
     if (report.status !== 200) throw new Error(`${side} cold start answered ${report.status}: ${report.error ?? ''}`);
-    return { side, unpacked, totalMs, phases: report.phases, bytes: report.bytes };
+    return { side, unpacked, totalMs, phases: { ...report.phases, ...handlerPhases(stdout) }, bytes: report.bytes };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');

@@ -1,15 +1,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { loadConfig, type Config } from './config.js';
-import { createAwsClients, type AwsClients } from './aws/clients.js';
+import { createDynamoClient } from './aws/dynamo-client.js';
 import { createDynamoTokenStore } from './aws/dynamo-token-store.js';
-import { createDynamoTemplateStore } from './aws/dynamo-template-store.js';
-import { createDynamoJobStore } from './aws/dynamo-job-store.js';
-import { createS3FileStore } from './aws/s3-file-store.js';
-import { createSqsJobQueue } from './aws/sqs-job-queue.js';
+import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
+import { loadOnFirstCall } from './aws/load-on-first-call.js';
+import type { S3Stores } from './aws/s3-stores.js';
 import type { FileStore } from './files/file-store.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import type { JobStore } from './jobs/job-store.js';
-import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
 import { createEgressPolicy, useEgressPolicy } from './net/egress-policy.js';
 import type { UsageStore } from './quota/usage-store.js';
 import type { TemplateStore } from './templates/template-store.js';
@@ -19,7 +17,6 @@ import type { TokenStore } from './tokens/token-store.js';
 export type AppDeps = {
   config: Config;
   logger: Logger;
-  clients: AwsClients;
   tokens: TokenStore;
   templates: TemplateStore;
   /** Quota and rate-limit counters, shared by every instance. */
@@ -35,38 +32,34 @@ let deps: AppDeps | undefined;
 /**
  * The container's dependencies, built once on first use from the environment:
  * config (validated, so a bad setting fails the cold start), the egress
- * policy it names, AWS clients and stores. The browser lives in `render-app.ts` so that functions which do not
- * render never load Chromium. Tests build their own instead.
+ * policy it names, the logger and the stores. The browser lives in
+ * `render-app.ts` so that functions which do not render never load Chromium.
+ * Tests build their own instead.
+ *
+ * Every request checks its token and counts its use in DynamoDB, so that
+ * client and those two stores are built now. The S3 and SQS clients, and the
+ * stores that need them (templates, files, jobs, queue), are loaded by their
+ * first call instead (`loadOnFirstCall`; esbuild makes each import a chunk
+ * beside the handler): a raw render never needs them, and reading them cost
+ * every cold start (INIT is billed, and on a renderer it competes with
+ * Chromium's start for the CPU).
  */
 export function appDeps(): AppDeps {
   if (deps) return deps;
   const config = loadConfig();
   useEgressPolicy(createEgressPolicy({ allowPrivateHosts: config.allowPrivateHosts }));
-  const clients = createAwsClients(config);
+  const dynamo = createDynamoClient(config);
+  let s3Stores: Promise<S3Stores> | undefined;
+  const loadS3Stores = () => (s3Stores ??= import('./aws/s3-stores.js').then(({ createS3Stores }) => createS3Stores(dynamo, config)));
   deps = {
     config,
     logger: new Logger({ serviceName: 'docrender' }),
-    clients,
-    tokens: createDynamoTokenStore(clients.dynamo, config.tables.tokens),
-    templates: createDynamoTemplateStore({
-      dynamo: clients.dynamo,
-      s3: clients.s3,
-      tableName: config.tables.templates,
-      bucket: config.filesBucket,
-    }),
-    usage: createDynamoUsageStore(clients.dynamo, config.tables.usage),
-    files: createS3FileStore({ s3: clients.s3, bucket: config.filesBucket }),
-    jobs: createDynamoJobStore({
-      dynamo: clients.dynamo,
-      s3: clients.s3,
-      tableName: config.tables.jobs,
-      bucket: config.filesBucket,
-    }),
-    queue: createSqsJobQueue({
-      sqs: clients.sqs,
-      jobsQueueUrl: config.jobsQueueUrl,
-      webhooksQueueUrl: config.webhooksQueueUrl,
-    }),
+    tokens: createDynamoTokenStore(dynamo, config.tables.tokens),
+    usage: createDynamoUsageStore(dynamo, config.tables.usage),
+    templates: loadOnFirstCall(async () => (await loadS3Stores()).templates),
+    files: loadOnFirstCall(async () => (await loadS3Stores()).files),
+    jobs: loadOnFirstCall(async () => (await loadS3Stores()).jobs),
+    queue: loadOnFirstCall(async () => (await import('./aws/sqs-queue.js')).createSqsQueue(config)),
   };
   return deps;
 }

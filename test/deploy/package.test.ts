@@ -1,12 +1,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { packageOffline, pinnedAwsEnvironment, SERVERLESS_CLI, type PackageResult } from '../../scripts/package.js';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { createDynamoTokenStore } from '../../lib/aws/dynamo-token-store.js';
+import { createToken } from '../../lib/tokens/tokens.js';
+import { withLocalAws } from '../helpers/emulators.js';
 import { extractZip, listZip } from './zip-archive.js';
 
 /**
@@ -162,6 +167,35 @@ function describeResource(resource: unknown): string {
   if (value['Fn::Sub']) return `sub:${String(value['Fn::Sub'])}`;
   return JSON.stringify(resource);
 }
+
+/**
+ * Imports a function's handler (`HANDLER`) in a fresh process and calls it
+ * with each event of the JSON file `EVENTS_FILE` in turn, as API Gateway would with `TOKEN`; prints
+ * the answers to `ANSWERS_FILE`. The handler's lazy chunks load from its unpacked zip only.
+ */
+const INVOKE_PROBE = `
+  const { handler } = await import(process.env.HANDLER);
+  const answers = [];
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  for (const { method, path, routeKey, params, body } of JSON.parse(readFileSync(process.env.EVENTS_FILE, 'utf8'))) {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const now = new Date();
+    const event = {
+      version: '2.0', routeKey, rawPath: path, rawQueryString: '',
+      headers: { authorization: 'Bearer ' + process.env.TOKEN, ...(text ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}) },
+      requestContext: { accountId: '000000000000', apiId: 'deploy-test', domainName: 'deploy.test', domainPrefix: 'deploy', http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'deploy-test' }, requestId: 'r-' + answers.length, routeKey, stage: '$default', time: now.toISOString(), timeEpoch: now.getTime() },
+      ...(params ? { pathParameters: params } : {}),
+      ...(text ? { body: text } : {}),
+      isBase64Encoded: false,
+    };
+    const deadline = Date.now() + 30000;
+    const context = { callbackWaitsForEmptyEventLoop: true, functionName: 'deploy-test', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:deploy-test', memoryLimitInMB: '512', awsRequestId: 'r-' + answers.length, logGroupName: '/aws/lambda/deploy-test', logStreamName: 'deploy-test', getRemainingTimeInMillis: () => deadline - Date.now(), done() {}, fail() {}, succeed() {} };
+    const answer = await handler(event, context);
+    answers.push({ statusCode: answer.statusCode, body: answer.body });
+  }
+  // A file, not stdout: exiting does not wait for a pipe to take half a megabyte.
+  writeFileSync(process.env.ANSWERS_FILE, JSON.stringify(answers));
+  process.exit(0);`;
 
 const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
@@ -499,6 +533,65 @@ describe('npm run package (offline, stage prod)', () => {
     assert.deepEqual(alone, Object.fromEntries(others.map((key) => [key, 'function'])));
     assert.deepEqual(layered, Object.fromEntries(RENDERERS.map((key) => [key, 'function'])));
     assert.equal(readdirSync(join(lambda, 'alone')).length, others.length);
+  });
+
+  it('runs the bundled S3 and SQS paths from the zips against the emulators (their chunks load at the first call)', async () => {
+    // Prepare: the embedded emulators with every table, bucket and queue of serverless.yml, a token,
+    // and the zips of the functions whose S3/SQS stores load on first use, unpacked as on Lambda.
+    const aws = await withLocalAws();
+    try {
+      const { token, accountId } = await createToken(createDynamoTokenStore(aws.clients.dynamo, aws.config.tables.tokens), { limit: 100, rate: 100 });
+      const task = (key: string) => {
+        const dir = join(work, 'aws-paths', key);
+        extractZip(join(out, `${key}.zip`), dir);
+        return join(dir, String(functions[key]?.resource.Properties.Handler).replace(/\.handler$/, '.mjs'));
+      };
+      // One cold process per function, as Lambda runs each in its own environment: its handler takes the events in turn.
+      const invoke = async (key: string, events: Array<{ method: string; path: string; routeKey: string; params?: Record<string, string>; body?: unknown }>) => {
+        const fn = aws.local.service.functions.find((candidate) => candidate.key === key);
+        assert.ok(fn, `${key} is a function of serverless.yml`);
+        // A file, not a variable: an environment variable holds at most 128 KB.
+        const eventsFile = join(work, 'aws-paths', `${key}.events.json`);
+        mkdirSync(join(work, 'aws-paths'), { recursive: true });
+        writeFileSync(eventsFile, JSON.stringify(events));
+        const answersFile = join(work, 'aws-paths', `${key}.answers.json`);
+        await promisify(execFile)(process.execPath, ['--input-type=module', '-e', INVOKE_PROBE], {
+          cwd: work,
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...aws.local.environmentOf(fn), HANDLER: task(key), TOKEN: token, EVENTS_FILE: eventsFile, ANSWERS_FILE: answersFile },
+          maxBuffer: 16 * MB,
+        });
+        return JSON.parse(readFileSync(answersFile, 'utf8')) as Array<{ statusCode: number; body: string }>;
+      };
+      // Over 300 KB each: a job input and template variables that large are kept in S3, not in the DynamoDB item.
+      const bigHtml = Buffer.from(`<!doctype html><p>${'x'.repeat(400 * 1024)}</p>`).toString('base64');
+
+      // Act: queue a job (S3 PUT of its input, SQS SendMessage), save a template and read it back (S3 PUT, then GET)
+      const [queued] = await invoke('pdf-async', [
+        { method: 'POST', path: '/v1/pdf/async', routeKey: 'POST /v1/pdf/async', body: { page: { html: bigHtml }, webhook: { url: 'https://example.com/hook' } } },
+      ]);
+      const [created] = await invoke('template-create', [
+        { method: 'POST', path: '/v1/templates', routeKey: 'POST /v1/templates', body: { name: 'big', output: 'PDF', variables: { page: { html: bigHtml } } } },
+      ]);
+      const templateId = String(JSON.parse(created?.body ?? '{}').id);
+      const [read] = await invoke('template-get', [
+        { method: 'GET', path: `/v1/templates/${templateId}`, routeKey: 'GET /v1/templates/{id}', params: { id: templateId } },
+      ]);
+
+      // Assess: each answer, and what landed in SQS and S3
+      assert.equal(queued?.statusCode, 201, queued?.body);
+      const jobId = String(JSON.parse(queued?.body ?? '{}').id);
+      const received = await aws.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: aws.config.jobsQueueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
+      assert.deepEqual((received.Messages ?? []).map((message) => JSON.parse(message.Body ?? '{}')), [{ accountId, jobId }]);
+      const inputs = await aws.clients.s3.send(new ListObjectsV2Command({ Bucket: aws.config.filesBucket, Prefix: `job-inputs/${accountId}/` }));
+      assert.deepEqual((inputs.Contents ?? []).map((object) => object.Key), [`job-inputs/${accountId}/${jobId}.json`]);
+      assert.equal(created?.statusCode, 201, created?.body);
+      const variables = await aws.clients.s3.send(new ListObjectsV2Command({ Bucket: aws.config.filesBucket, Prefix: `templates/${accountId}/` }));
+      assert.equal(variables.Contents?.length, 1, 'the variables are stored in S3');
+      assert.equal(read?.statusCode, 200, read?.body);
+      assert.equal(JSON.parse(read?.body ?? '{}').variables?.page?.html, bigHtml, 'the variables come back from S3 whole');
+    } finally {
+      await aws.stop();
+    }
   });
 
   it('serves the OpenAPI document, the /docs page and its script from the openapi zip alone', async () => {

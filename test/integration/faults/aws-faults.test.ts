@@ -72,7 +72,6 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
     const base: AppDeps = {
       config,
       logger: new Logger({ serviceName: 'faults', logLevel: 'SILENT' }),
-      clients,
       tokens: createDynamoTokenStore(clients.dynamo, config.tables.tokens),
       templates: createDynamoTemplateStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.templates, bucket: config.filesBucket }),
       usage: createDynamoUsageStore(clients.dynamo, config.tables.usage),
