@@ -8,7 +8,8 @@ import chromium from '@sparticuz/chromium';
 import puppeteer from 'puppeteer-core';
 import { chromiumArgs } from '../lib/render/launch-args.js';
 import { SMALL_HTML } from './pages.js';
-import { processTree, treeCpuMs } from './process-memory.js';
+import { processTree } from '../lib/local/process-tree.js';
+import { treeCpuMs } from './process-memory.js';
 
 const loaded = performance.now();
 const executablePath = await chromium.executablePath();

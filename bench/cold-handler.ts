@@ -9,7 +9,8 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { SMALL_HTML } from './pages.js';
-import { processTree, treeCpuMs } from './process-memory.js';
+import { processTree } from '../lib/local/process-tree.js';
+import { treeCpuMs } from './process-memory.js';
 
 // INIT phases: Chromium's process started (the first child process), then the module (INIT) done.
 let spawned = Number.NaN;
