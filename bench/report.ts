@@ -291,7 +291,7 @@ export function printReport(results: BenchResults): string {
       const names = [...new Set(list.flatMap((r) => Object.keys(r.phases)))];
       return names.map((n) => `${n} ${Math.round(summarize(list.map((r) => r.phases[n] ?? NaN)).median)}`).join(', ');
     };
-    out.push(`Phases (ms since process start, binary unpacked): service ${phaseMedians('service', true)} (INIT = initDone); bare ${phaseMedians('bare', true)}.`);
+    out.push(`Phases (binary unpacked; ms since process start, except the …Ms figures: CPU used by the PDF (nodeCpuMs: Node alone; cpuMs: with Chromium) and the first request's handler and render durations): service ${phaseMedians('service', true)} (INIT = initDone); bare ${phaseMedians('bare', true)}.`);
     out.push(`Fresh /tmp: service ${phaseMedians('service', false)}; bare ${phaseMedians('bare', false)}.`);
   }
 
