@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processTree } from '../lib/local/process-tree.js';
 
@@ -48,6 +48,23 @@ function cgroupOf(pid: number, controller: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Removes the groups earlier runs left behind: a run stopped by a signal
+ * never reaches `close()`. Only groups named after a process that is gone,
+ * and only empty ones (rmdir refuses the others).
+ */
+function sweepAbandoned(base: string): void {
+  for (const entry of readdirSync(base)) {
+    const owner = /^docrender-[a-z]+-(\d+)$/.exec(entry)?.[1];
+    if (owner === undefined || existsSync(`/proc/${owner}`)) continue;
+    try {
+      rmdirSync(join(base, entry));
+    } catch {
+      // still holds a process, or already gone
+    }
+  }
+}
+
 /** Creates a CPU-quota cgroup (`name` tells groups of one run apart) if this machine lets us. */
 export function openCpuShare(name = 'bench'): CpuShare | undefined {
   const v1 = '/sys/fs/cgroup/cpu';
@@ -64,6 +81,7 @@ export function openCpuShare(name = 'bench'): CpuShare | undefined {
     return undefined;
   }
   if (!writable(base)) return undefined;
+  sweepAbandoned(base);
   const dir = join(base, `docrender-${name}-${process.pid}`);
   mkdirSync(dir);
   const moved: Array<{ pid: number; from: string }> = [];
