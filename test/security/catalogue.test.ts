@@ -351,34 +351,6 @@ describe('security › catalogue: public payloads, one case per class', () => {
         for (const field of ['page.url', 'webhook.url', 'storage.preSignedUrl']) assert.equal(typeof body.fields?.[field], 'string', `${field}: ${JSON.stringify(body)}`);
       });
     }
-
-    const schemes = [
-      'gopher://127.0.0.1:6379/_INFO',
-      'dict://127.0.0.1:11211/stat',
-      'ldap://127.0.0.1/',
-      'sftp://127.0.0.1/',
-      'tftp://127.0.0.1/x',
-      'jar:http://127.0.0.1/x!/',
-      'netdoc:///etc/passwd',
-      'devtools://devtools/bundled/inspector.html',
-      'chrome-untrusted://x/',
-      'about:blank',
-      'filesystem:http://127.0.0.1/temporary/x',
-      'wss://example.com/',
-      '//169.254.169.254/',
-      '\\\\169.254.169.254\\x',
-    ];
-    for (const url of schemes) {
-      it(`answers 400 on page.url for ${JSON.stringify(url)}`, async () => {
-        // Act
-        const res = await service.request('/v1/pdf', { json: { page: { url } } });
-        const body = await errorOf(res);
-
-        // Assess
-        assert.equal(res.status, 400);
-        assert.equal(typeof body.fields?.['page.url'], 'string');
-      });
-    }
   });
 
   describe('ids and tokens', () => {

@@ -157,6 +157,21 @@ describe('security › egress: the service is no way into the network it runs in
       'blob:http://127.0.0.1/abc',
       'ftp://127.0.0.1/',
       'ws://127.0.0.1/',
+      // From PayloadsAllTheThings' SSRF schemes (test/security/catalogue.test.ts plays the rest of the catalogue)
+      'gopher://127.0.0.1:6379/_INFO',
+      'dict://127.0.0.1:11211/stat',
+      'ldap://127.0.0.1/',
+      'sftp://127.0.0.1/',
+      'tftp://127.0.0.1/x',
+      'jar:http://127.0.0.1/x!/',
+      'netdoc:///etc/passwd',
+      'devtools://devtools/bundled/inspector.html',
+      'chrome-untrusted://x/',
+      'about:blank',
+      'filesystem:http://127.0.0.1/temporary/x',
+      'wss://example.com/',
+      '//169.254.169.254/',
+      '\\\\169.254.169.254\\x',
     ];
     for (const url of schemes) {
       it(`answers 400 on page.url for ${JSON.stringify(url)}`, async () => {
