@@ -1,4 +1,5 @@
 import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
+import { createRenderer, type Renderer } from '../../lib/render/index.js';
 
 /** What the test servers listen on: allowed here as `npm start` allows it, everything else private stays refused. */
 export const LOCAL_TEST_HOSTS = ['127.0.0.1', 'localhost'];
@@ -13,4 +14,15 @@ let proxy: Promise<EgressProxy> | undefined;
 export function localEgress(): Promise<EgressProxy> {
   proxy ??= startEgressProxy({ policy: createEgressPolicy({ allowPrivateHosts: LOCAL_TEST_HOSTS }) });
   return proxy;
+}
+
+/**
+ * A renderer as the render tests use it: multi-process Chromium behind
+ * `localEgress`, a 20-second budget, warmed (browser launched, first session
+ * ready) before it is returned. Close it in `after`.
+ */
+export async function warmRenderer(): Promise<Renderer> {
+  const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
+  await renderer.warm();
+  return renderer;
 }

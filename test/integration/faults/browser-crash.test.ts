@@ -5,10 +5,10 @@ import { RenderTimeoutError } from '../../../lib/errors.js';
 import { runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import type { Renderer } from '../../../lib/render/index.js';
 import { createEgressPolicy, useEgressPolicy } from '../../../lib/net/index.js';
 import { browserPids } from '../../helpers/chromium-processes.js';
-import { LOCAL_TEST_HOSTS, localEgress } from '../../helpers/local-egress.js';
+import { LOCAL_TEST_HOSTS, warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { buildFuzzStack } from '../../unit/fuzz/fuzz-stack.js';
 import { memoryFileStore, memoryJobStore, recordingQueue } from '../../unit/jobs/fakes.js';
@@ -51,8 +51,7 @@ describe('the browser failing under a render', { timeout: 120_000 }, () => {
         else html('<p>rendered on the second run</p>')(req, res);
       },
     });
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     for (const end of hanging) end();

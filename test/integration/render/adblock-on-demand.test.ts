@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadedAdblockEngine } from '../../../lib/render/adblock.js';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import type { Renderer } from '../../../lib/render/index.js';
+import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { AD_SCRIPT_ROUTE, b64, pdfText } from './render-fixtures.js';
 
@@ -16,8 +16,7 @@ describe('the ad blocker loads on demand', () => {
     site = await startTestServer({
       '/prebid.js': AD_SCRIPT_ROUTE,
     });
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     await renderer?.close();

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import type { Renderer } from '../../../lib/render/index.js';
+import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { b64, pdfText } from './render-fixtures.js';
 
@@ -56,8 +56,7 @@ describe('renderer › browser lifecycle', () => {
         window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'stay'; });
       </script>`),
     });
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     for (const end of hanging) end();

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import type { Renderer } from '../../../lib/render/index.js';
+import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { AD_SCRIPT_ROUTE, b64, pdfText } from './render-fixtures.js';
 
@@ -89,8 +89,7 @@ describe('renderer › page options', () => {
       '/with-late-banner': html(LATE_CONSENT_PAGE),
       '/prebid.js': AD_SCRIPT_ROUTE,
     });
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     await renderer?.close();

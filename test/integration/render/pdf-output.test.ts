@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import type { Renderer } from '../../../lib/render/index.js';
+import { warmRenderer } from '../../helpers/local-egress.js';
 import { pdfFillColors, pdfStructure, pdfTextPositions } from '../../helpers/documents.js';
 import { b64, renderPdf } from './render-fixtures.js';
 
@@ -19,8 +19,7 @@ const numbered = b64('<div style="font-size:10px;width:100%;text-align:center">P
 describe('renderer › PDF output', () => {
   let renderer: Renderer;
   before(async () => {
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     await renderer?.close();

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import type { Renderer } from '../../../lib/render/index.js';
+import { warmRenderer } from '../../helpers/local-egress.js';
 import { pngPixel } from '../../helpers/documents.js';
 import { b64, oneX, renderImage } from './render-fixtures.js';
 
@@ -12,8 +12,7 @@ const green = b64('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="1
 describe('renderer › screenshot output', () => {
   let renderer: Renderer;
   before(async () => {
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     await renderer?.close();

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import type { Renderer } from '../../../lib/render/index.js';
 import { rendererProcessCount } from '../../helpers/chromium-processes.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import { warmRenderer } from '../../helpers/local-egress.js';
 import { b64, pdfText } from './render-fixtures.js';
 
 async function settledCount(): Promise<number> {
@@ -22,8 +22,7 @@ async function settledCount(): Promise<number> {
 describe('renderer › sessions opened ahead of the renders', () => {
   let renderer: Renderer;
   before(async () => {
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     await renderer?.close();

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRenderer, type Renderer } from '../../../lib/render/index.js';
+import type { Renderer } from '../../../lib/render/index.js';
 import { pngPixel } from '../../helpers/documents.js';
-import { localEgress } from '../../helpers/local-egress.js';
+import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { PNG } from 'pngjs';
 import { pdfImages } from '../../e2e/documents/document-fixtures.js';
@@ -95,8 +95,7 @@ describe('renderer › auto waits for the page to be finished', () => {
         res.end(RED_PNG);
       },
     });
-    renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
-    await renderer.warm();
+    renderer = await warmRenderer();
   });
   after(async () => {
     await renderer?.close();
