@@ -5,7 +5,8 @@
  * configured; otherwise to AWS (or LocalStack) with the usual credentials.
  */
 import { parseArgs } from 'node:util';
-import { createAwsClients, endpointOverride } from '../lib/aws/clients.js';
+import { createAwsClients } from '../lib/aws/clients.js';
+import { endpointOverride } from '../lib/aws/endpoint-override.js';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
 import { createDynamoUsageStore } from '../lib/aws/dynamo-usage-store.js';
 import { ServiceError } from '../lib/errors.js';

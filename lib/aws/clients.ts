@@ -6,8 +6,6 @@ import { createDynamoClient } from './dynamo-client.js';
 import { createS3Client } from './s3-client.js';
 import { createSqsClient } from './sqs-client.js';
 
-export { endpointOverride } from './endpoint-override.js';
-
 /** The SDK v3 clients, all three (scripts and tests; a function builds each one as it first needs it, see app.ts). */
 export type AwsClients = {
   dynamo: DynamoDBDocumentClient;
