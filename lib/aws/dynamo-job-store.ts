@@ -10,6 +10,7 @@ import {
 import type { Job, JobKey, JobStore } from '../jobs/job-store.js';
 import type { RenderInput } from '../render/types.js';
 import { nestsWithin } from '../schemas/json-depth.js';
+import { holdsOnlyItemNumbers } from './dynamo-numbers.js';
 import { awsErrorName, storageError } from './errors.js';
 
 /** Inputs larger than this go to S3: DynamoDB items stop at 400 KB, and the rest of the job needs room. */
@@ -81,7 +82,11 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
       const { input, ...rest } = job;
       const serialized = JSON.stringify(input ?? null);
       let item: Item = { ...rest, input };
-      if (Buffer.byteLength(serialized) > INLINE_INPUT_LIMIT_BYTES || !nestsWithin(input, INLINE_INPUT_MAX_DEPTH)) {
+      if (
+        Buffer.byteLength(serialized) > INLINE_INPUT_LIMIT_BYTES ||
+        !nestsWithin(input, INLINE_INPUT_MAX_DEPTH) ||
+        !holdsOnlyItemNumbers(input, INLINE_INPUT_MAX_DEPTH)
+      ) {
         const key = inputKey(job);
         try {
           await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: serialized, ContentType: 'application/json' }));

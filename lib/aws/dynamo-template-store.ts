@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Template, TemplatePage, TemplateStore, TemplateVariables } from '../templates/template-store.js';
 import { nestsWithin } from '../schemas/json-depth.js';
+import { holdsOnlyItemNumbers } from './dynamo-numbers.js';
 import { awsErrorName, storageError } from './errors.js';
 
 /** Variables larger than this go to S3: DynamoDB items stop at 400 KB. */
@@ -40,7 +41,8 @@ export type DynamoTemplateStoreOptions = {
  * Templates in DynamoDB, keyed (accountId, templateId) so every read is
  * scoped to the owner. Ids sort by creation time, so a descending key query
  * on the account lists newest first; a GSI projecting only the summary fields
- * keeps listing cheap. Oversized variables are stored in S3 beside the item.
+ * keeps listing cheap. Oversized variables, and those holding numbers an item
+ * cannot (dynamo-numbers.ts), are stored in S3 beside the item.
  */
 export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): TemplateStore {
   const { dynamo, s3, tableName, bucket } = opts;
@@ -49,7 +51,11 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
   const toItem = async (template: Template): Promise<Item> => {
     const { id, variables, ...rest } = template;
     const serialized = JSON.stringify(variables);
-    if (Buffer.byteLength(serialized) <= INLINE_LIMIT_BYTES && nestsWithin(variables, INLINE_VARIABLES_MAX_DEPTH)) {
+    if (
+      Buffer.byteLength(serialized) <= INLINE_LIMIT_BYTES &&
+      nestsWithin(variables, INLINE_VARIABLES_MAX_DEPTH) &&
+      holdsOnlyItemNumbers(variables, INLINE_VARIABLES_MAX_DEPTH)
+    ) {
       return { ...rest, templateId: id, variables };
     }
     const key = variablesKey(template.accountId, id);
@@ -145,19 +151,21 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
     async replace(template) {
       const previous = await getItem(template.accountId, template.id);
       if (!previous) return false;
+      const item = await toItem(template);
       try {
         await dynamo.send(new PutCommand({
           TableName: tableName,
-          Item: await toItem(template),
+          Item: item,
           ConditionExpression: 'attribute_exists(templateId)',
         }));
       } catch (error) {
         if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
         throw error;
       }
-      const newKey = variablesKey(template.accountId, template.id);
-      if (previous.variablesKey && Buffer.byteLength(JSON.stringify(template.variables)) <= INLINE_LIMIT_BYTES) {
-        await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: newKey }));
+      // The variables moved back into the item: their S3 copy goes (judged on the item written, which
+      // keeps them in S3 for their size, depth or numbers alike).
+      if (previous.variablesKey && !item.variablesKey) {
+        await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: previous.variablesKey }));
       }
       return true;
     },
