@@ -10,11 +10,10 @@ import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from '../jobs/queue-webhook.js';
 import { WebhookSecretError } from './errors.js';
 import { webhookSignatureHeaders } from './signature.js';
 import { webhookBody, type WebhookFile } from './webhook-body.js';
-import { maxWebhookAttempts } from '../jobs/webhook-schedule.js';
+import { maxWebhookAttempts, queueFollowingAttempt, queueWebhookAttempt } from './webhook-schedule.js';
 
 export type WebhookDeps = {
   jobs: JobStore;

@@ -9,12 +9,12 @@ import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { RenderInput, Renderer } from '../render/types.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
-import { RECORD_MARGIN_MS, type ConsumerClock } from './queue-consumer.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
-import { JobBusyError } from './errors.js';
+import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
+import { JobBusyError } from '../jobs/errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
-import type { JobMessage, JobQueue } from './job-queue.js';
-import { isFinished, type Job, type JobStore, type RunOutcome } from './job-store.js';
+import type { JobMessage, JobQueue } from '../jobs/job-queue.js';
+import { isFinished, type Job, type JobStore, type RunOutcome } from '../jobs/job-store.js';
 
 export type RunJobDeps = {
   jobs: JobStore;

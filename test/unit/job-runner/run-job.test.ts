@@ -2,13 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
 import { JobBusyError } from '../../../lib/jobs/errors.js';
-import { GIVEN_UP } from '../../../lib/jobs/job-failures.js';
-import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
+import { GIVEN_UP } from '../../../lib/job-runner/job-failures.js';
+import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/job-runner/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import { b64 } from '../../helpers/service.js';
-import { fakeRenderer, memoryFileStore, memoryJobStore, recordingQueue, silentLogger } from './fakes.js';
+import { fakeRenderer, memoryFileStore, memoryJobStore, recordingQueue, silentLogger } from '../jobs/fakes.js';
 
 const DELAYS = [1, 2, 3, 4, 5];
 const SPEND: QuotaSpend = { tokenHash: 'hash', period: '2026-11', spendId: 'request-1' };
