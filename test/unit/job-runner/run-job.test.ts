@@ -244,6 +244,22 @@ describe('runJob', () => {
     assert.equal(jobs.peek(job)?.lease?.runId, 'other-consumer');
   });
 
+  it('decides on a job it could not take from the job the store sent back with the refusal, without reading it again', async () => {
+    // Prepare
+    const { jobs, renderer, deps } = setup();
+    const job = await queuedJob(jobs);
+    const now = Date.now();
+    await jobs.claimRun(job, { runId: 'other-consumer', until: now + 30_000 }, now);
+    let reads = 0;
+    jobs.get = async () => (reads++, undefined);
+
+    // Act / Assess
+    await assert.rejects(runJob(job, deps, clock(now)), JobBusyError);
+    await assert.rejects(giveUpJob(job, deps, clock(now)), JobBusyError);
+    assert.equal(reads, 0);
+    assert.equal(renderer.renders, 0);
+  });
+
   it('takes over a job whose consumer died (its lease ran out) and finishes it', async () => {
     // Prepare
     const { jobs, renderer, deps } = setup();
