@@ -61,6 +61,19 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
     };
   };
 
+  /** One page of an account's templates from the index, newest first; only their keys when skipping. */
+  const queryByAccount = (accountId: string, limit: number, startKey: Record<string, unknown> | undefined, keysOnly = false) =>
+    dynamo.send(new QueryCommand({
+      TableName: tableName,
+      IndexName: TEMPLATES_BY_ACCOUNT_INDEX,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ScanIndexForward: false,
+      ...(keysOnly ? { ProjectionExpression: 'accountId, templateId' } : {}),
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    }));
+
   const getItem = async (accountId: string, id: string) => {
     const { Item: item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: { accountId, templateId: id } }));
     return item as Item | undefined;
@@ -86,16 +99,7 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       let startKey: Record<string, unknown> | undefined;
       let toSkip = (page - 1) * pageSize;
       while (toSkip > 0) {
-        const skipped = await dynamo.send(new QueryCommand({
-          TableName: tableName,
-          IndexName: TEMPLATES_BY_ACCOUNT_INDEX,
-          KeyConditionExpression: 'accountId = :a',
-          ExpressionAttributeValues: { ':a': accountId },
-          ScanIndexForward: false,
-          ProjectionExpression: 'accountId, templateId',
-          Limit: toSkip,
-          ExclusiveStartKey: startKey,
-        }));
+        const skipped = await queryByAccount(accountId, toSkip, startKey, true);
         toSkip -= skipped.Count ?? 0;
         startKey = skipped.LastEvaluatedKey;
         if (!startKey) break;
@@ -104,15 +108,7 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       if (toSkip > 0 || (page > 1 && !startKey)) return { items: [], hasNextPage: false, hasPreviousPage };
       const items: Item[] = [];
       do {
-        const result = await dynamo.send(new QueryCommand({
-          TableName: tableName,
-          IndexName: TEMPLATES_BY_ACCOUNT_INDEX,
-          KeyConditionExpression: 'accountId = :a',
-          ExpressionAttributeValues: { ':a': accountId },
-          ScanIndexForward: false,
-          Limit: pageSize + 1 - items.length,
-          ExclusiveStartKey: startKey,
-        }));
+        const result = await queryByAccount(accountId, pageSize + 1 - items.length, startKey);
         items.push(...((result.Items ?? []) as Item[]));
         startKey = result.LastEvaluatedKey;
       } while (startKey && items.length < pageSize + 1);
