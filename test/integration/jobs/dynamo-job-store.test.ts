@@ -293,6 +293,15 @@ describe('createDynamoJobStore › a refused change', () => {
     return { store, reads: () => proxy.calls.get('GetItem') ?? 0, stop: async () => (dynamo.destroy(), await proxy.stop()) };
   }
 
+  /** A job a consumer named `holder` is running. */
+  async function heldJob(store: JobStore): Promise<Job> {
+    const now = Date.now();
+    const running = job();
+    await store.create(running);
+    await store.claimRun(running, { runId: 'holder', until: now + 60_000 }, now);
+    return running;
+  }
+
   async function refusal(change: Promise<unknown>): Promise<JobConflictError> {
     const error = await change.then(
       () => assert.fail('the change was not refused'),
@@ -334,13 +343,10 @@ describe('createDynamoJobStore › a refused change', () => {
     // Prepare
     const { store, reads, stop } = await storeBehind({ returnItemOnConditionFailure: false });
     t.after(stop);
-    const now = Date.now();
-    const running = job();
-    await store.create(running);
-    await store.claimRun(running, { runId: 'holder', until: now + 60_000 }, now);
+    const running = await heldJob(store);
 
     // Act
-    const lost = await refusal(store.claimRun(running, { runId: 'late', until: now + 60_000 }, now));
+    const lost = await refusal(store.claimRun(running, { runId: 'late', until: Date.now() + 60_000 }, Date.now()));
 
     // Assess
     assert.equal(reads(), 1);
@@ -365,13 +371,10 @@ describe('createDynamoJobStore › a refused change', () => {
     // Prepare
     const { store, stop } = await storeBehind({ returnItemOnConditionFailure: true });
     t.after(stop);
-    const now = Date.now();
-    const running = job();
-    await store.create(running);
-    await store.claimRun(running, { runId: 'holder', until: now + 60_000 }, now);
+    const running = await heldJob(store);
 
     // Act
-    const lost = await refusal(store.claimRun(running, { runId: 'late', until: now + 60_000 }, now));
+    const lost = await refusal(store.claimRun(running, { runId: 'late', until: Date.now() + 60_000 }, Date.now()));
 
     // Assess
     assert.equal(lost.current?.input?.page.cookies?.[0]?.value, 'secret');
