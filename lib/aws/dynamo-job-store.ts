@@ -8,7 +8,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobKey, JobStore } from '../jobs/job-store.js';
-import type { RenderInput } from '../render/types.js';
+import type { RenderInput } from '../schemas/render-requests.js';
 import { nestsWithin } from '../schemas/json-depth.js';
 import { awsErrorName, storageError } from './errors.js';
 

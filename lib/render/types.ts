@@ -1,10 +1,11 @@
 import type { EgressProxy } from '../net/index.js';
-import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput } from '../schemas/render-options.js';
+import type { RenderPlan } from './render-plan.js';
 
-/** What to render: the page to load and the output to make of it. */
-export type RenderInput =
-  | { output: 'PDF'; page: PageOptionsOutput; pdf?: PdfOptionsOutput | null }
-  | { output: 'IMAGE'; page: PageOptionsOutput; screenshot?: ScreenshotOptionsOutput | null };
+/**
+ * Where the layers write what is worth a log line (a page that did not settle):
+ * the service's one logger, with the Lambda context, once it is loaded.
+ */
+export type RenderLog = (level: 'info' | 'warn', message: string, details: Record<string, unknown>) => void;
 
 export type RenderResult = {
   body: Buffer;
@@ -15,10 +16,11 @@ export type RenderResult = {
 };
 
 export type Renderer = {
-  render(input: RenderInput, options?: { timeoutMs?: number }): Promise<RenderResult>;
+  /** Renders a plan (lib/plan builds it from a request; renderForRequest names the request's fields in what fails). */
+  render(plan: RenderPlan, options?: { timeoutMs?: number }): Promise<RenderResult>;
   /** Launches the browser (and prepares what can be prepared) ahead of the first request. */
   warm(): Promise<void>;
-  /** A render is coming: start opening the isolated session of the render after it (see renderer.ts). */
+  /** A render is coming: start opening the isolated session of the render after it (see browser/session-pool.ts). */
   anticipate(): void;
   close(): Promise<void>;
 };
@@ -37,6 +39,8 @@ export type RendererOptions = {
    * shared proxy, with the `ALLOW_PRIVATE_HOSTS` policy. Tests pass their own.
    */
   egress?: () => Promise<EgressProxy>;
-  /** Renders one browser serves before it is replaced (default 50: see renderer.ts). */
+  /** Where the layers' log lines go; none when absent. */
+  log?: RenderLog;
+  /** Renders one browser serves before it is replaced (default 50: see browser/session-pool.ts). */
   rendersPerBrowser?: number;
 };

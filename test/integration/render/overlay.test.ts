@@ -6,7 +6,7 @@ import chromium from '@sparticuz/chromium';
 import { imageSize } from 'image-size';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { ValidationError } from '../../../lib/errors.js';
-import { composeOverlay, FRAME_BAR_HEIGHT, type OverlayOptions, type OverlayShot, type OverlayTarget } from '../../../lib/render/overlay.js';
+import { composeOverlay, FRAME_BAR_HEIGHT, type OverlayOptions, type OverlayShot, type OverlayTarget } from '../../../lib/render/output/overlay.js';
 
 const UNSAFE_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
 

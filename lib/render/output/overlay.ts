@@ -1,7 +1,8 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { RenderError, ValidationError } from '../errors.js';
-import { resolveEgress } from '../net/index.js';
-import { cssValueProblem, hasUrlScheme } from '../schemas/css-value.js';
+import { RenderError, ValidationError } from '../../errors.js';
+import { MAX_IMAGE_PIXELS } from '../../image-limits.js';
+import { resolveEgress } from '../../net/index.js';
+import { cssValueProblem, hasUrlScheme } from '../../schemas/css-value.js';
 
 /**
  * Screenshot overlays: the shot laid on a background (colour, gradient or
@@ -54,8 +55,6 @@ export const DEFAULT_MARGIN = 40;
 export const FRAME_BAR_HEIGHT = 36;
 /** Corner radius of a drawn browser window when none is asked for. */
 const FRAMED_DEFAULT_RADIUS = 10;
-/** Largest image edge Chromium captures, in device pixels. */
-const MAX_EDGE_PX = 16_384;
 const LOAD_TIMEOUT_MS = 10_000;
 const BACKGROUND_IMAGE_WAIT_MS = 5_000;
 
@@ -175,8 +174,8 @@ export async function composeOverlay(
     // A shadow needs room to fall into; with no margin it would only darken the edge.
     shadow: margin >= 8,
   };
-  if (Math.round(layout.canvasWidth * scale) > MAX_EDGE_PX || Math.round(layout.canvasHeight * scale) > MAX_EDGE_PX) {
-    throw new ValidationError({ [`${FIELD}.margin`]: `The image with its overlay would be larger than ${MAX_EDGE_PX} pixels` });
+  if (Math.round(layout.canvasWidth * scale) > MAX_IMAGE_PIXELS || Math.round(layout.canvasHeight * scale) > MAX_IMAGE_PIXELS) {
+    throw new ValidationError({ [`${FIELD}.margin`]: `The image with its overlay would be larger than ${MAX_IMAGE_PIXELS} pixels` });
   }
 
   const allowUrl = options.allowUrl ?? isPublicHttpUrl;
