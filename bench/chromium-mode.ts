@@ -29,7 +29,7 @@ const egress = startEgressProxy({ policy: createEgressPolicy({ allowPrivateHosts
 
 for (let round = 0; round < rounds; round += 1) {
   for (const mode of round % 2 === 0 ? modes : [...modes].reverse()) {
-    const renderer = createRenderer({ mode, timeoutMs: 30_000, egress: () => egress });
+    const renderer = createRenderer({ mode, timeoutMs: 90_000, egress: () => egress });
     await renderer.warm();
     const [browserPid] = childrenMatching(process.pid, 'chrom');
     if (browserPid === undefined) throw new Error('no Chromium child process found');
