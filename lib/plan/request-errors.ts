@@ -16,6 +16,9 @@ const STEP_FIELDS: Record<PlanStep, (plan: RenderPlan) => string[]> = {
   waitForFunction: () => ['page.waitForFunction.pageFunction'],
   element: () => ['screenshot.element'],
   pageRanges: () => ['pdf.pageRanges'],
+  overlayBackground: () => ['screenshot.overlay.background'],
+  overlayFilter: () => ['screenshot.overlay.filter'],
+  overlayMargin: () => ['screenshot.overlay.margin'],
   headerFooter: (plan) =>
     plan.output === 'PDF'
       ? [...(plan.headerFooter.header ? ['pdf.headerHtml'] : []), ...(plan.headerFooter.footer ? ['pdf.footerHtml'] : [])]

@@ -14,7 +14,10 @@ export type PlanStep =
   | 'waitForFunction'
   | 'element'
   | 'pageRanges'
-  | 'headerFooter';
+  | 'headerFooter'
+  | 'overlayBackground'
+  | 'overlayFilter'
+  | 'overlayMargin';
 
 /** What the plan asked for cannot be done with this page (a selector that is not CSS, a page range past the end…): the caller's input. */
 export class PlanStepError extends ServiceError {
