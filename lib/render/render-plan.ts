@@ -25,6 +25,7 @@ export type CookiePlan = {
   expires?: number;
 };
 
+/** Which event the load waits for; `auto` is the service's own settle wait (page/settle.ts). */
 export type WaitUntil = 'auto' | 'load' | 'domcontentloaded' | 'networkidle0' | 'networkidle2';
 
 /** The page: its source, what is set before it loads, and how long to wait for it. */
@@ -51,6 +52,7 @@ export type PagePlan = {
 /** The screen a screenshot is taken on (a PDF keeps the page's default). */
 export type ScreenPlan = { viewport: Viewport; userAgent?: string };
 
+/** The screenshot's encoding. */
 export type ImageType = 'png' | 'jpeg' | 'webp';
 
 /** What part of the page a screenshot shows. */
@@ -72,6 +74,7 @@ export type OverlayPlan = {
 /** How the printed header and footer were given: the print error names what the caller filled in. */
 export type HeaderFooterGiven = { header: boolean; footer: boolean };
 
+/** A render to PDF: the page, puppeteer's print options, and the finishing after the print. */
 export type PdfPlan = {
   output: 'PDF';
   page: PagePlan;
@@ -82,6 +85,7 @@ export type PdfPlan = {
   finishing: FinishingPlan;
 };
 
+/** A render to an image: the page, the screen it is shown on, the capture, and an optional overlay. */
 export type ImagePlan = {
   output: 'IMAGE';
   page: PagePlan;

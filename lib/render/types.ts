@@ -7,6 +7,7 @@ import type { RenderPlan } from './render-plan.js';
  */
 export type RenderLog = (level: 'info' | 'warn', message: string, details: Record<string, unknown>) => void;
 
+/** A rendered file with its type and the phase timings of its render. */
 export type RenderResult = {
   body: Buffer;
   contentType: 'application/pdf' | 'image/png' | 'image/jpeg' | 'image/webp';
@@ -15,6 +16,7 @@ export type RenderResult = {
   timings: Record<string, number>;
 };
 
+/** What renders plans: one Chromium, its sessions and the layers (see renderer.ts). */
 export type Renderer = {
   /** Renders a plan (lib/plan builds it from a request; renderForRequest names the request's fields in what fails). */
   render(plan: RenderPlan, options?: { timeoutMs?: number }): Promise<RenderResult>;
@@ -28,6 +30,7 @@ export type Renderer = {
 /** How Chromium runs: separate processes, or everything in one (what Lambda images often force). */
 export type ChromiumMode = 'multi-process' | 'single-process';
 
+/** How the renderer is built: Chromium's mode and binary, the time budget, the egress proxy, the log. */
 export type RendererOptions = {
   mode: ChromiumMode;
   /** A Chromium binary to use instead of the one unpacked from `@sparticuz/chromium`. */
