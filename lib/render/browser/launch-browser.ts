@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { RenderError } from '../errors.js';
-import type { EgressProxy } from '../net/index.js';
+import { RenderError } from '../../errors.js';
+import type { EgressProxy } from '../../net/index.js';
 import { chromiumArgs } from './launch-args.js';
-import type { ChromiumMode } from './types.js';
+import type { ChromiumMode } from '../types.js';
 
 /** A running Chromium this process launched, with what it takes to get rid of it. */
 export type LaunchedBrowser = {
