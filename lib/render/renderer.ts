@@ -101,7 +101,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         launched.kill();
         throw error;
       }
-      const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spares: [], served: 0, active: 0 };
+      const s: BrowserSlot = { launched, sessions: (options.sessionFactory ?? createSessionFactory)(launched), spares: [], served: 0, active: 0 };
       if (closed) {
         launched.kill();
         throw new RenderError('The renderer is closed');

@@ -1,4 +1,6 @@
 import type { EgressProxy } from '../net/index.js';
+import type { LaunchedBrowser } from './browser-process.js';
+import type { SessionFactory } from './page-session.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput } from '../schemas/render-options.js';
 
 /** What to render: the page to load and the output to make of it. */
@@ -39,4 +41,9 @@ export type RendererOptions = {
   egress?: () => Promise<EgressProxy>;
   /** Renders one browser serves before it is replaced (default 50: see renderer.ts). */
   rendersPerBrowser?: number;
+  /**
+   * Opens the sessions of a launched browser; default `createSessionFactory`.
+   * Tests wrap it to inject faults (a session whose opening never settles).
+   */
+  sessionFactory?: (launched: LaunchedBrowser) => SessionFactory;
 };
