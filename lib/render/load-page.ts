@@ -3,6 +3,7 @@ import { RenderError, ValidationError } from '../errors.js';
 import type { PageOptionsOutput } from '../schemas/render-options.js';
 import { loadAdblockEngine, loadedAdblockEngine, readPageTokens } from './adblock.js';
 import { disableCookieConsent, dismissCookieBanners, prepareCookieConsent, wantsCookieConsent } from './cookie-consent.js';
+import { step } from '../step-bound.js';
 import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from './deadline.js';
 import { refusedByEgress, toNavigationError } from './navigation-error.js';
 import type { PageSource } from './page-source.js';
@@ -25,6 +26,14 @@ type CookieParam = {
 };
 
 const noop = () => undefined;
+
+/**
+ * Past the waits' own timeouts, how long navigation and the wait may take
+ * before their step gives up: puppeteer's timeouts answer first (a
+ * navigation timeout is the caller's 400); this only catches a CDP call that
+ * is never answered.
+ */
+const STEP_GRACE_MS = 1_000;
 
 /**
  * Loads the page source into the session's page with every page option
@@ -57,20 +66,18 @@ export async function loadPage(
   let loading = engineLoading;
   session.policy.adblockLoading = adblock && !session.policy.adblock ? () => (loading ??= loadAdblockEngine()) : null;
   session.policy.pageUrl = fromUrl ? source.url : 'about:blank';
-  await Promise.all([
+  await step(deadline, 'setup', Promise.all([
     applyPageOptions(session, options, source, screen),
     consent ? prepareCookieConsent(page) : disableCookieConsent(page),
-  ]);
+  ]));
   timings.setup = Date.now() - started;
 
   started = Date.now();
   const waitUntil = options.waitUntil ?? 'auto';
   const timeout = Math.max(1, waitAllowanceMs(deadline));
-  let response: HTTPResponse | null = null;
-  try {
-    if (fromUrl) {
-      response = await page.goto(source.url, { waitUntil: waitUntil === 'auto' ? 'load' : waitUntil, timeout });
-    } else {
+  const navigate = async (): Promise<HTTPResponse | null> => {
+    try {
+      if (fromUrl) return await page.goto(source.url, { waitUntil: waitUntil === 'auto' ? 'load' : waitUntil, timeout });
       // setContent writes into the blank page already there: no new document, so the settle
       // tracker is put in by hand, before the caller's scripts run, as a navigation would have.
       if (javascript) await trackCurrentDocument(page);
@@ -80,16 +87,35 @@ export async function loadPage(
         const concurrency = waitUntil === 'networkidle0' ? 0 : 2;
         await page.waitForNetworkIdle({ idleTime: 500, concurrency, timeout: Math.max(1, started + timeout - Date.now()) });
       }
+      return null;
+    } catch (error) {
+      throw toNavigationError(error, { field: source.field, timeoutMs: timeout, egress: session.launched.egress, lastUrl: session.policy.navigationUrl });
     }
-  } catch (error) {
-    throw toNavigationError(error, { field: source.field, timeoutMs: timeout, egress: session.launched.egress, lastUrl: session.policy.navigationUrl });
-  }
+  };
+  const response = await step(deadline, 'navigation', navigate(), { boundMs: timeout + STEP_GRACE_MS });
   // A refused or unreachable address (the page itself or a redirect) answered by the egress proxy.
   const refused = response && refusedByEgress(response, session.launched.egress, source.field);
   if (refused) throw refused;
   timings.navigate = Date.now() - started;
 
   started = Date.now();
+  await step(deadline, 'wait', waitAsAsked(session, options, deadline, { fromUrl, consent, engineLoading, timings }), {
+    boundMs: waitAllowanceMs(deadline) + STEP_GRACE_MS,
+  });
+  timings.wait = Date.now() - started;
+}
+
+/** The waits after the page has loaded: settling, banners, ad hiding, and the caller's selector, function and delay. */
+async function waitAsAsked(
+  session: PageSession,
+  options: PageOptionsOutput,
+  deadline: Deadline,
+  state: { fromUrl: boolean; consent: boolean; engineLoading: ReturnType<typeof loadAdblockEngine> | null; timings: Record<string, number> },
+): Promise<void> {
+  const { page } = session;
+  const { fromUrl, consent, engineLoading, timings } = state;
+  const javascript = options.javascript !== false;
+  const waitUntil = options.waitUntil ?? 'auto';
   if (waitUntil === 'auto') {
     const until = Math.min(Date.now() + AUTO_SETTLE_MAX_MS, deadline.at - captureReserveMs(deadline.budgetMs));
     const outcome = await waitForSettled(page, session.activity, { until, javascript });
@@ -108,7 +134,6 @@ export async function loadPage(
   if (options.waitForSelector) await waitForSelectorOption(page, options.waitForSelector, deadline);
   if (options.waitForFunction) await waitForFunctionOption(page, options.waitForFunction, deadline);
   if (options.waitForMilliseconds) await sleep(Math.min(options.waitForMilliseconds, waitAllowanceMs(deadline)));
-  timings.wait = Date.now() - started;
 }
 
 /** Everything that must be in place before the first request leaves: one round of CDP calls, in parallel. */

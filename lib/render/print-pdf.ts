@@ -1,7 +1,8 @@
 import type { Page, PDFOptions } from 'puppeteer-core';
-import { RenderError, ValidationError } from '../errors.js';
+import { RenderError, RenderTimeoutError, ValidationError } from '../errors.js';
 import type { PdfOptionsOutput } from '../schemas/render-options.js';
 import type { Deadline } from './deadline.js';
+import { step } from '../step-bound.js';
 import { toPdfOptions } from './pdf-options.js';
 
 const HEADER_FOOTER_PROBLEM =
@@ -19,10 +20,12 @@ function headerFooterFields(pdf: PdfOptionsOutput | null | undefined, options: P
 /** Prints the loaded page to a PDF as the `pdf` options ask. */
 export async function printPdf(page: Page, pdf: PdfOptionsOutput | null | undefined, deadline: Deadline): Promise<Buffer> {
   const options = toPdfOptions(pdf);
+  const printing = page.pdf({ ...options, timeout: Math.max(1, deadline.remaining()) });
   try {
-    const data = await page.pdf({ ...options, timeout: Math.max(1, deadline.remaining()) });
+    const data = await step(deadline, 'capture', printing);
     return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
+    if (error instanceof RenderTimeoutError) throw error;
     const message = (error as Error).message;
     // Chromium checks ranges against the real page count, which validation cannot know.
     if (/page range/i.test(message)) {

@@ -1,6 +1,7 @@
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
 import { sharedEgressProxy } from '../net/index.js';
 import { launchBrowser, type LaunchedBrowser } from './browser-process.js';
+import { step, STEP_BOUNDS_MS } from '../step-bound.js';
 import { startDeadline, within, type Deadline } from './deadline.js';
 import type { PageSession, SessionFactory } from './page-session.js';
 import type { RenderInput, Renderer, RendererOptions, RenderResult } from './types.js';
@@ -23,6 +24,46 @@ const RECOVERY_MS = 2_000;
 const WIPE_MS = 5_000;
 
 const noop = () => undefined;
+
+/**
+ * How long a render waits for the session opened ahead of it before opening
+ * one of its own alongside (the first of the two to be ready is used, the
+ * other closed). A spare is normally ready long before its render; one that
+ * is not within this has been held up (a freeze of the instance in the
+ * middle of its opening, see issue 25) and may never come.
+ */
+const SPARE_PATIENCE_MS = 1_500;
+
+/** Closes a session nobody will use (one that came after its step's bound, or lost the race to another). */
+const discard = (session: PageSession | undefined) => {
+  if (session) void within(session.dispose().catch(() => false), WIPE_MS, false);
+};
+
+/**
+ * The first of `candidates` to yield a session; each one that comes after it
+ * is discarded. Rejects only when every candidate has failed.
+ */
+function firstSession(candidates: Array<Promise<PageSession | undefined>>): Promise<PageSession> {
+  return new Promise((resolve, reject) => {
+    let taken = false;
+    let failed = 0;
+    for (const candidate of candidates) {
+      candidate
+        .then((session) => {
+          if (!session) throw new RenderError('The session could not be opened');
+          if (taken) discard(session);
+          else {
+            taken = true;
+            resolve(session);
+          }
+        })
+        .catch((error: unknown) => {
+          failed += 1;
+          if (failed === candidates.length) reject(error);
+        });
+    }
+  });
+}
 
 /**
  * Renders one browser serves before it is replaced (as Gotenberg restarts
@@ -124,7 +165,12 @@ export function createRenderer(options: RendererOptions): Renderer {
     while (s.spares.length < count) s.spares.push(s.sessions.open({ cookieConsent: expectCookieConsent }).catch(() => undefined));
   };
 
-  const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
+  /**
+   * The session of a render: the one opened ahead if it is ready within
+   * SPARE_PATIENCE_MS, else the first of it and a fresh one; bounded as the
+   * step "session", after which whatever comes is closed.
+   */
+  const takeSession = async (s: BrowserSlot, deadline: Deadline, timings: Record<string, number>): Promise<PageSession> => {
     const spare = s.spares.shift();
     // The next render's session is opened now, alongside this render, not after the answer: on
     // Lambda the process tree is frozen as soon as the handler returns, so work left for "after"
@@ -134,9 +180,20 @@ export function createRenderer(options: RendererOptions): Renderer {
     // Under --single-process the spare would share the default context with this render's page,
     // so there it is opened once this render's state has been wiped (see release).
     if (mode === 'multi-process') prepareSpare(s);
-    const session = spare ? await spare : undefined;
-    if (session && s.launched.browser.connected) return session;
-    return s.sessions.open();
+    if (spare) {
+      const waitedFrom = Date.now();
+      const ready = await within(spare, Math.min(SPARE_PATIENCE_MS, deadline.boundOf('session')), 'late' as const);
+      if (ready !== 'late') {
+        if (ready && s.launched.browser.connected) return ready;
+        discard(ready);
+      } else {
+        // Awaited without a bound, a spare whose opening never settles held its render for the whole
+        // budget (issue 25). Now it races a fresh session, and the loser is closed when it comes.
+        timings.spareLate = Date.now() - waitedFrom;
+        return step(deadline, 'session', firstSession([spare, s.sessions.open()]), { late: discard });
+      }
+    }
+    return step(deadline, 'session', s.sessions.open(), { late: discard });
   };
 
   /** Closes a finished render's session; single-process renders also wipe what the page stored. */
@@ -194,7 +251,7 @@ export function createRenderer(options: RendererOptions): Renderer {
 
     const work = (async () => {
       await within(pending, deadline.remaining(), undefined);
-      let current = await browserSlot();
+      let current = await step(deadline, 'launch', browserSlot());
       claim(current);
       if (current.served >= rendersPerBrowser && !closed) {
         // This browser's last render: its replacement launches (and opens its first session) now,
@@ -203,13 +260,15 @@ export function createRenderer(options: RendererOptions): Renderer {
       }
       let opened: PageSession;
       try {
-        opened = await takeSession(current);
-      } catch {
-        // A browser that cannot open a page is broken: replace it once before giving up.
+        opened = await takeSession(current, deadline, timings);
+      } catch (error) {
+        if (timedOut) throw error;
+        // A browser that cannot open a page, or not within the step's bound, is broken: replace it once before giving up.
+        timings.sessionFailed = Date.now() - started;
         retire(current);
-        current = await browserSlot();
+        current = await step(deadline, 'launch', browserSlot());
         claim(current);
-        opened = await current.sessions.open();
+        opened = await step(deadline, 'session', current.sessions.open(), { late: discard });
       }
       if (timedOut) {
         // Too late: the caller has had its answer; the session was never used.
@@ -221,11 +280,17 @@ export function createRenderer(options: RendererOptions): Renderer {
       return renderInSession(opened, input, deadline, timings);
     })();
 
+    /** The budget's end, naming the step that was under way and for how long. */
+    const budgetSpent = (cause?: unknown) => {
+      const under = deadline.underWay;
+      return new RenderTimeoutError(deadline.budgetMs, under ? { cause, step: under.step, stepElapsedMs: Date.now() - under.startedAt } : { cause });
+    };
+
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         timedOut = true;
-        reject(new RenderTimeoutError(deadline.budgetMs));
+        reject(budgetSpent());
       }, deadline.remaining());
     });
 
@@ -238,11 +303,14 @@ export function createRenderer(options: RendererOptions): Renderer {
       // before the budget's own timer fires: that is the budget running out all the same.
       if (!timedOut && deadline.remaining() === 0) {
         timedOut = true;
-        error = new RenderTimeoutError(deadline.budgetMs, { cause: error });
+        error = error instanceof RenderTimeoutError ? error : budgetSpent(error);
       }
+      // A step past its own bound left its session (or its browser) stuck, as the budget's end would.
+      if (error instanceof RenderTimeoutError) timedOut = true;
       if (timedOut) {
         work.catch(noop);
         recover(s, session);
+        if (error instanceof RenderTimeoutError) error.timings = { ...timings, total: Date.now() - started };
         throw error;
       }
       if (s && !s.launched.browser.connected) {
@@ -266,7 +334,7 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   return {
     render(input, renderOptions) {
-      const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs);
+      const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs, Date.now(), options.stepBoundsMs);
       if (mode === 'multi-process') return run(input, deadline);
       const result = turn.then(() => run(input, deadline));
       turn = result.catch(noop);
@@ -287,7 +355,8 @@ export function createRenderer(options: RendererOptions): Renderer {
       const s = await browserSlot();
       prepareSpare(s);
       // The ad blocker is not loaded here: see loadPage, it loads with the first render that needs it.
-      await s.spares[0];
+      // Bounded: a spare that never opens must not hold up the cold start (the first render replaces it).
+      await within(s.spares[0] ?? Promise.resolve(undefined), STEP_BOUNDS_MS.session ?? 0, undefined);
     },
 
     async close() {

@@ -1,5 +1,6 @@
 import type { EgressProxy } from '../net/index.js';
 import type { LaunchedBrowser } from './browser-process.js';
+import type { RenderStep } from '../step-bound.js';
 import type { SessionFactory } from './page-session.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput } from '../schemas/render-options.js';
 
@@ -41,6 +42,8 @@ export type RendererOptions = {
   egress?: () => Promise<EgressProxy>;
   /** Renders one browser serves before it is replaced (default 50: see renderer.ts). */
   rendersPerBrowser?: number;
+  /** Bounds of the steps of a render, over `STEP_BOUNDS_MS` (tests use short ones). */
+  stepBoundsMs?: Partial<Record<RenderStep, number>>;
   /**
    * Opens the sessions of a launched browser; default `createSessionFactory`.
    * Tests wrap it to inject faults (a session whose opening never settles).

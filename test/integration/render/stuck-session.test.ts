@@ -52,7 +52,8 @@ function sessionsWithFault(stuck: (launch: number, opening: number) => boolean) 
 }
 
 async function withRenderer(sessionFactory: (launched: LaunchedBrowser) => SessionFactory, body: (renderer: Renderer) => Promise<void>) {
-  const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress, sessionFactory });
+  // A short session bound keeps the worst case (late spare, fresh session, relaunch, session again) well inside the budget on a loaded machine.
+  const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress, sessionFactory, stepBoundsMs: { session: 2_500 } });
   try {
     await renderer.warm();
     await body(renderer);
