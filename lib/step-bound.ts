@@ -52,8 +52,8 @@ export async function step<T>(
 ): Promise<T> {
   const boundMs = Math.max(0, options.boundMs ?? clock?.boundOf(name) ?? STEP_BOUNDS_MS[name] ?? 0);
   const startedAt = Date.now();
-  const outer = clock?.underWay;
-  if (clock) clock.underWay = { step: name, startedAt };
+  const mine: StepUnderWay = { step: name, startedAt };
+  if (clock) clock.underWay = mine;
   let timer: NodeJS.Timeout | undefined;
   let expired = false;
   const bound = new Promise<never>((_, reject) => {
@@ -68,6 +68,7 @@ export async function step<T>(
     return await Promise.race([work, bound]);
   } finally {
     clearTimeout(timer);
-    if (clock && !expired) clock.underWay = outer;
+    // Left in place on expiry: the render's own error handling reads it.
+    if (clock && !expired && clock.underWay === mine) clock.underWay = undefined;
   }
 }
