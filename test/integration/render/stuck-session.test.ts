@@ -119,7 +119,7 @@ describe('renderer › a session that does not open (issue 25)', () => {
       assert.equal((failure as { step?: string }).step, 'session', 'the error names the step that hung');
       assert.match(failure.message, /"session".*\d+ ms/, 'and its message names the step and its elapsed time');
       assert.ok(isJpeg(after.body), 'the next render is served by a new browser');
-      assert.equal(fault.launches(), 3);
+      assert.ok(fault.launches() >= 3, 'the browser that gave none was replaced too');
     });
   });
 });
