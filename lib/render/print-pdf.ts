@@ -22,7 +22,9 @@ export async function printPdf(page: Page, pdf: PdfOptionsOutput | null | undefi
   const options = toPdfOptions(pdf);
   const printing = page.pdf({ ...options, timeout: Math.max(1, deadline.remaining()) });
   try {
-    const data = await step(deadline, 'capture', printing);
+    // Printing is bounded by what is left of the budget rather than the capture bound: a long document
+    // prints for as long as it needs, and a print that hangs still fails naming its step.
+    const data = await step(deadline, 'capture', printing, { boundMs: deadline.remaining() });
     return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
     if (error instanceof RenderTimeoutError) throw error;
