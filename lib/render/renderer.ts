@@ -180,7 +180,12 @@ export function createRenderer(options: RendererOptions): Renderer {
     // Under --single-process the spare would share the default context with this render's page,
     // so there it is opened once this render's state has been wiped (see release).
     if (mode === 'multi-process') prepareSpare(s);
-    if (spare) {
+    if (spare && mode === 'single-process') {
+      // All pages share the default context, and closing one wipes it: no second session alongside, the spare alone, bounded.
+      const session = await step(deadline, 'session', spare, { late: discard });
+      if (session && s.launched.browser.connected) return session;
+      discard(session);
+    } else if (spare) {
       const waitedFrom = Date.now();
       const ready = await within(spare, Math.min(SPARE_PATIENCE_MS, deadline.boundOf('session')), 'late' as const);
       if (ready !== 'late') {
