@@ -61,7 +61,8 @@ export function createRenderer(options: RendererOptions): Renderer {
     rendersPerBrowser: options.rendersPerBrowser ?? RENDERS_PER_BROWSER,
     sessionsFor: async (launched) => {
       const { createSessionFactory, preparePage } = await layerModules();
-      return createSessionFactory(launched, preparePage);
+      const sessions = createSessionFactory(launched, preparePage);
+      return options.sessionFactory ? options.sessionFactory(launched, sessions) : sessions;
     },
   });
   const pool = createSessionPool(supervisor, options.mode);
@@ -75,15 +76,21 @@ export function createRenderer(options: RendererOptions): Renderer {
     let timedOut = false;
 
     const work = (async () => {
-      const session: PageSession = await pool.acquire(claim, deadline, () => timedOut);
+      const session: PageSession = await pool.acquire(claim, deadline, () => timedOut, timings);
       timings.context = Date.now() - started;
       return renderInSession(session, plan, deadline, timings, log);
     })();
 
+    /** The budget's end, naming the step that was under way and for how long. */
+    const budgetSpent = (cause?: unknown) => {
+      const under = deadline.underWay;
+      return new RenderTimeoutError(deadline.budgetMs, under ? { cause, step: under.step, stepElapsedMs: Date.now() - under.startedAt } : { cause });
+    };
+
     try {
       const result = await before(work, deadline.remaining(), () => {
         timedOut = true;
-        return new RenderTimeoutError(deadline.budgetMs);
+        return budgetSpent();
       });
       timings.total = Date.now() - started;
       return result;
@@ -92,11 +99,14 @@ export function createRenderer(options: RendererOptions): Renderer {
       // before the budget's own timer fires: that is the budget running out all the same.
       if (!timedOut && deadline.remaining() === 0) {
         timedOut = true;
-        error = new RenderTimeoutError(deadline.budgetMs, { cause: error });
+        error = error instanceof RenderTimeoutError ? error : budgetSpent(error);
       }
+      // A step past its own bound left its session (or its browser) stuck, as the budget's end would.
+      if (error instanceof RenderTimeoutError) timedOut = true;
       if (timedOut) {
         work.catch(noop);
         pool.recover(claim);
+        if (error instanceof RenderTimeoutError) error.timings = { ...timings, total: Date.now() - started };
         throw error;
       }
       if (claim.slot && !claim.slot.launched.browser.connected) {
@@ -112,7 +122,7 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   return {
     render(plan, renderOptions) {
-      const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs);
+      const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs, Date.now(), options.stepBoundsMs);
       return pool.inTurn(() => run(plan, deadline));
     },
     anticipate: () => pool.anticipate(),

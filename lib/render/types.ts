@@ -1,5 +1,8 @@
 import type { EgressProxy } from '../net/index.js';
 import type { RenderPlan } from './render-plan.js';
+import type { RenderStep } from '../step-bound.js';
+import type { LaunchedBrowser } from './browser/launch-browser.js';
+import type { SessionFactory } from './browser/browser-session.js';
 
 /**
  * Where the layers write what is worth a log line (a page that did not settle):
@@ -46,4 +49,11 @@ export type RendererOptions = {
   log?: RenderLog;
   /** Renders one browser serves before it is replaced (default 50: see browser/session-pool.ts). */
   rendersPerBrowser?: number;
+  /** Bounds of the steps of a render, over `STEP_BOUNDS_MS` (tests use short ones). */
+  stepBoundsMs?: Partial<Record<RenderStep, number>>;
+  /**
+   * Wraps the session factory of each launched browser (given the real one).
+   * Tests use it to inject faults (a session whose opening never settles).
+   */
+  sessionFactory?: (launched: LaunchedBrowser, sessions: SessionFactory) => SessionFactory;
 };

@@ -7,7 +7,8 @@
  * context, no session opened alongside a render) stay inside this layer.
  */
 import { within, type Deadline } from '../../deadline.js';
-import { RenderTimeoutError } from '../../errors.js';
+import { RenderError, RenderTimeoutError } from '../../errors.js';
+import { step, STEP_BOUNDS_MS } from '../../step-bound.js';
 import type { ChromiumMode } from '../types.js';
 import type { PageSession } from './browser-session.js';
 import type { BrowserSlot, BrowserSupervisor } from './browser-supervisor.js';
@@ -19,6 +20,46 @@ const RECOVERY_MS = 2_000;
 const WIPE_MS = 5_000;
 
 const noop = () => undefined;
+
+/**
+ * How long a render waits for the session opened ahead of it before opening
+ * one of its own alongside (the first of the two to be ready is used, the
+ * other closed). A spare is normally ready long before its render; one that
+ * is not within this has been held up (a freeze of the instance in the
+ * middle of its opening, see issue 25) and may never come.
+ */
+const SPARE_PATIENCE_MS = 1_500;
+
+/** Closes a session nobody will use (one that came after its step's bound, or lost the race to another). */
+const discard = (session: PageSession | undefined) => {
+  if (session) void within(session.dispose().catch(() => false), WIPE_MS, false);
+};
+
+/**
+ * The first of `candidates` to yield a session; each one that comes after it
+ * is discarded. Rejects only when every candidate has failed.
+ */
+function firstSession(candidates: Array<Promise<PageSession | undefined>>): Promise<PageSession> {
+  return new Promise((resolve, reject) => {
+    let taken = false;
+    let failed = 0;
+    for (const candidate of candidates) {
+      candidate
+        .then((session) => {
+          if (!session) throw new RenderError('The session could not be opened');
+          if (taken) discard(session);
+          else {
+            taken = true;
+            resolve(session);
+          }
+        })
+        .catch((error: unknown) => {
+          failed += 1;
+          if (failed === candidates.length) reject(error);
+        });
+    }
+  });
+}
 
 /** What one render holds: the browser it counts against, and its session once open. */
 export type Claim = { slot?: BrowserSlot; session?: PageSession };
@@ -32,10 +73,13 @@ export type SessionPool = {
   /** Whether spares should come with the cookie-banner hook: the last render wanted one. */
   expect(options: { cookieConsent: boolean }): void;
   /**
-   * Fills `claim` with a browser and a fresh session for one render. `timedOut`
-   * says the caller has given up: a session that arrives then is closed unused.
+   * Fills `claim` with a browser and a fresh session for one render, each
+   * step bounded (`launch`, `session`; a browser that gives no session in
+   * time is replaced once). `timedOut` says the caller has given up: a
+   * session that arrives then is closed unused. `timings` gets `spareLate`
+   * and `sessionFailed` when those happen.
    */
-  acquire(claim: Claim, deadline: Deadline, timedOut: () => boolean): Promise<PageSession>;
+  acquire(claim: Claim, deadline: Deadline, timedOut: () => boolean, timings: Record<string, number>): Promise<PageSession>;
   /** After the render: its session closes (or is wiped) and the next one is prepared. */
   release(claim: Claim): void;
   /** After a timeout: stop and close what hung; if that does not work at once, kill the browser. */
@@ -67,7 +111,12 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
     while (s.spares.length < count) s.spares.push(s.sessions.open({ cookieConsent: expectCookieConsent }).catch(() => undefined));
   };
 
-  const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
+  /**
+   * The session of a render: the one opened ahead if it is ready within
+   * SPARE_PATIENCE_MS, else the first of it and a fresh one; bounded as the
+   * step "session", after which whatever comes is closed.
+   */
+  const takeSession = async (s: BrowserSlot, deadline: Deadline, timings: Record<string, number>): Promise<PageSession> => {
     const spare = s.spares.shift();
     // The next render's session is opened now, alongside this render, not after the answer: on
     // Lambda the process tree is frozen as soon as the handler returns, so work left for "after"
@@ -77,9 +126,25 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
     // Under --single-process the spare would share the default context with this render's page,
     // so there it is opened once this render's state has been wiped (see release).
     if (mode === 'multi-process') prepareSpare(s);
-    const session = spare ? await spare : undefined;
-    if (session && s.launched.browser.connected) return session;
-    return s.sessions.open();
+    if (spare && mode === 'single-process') {
+      // All pages share the default context, and closing one wipes it: no second session alongside, the spare alone, bounded.
+      const session = await step(deadline, 'session', spare, { late: discard });
+      if (session && s.launched.browser.connected) return session;
+      discard(session);
+    } else if (spare) {
+      const waitedFrom = Date.now();
+      const ready = await within(spare, Math.min(SPARE_PATIENCE_MS, deadline.boundOf('session')), 'late' as const);
+      if (ready !== 'late') {
+        if (ready && s.launched.browser.connected) return ready;
+        discard(ready);
+      } else {
+        // Awaited without a bound, a spare whose opening never settles held its render for the whole
+        // budget (issue 25). Now it races a fresh session, and the loser is closed when it comes.
+        timings.spareLate = Date.now() - waitedFrom;
+        return step(deadline, 'session', firstSession([spare, s.sessions.open()]), { late: discard });
+      }
+    }
+    return step(deadline, 'session', s.sessions.open(), { late: discard });
   };
 
   const claimSlot = (claim: Claim, next: BrowserSlot) => {
@@ -119,9 +184,10 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
       expectCookieConsent = cookieConsent;
     },
 
-    async acquire(claim, deadline, timedOut) {
+    async acquire(claim, deadline, timedOut, timings) {
+      const started = Date.now();
       await within(pending, deadline.remaining(), undefined);
-      let current = await supervisor.slot();
+      let current = await step(deadline, 'launch', supervisor.slot());
       claimSlot(claim, current);
       if (supervisor.worn(current) && !supervisor.closed) {
         // This browser's last render: its replacement launches (and opens its first session) now,
@@ -130,13 +196,15 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
       }
       let opened: PageSession;
       try {
-        opened = await takeSession(current);
-      } catch {
-        // A browser that cannot open a page is broken: replace it once before giving up.
+        opened = await takeSession(current, deadline, timings);
+      } catch (error) {
+        if (timedOut()) throw error;
+        // A browser that cannot open a page, or not within the step's bound, is broken: replace it once before giving up.
+        timings.sessionFailed = Date.now() - started;
         supervisor.retire(current);
-        current = await supervisor.slot();
+        current = await step(deadline, 'launch', supervisor.slot());
         claimSlot(claim, current);
-        opened = await current.sessions.open();
+        opened = await step(deadline, 'session', current.sessions.open(), { late: discard });
       }
       if (timedOut()) {
         // Too late: the caller has had its answer; the session was never used.
@@ -194,7 +262,8 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
       const s = await supervisor.slot();
       prepareSpare(s);
       // The ad blocker is not loaded here: see loadPage, it loads with the first render that needs it.
-      await s.spares[0];
+      // Bounded: a spare that never opens must not hold up the cold start (the first render replaces it).
+      await within(s.spares[0] ?? Promise.resolve(undefined), STEP_BOUNDS_MS.session ?? 0, undefined);
     },
   };
 }
