@@ -30,9 +30,9 @@ const noop = () => undefined;
  * deleted shared-memory files of the contexts it has closed (about 0.7 per
  * render, measured by `npm run soak`), which would exhaust Lambda's 1,024
  * descriptors in a container that lives for hours. The replacement
- * launches alongside the old browser's last render (on Lambda there is no
- * idle time after an answer to launch it in), so the next render finds it
- * warm; often enough that every stretch of renders pays it alike (Gotenberg
+ * launches after the old browser's last answer, in the post-response phase
+ * (without one, alongside that last render: a frozen environment has no
+ * idle time to launch it in), so the next render finds it warm; often enough that every stretch of renders pays it alike (Gotenberg
  * restarts after 10).
  */
 const RENDERS_PER_BROWSER = 50;
@@ -62,10 +62,21 @@ const renderModules = (): Promise<RenderModules> =>
  */
 export function createRenderer(options: RendererOptions): Renderer {
   const { mode } = options;
+  // With a post-response phase (see afterAnswer) the work of isolation waits for it, off the caller's clock.
+  const deferred = options.postResponse ?? false;
   const rendersPerBrowser = options.rendersPerBrowser ?? RENDERS_PER_BROWSER;
   let slot: BrowserSlot | undefined;
   let launching: Promise<BrowserSlot> | undefined;
   let closed = false;
+  // Bumped when the post-response phase is cut off: a launch begun before then is killed when it lands.
+  let generation = 0;
+  // Deferred: used sessions to close (and wipe) once the answer is out, and closes under way.
+  const toRelease: Array<() => void> = [];
+  const closing = new Set<Promise<unknown>>();
+  /** Starts releasing what renders left; a render starts with it too, should no post-response phase have come. */
+  const releaseLeftovers = () => {
+    for (const task of toRelease.splice(0)) task();
+  };
   // Cleanup the next render must wait for: wiping state (single-process), or closing what a timed-out render left.
   let pending: Promise<void> = Promise.resolve();
   // Under --single-process all pages share one context, so renders take turns.
@@ -91,7 +102,9 @@ export function createRenderer(options: RendererOptions): Renderer {
     } else if (slot) {
       retire(slot);
     }
-    launching ??= (async () => {
+    if (launching) return launching;
+    const started = generation;
+    const attempt: Promise<BrowserSlot> = (async () => {
       const egress = await (options.egress ?? sharedEgressProxy)();
       const launched = await launchBrowser(options.executablePath ? { mode, egress, executablePath: options.executablePath } : { mode, egress });
       let createSessionFactory: RenderModules['createSessionFactory'];
@@ -102,9 +115,9 @@ export function createRenderer(options: RendererOptions): Renderer {
         throw error;
       }
       const s: BrowserSlot = { launched, sessions: createSessionFactory(launched), spares: [], served: 0, active: 0 };
-      if (closed) {
+      if (closed || started !== generation) {
         launched.kill();
-        throw new RenderError('The renderer is closed');
+        throw new RenderError(closed ? 'The renderer is closed' : 'The launch was abandoned');
       }
       launched.browser.once('disconnected', () => {
         if (slot === s) slot = undefined;
@@ -112,9 +125,10 @@ export function createRenderer(options: RendererOptions): Renderer {
       slot = s;
       return s;
     })().finally(() => {
-      launching = undefined;
+      if (launching === attempt) launching = undefined;
     });
-    return launching;
+    launching = attempt;
+    return attempt;
   };
 
   /** Opens sessions until `count` are ready or under way. */
@@ -126,14 +140,15 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   const takeSession = async (s: BrowserSlot): Promise<PageSession> => {
     const spare = s.spares.shift();
-    // The next render's session is opened now, alongside this render, not after the answer: on
+    // With a post-response phase (deferred) the next render's session opens after this answer, in
+    // afterAnswer. Without one it is opened now, alongside this render, not after the answer: on
     // Lambda the process tree is frozen as soon as the handler returns, so work left for "after"
     // would only run at the start of the next invocation, on its critical path. Opening a session
     // is mostly Chromium starting a renderer process, in its own process, while this render waits
     // on its page; by the time this answer is sent the next session is (nearly) ready.
     // Under --single-process the spare would share the default context with this render's page,
     // so there it is opened once this render's state has been wiped (see release).
-    if (mode === 'multi-process') prepareSpare(s);
+    if (mode === 'multi-process' && !deferred) prepareSpare(s);
     const session = spare ? await spare : undefined;
     if (session && s.launched.browser.connected) return session;
     return s.sessions.open();
@@ -141,13 +156,25 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   /** Closes a finished render's session; single-process renders also wipe what the page stored. */
   const release = (s: BrowserSlot, session: PageSession) => {
+    if (deferred) {
+      toRelease.push(() => releaseNow(s, session));
+      return;
+    }
+    releaseNow(s, session);
+  };
+
+  const releaseNow = (s: BrowserSlot, session: PageSession) => {
     if (mode === 'multi-process') {
       // The spare is normally under way already (takeSession); this opens one if that failed.
       // A context that will not close means a browser in trouble.
-      prepareSpare(s);
-      void within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
+      if (!deferred) prepareSpare(s);
+      const disposing = within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
         if (!closedInTime) retire(s);
       });
+      if (deferred) {
+        closing.add(disposing);
+        void disposing.finally(() => closing.delete(disposing));
+      }
       return;
     }
     waitForIt((async () => {
@@ -193,10 +220,12 @@ export function createRenderer(options: RendererOptions): Renderer {
     };
 
     const work = (async () => {
+      // Single-process: a wipe left for a post-response phase that never came must end before this render.
+      releaseLeftovers();
       await within(pending, deadline.remaining(), undefined);
       let current = await browserSlot();
       claim(current);
-      if (current.served >= rendersPerBrowser && !closed) {
+      if (current.served >= rendersPerBrowser && !closed && !deferred) {
         // This browser's last render: its replacement launches (and opens its first session) now,
         // alongside it, rather than on the next render's critical path after the freeze.
         void browserSlot().then((next) => prepareSpare(next), noop);
@@ -258,7 +287,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         if (s.served >= rendersPerBrowser && s.active === 0) {
           // Its session is closing with it; the replacement launches now rather than in the next render.
           retire(s);
-          if (!closed) void browserSlot().then(prepareSpare, noop);
+          if (!closed && !deferred) void browserSlot().then(prepareSpare, noop);
         }
       }
     }
@@ -280,7 +309,34 @@ export function createRenderer(options: RendererOptions): Renderer {
       // an isolated session's cost, and started here it overlaps those round trips instead of only
       // this render. At most two sessions are ever ahead (an invocation that ends up not rendering
       // leaves the second for the next one).
-      if (mode === 'multi-process' && slot) prepareSpare(slot, 2);
+      // With a post-response phase the next session was opened after the last answer: one is enough.
+      if (mode === 'multi-process' && slot) prepareSpare(slot, deferred ? 1 : 2);
+    },
+
+    async afterAnswer(signal) {
+      if (closed) return;
+      releaseLeftovers();
+      const work = Promise.all([
+        ...closing,
+        // Single-process: wiping the used state comes first (pending), and it opens the spare itself.
+        pending.then(async () => {
+          const s = await browserSlot();
+          prepareSpare(s);
+          await s.spares[0];
+        }),
+      ]).then(noop, noop);
+      if (!signal) return work;
+      const cutOff = new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await Promise.race([work, cutOff]);
+      if (!signal.aborted) return;
+      // The environment is frozen next: nothing half-done may wait for the next render. The browser
+      // goes (a hung close or launch with it); the next render launches a new one.
+      generation += 1;
+      launching = undefined;
+      if (slot) retire(slot);
     },
 
     async warm() {

@@ -1,5 +1,5 @@
 import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
-import { createRenderer, type Renderer } from '../../lib/render/index.js';
+import { createRenderer, type Renderer, type RendererOptions } from '../../lib/render/index.js';
 
 /** What the test servers listen on: allowed here as `npm start` allows it, everything else private stays refused. */
 export const LOCAL_TEST_HOSTS = ['127.0.0.1', 'localhost'];
@@ -19,10 +19,10 @@ export function localEgress(): Promise<EgressProxy> {
 /**
  * A renderer as the render tests use it: multi-process Chromium behind
  * `localEgress`, a 20-second budget, warmed (browser launched, first session
- * ready) before it is returned. Close it in `after`.
+ * ready) before it is returned; `options` override those. Close it in `after`.
  */
-export async function warmRenderer(): Promise<Renderer> {
-  const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
+export async function warmRenderer(options: Partial<RendererOptions> = {}): Promise<Renderer> {
+  const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress, ...options });
   await renderer.warm();
   return renderer;
 }
