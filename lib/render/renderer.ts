@@ -32,8 +32,9 @@ const noop = () => undefined;
  * descriptors in a container that lives for hours. The replacement
  * launches after the old browser's last answer, in the post-response phase
  * (without one, alongside that last render: a frozen environment has no
- * idle time to launch it in), so the next render finds it warm; often enough that every stretch of renders pays it alike (Gotenberg
- * restarts after 10).
+ * idle time to launch it in), so the next render finds it warm; often
+ * enough that every stretch of renders pays it alike (Gotenberg restarts
+ * after 10).
  */
 const RENDERS_PER_BROWSER = 50;
 
