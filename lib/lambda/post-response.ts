@@ -37,8 +37,6 @@ export type PostResponse = {
 type InvokeEvent = { eventType: string; requestId?: string; deadlineMs?: number };
 
 const API_VERSION = '2020-01-01';
-/** How long registering may take during INIT before the work goes on without an extension. */
-const REGISTER_LIMIT_MS = 2_000;
 /** Kept back from the invocation's deadline: past it Lambda would time the invocation out and reset the environment. */
 const DEADLINE_MARGIN_MS = 250;
 
@@ -87,14 +85,10 @@ export async function startPostResponse(options: PostResponseOptions): Promise<P
   let identifier: string | undefined;
   if (runtimeApi) {
     try {
-      // INIT must not hang on an API that does not answer (an emulator without extensions).
-      let timer: NodeJS.Timeout | undefined;
-      identifier = await Promise.race([
-        register(runtimeApi, options.name),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ExtensionsApiError(`register did not answer within ${REGISTER_LIMIT_MS} ms`)), REGISTER_LIMIT_MS);
-        }),
-      ]).finally(() => clearTimeout(timer));
+      // Not given up on after a while: a registration the API accepted late, from an extension that
+      // then never asks for its first event, would hold INIT until its limit. An API that never
+      // answers is bounded by that same INIT limit.
+      identifier = await register(runtimeApi, options.name);
     } catch (error) {
       report('post-response extension not registered: the work runs after each answer, unbounded by the environment', error);
     }
