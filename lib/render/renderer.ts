@@ -23,10 +23,11 @@ const noop = () => undefined;
  * deleted shared-memory files of the contexts it has closed (about 0.7 per
  * render, measured by `npm run soak`), which would exhaust Lambda's 1,024
  * descriptors in a container that lives for hours. The replacement
- * launches alongside the old browser's last render (on Lambda there is no
- * idle time after an answer to launch it in), so the next render finds it
- * warm; often enough that every stretch of renders pays it alike (Gotenberg
- * restarts after 10).
+ * launches after the old browser's last answer, in the post-response phase
+ * (without one, alongside that last render: a frozen environment has no
+ * idle time to launch it in), so the next render finds it warm; often
+ * enough that every stretch of renders pays it alike (Gotenberg restarts
+ * after 10).
  */
 const RENDERS_PER_BROWSER = 50;
 
@@ -65,7 +66,8 @@ export function createRenderer(options: RendererOptions): Renderer {
       return options.sessionFactory ? options.sessionFactory(launched, sessions) : sessions;
     },
   });
-  const pool = createSessionPool(supervisor, options.mode);
+  // With a post-response phase (see afterAnswer) the work of isolation waits for it, off the caller's clock.
+  const pool = createSessionPool(supervisor, options.mode, { deferred: options.postResponse ?? false });
 
   const run = async (plan: RenderPlan, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
@@ -126,6 +128,7 @@ export function createRenderer(options: RendererOptions): Renderer {
       return pool.inTurn(() => run(plan, deadline));
     },
     anticipate: () => pool.anticipate(),
+    afterAnswer: (signal) => pool.afterAnswer(signal),
     warm: () => pool.warm(),
     close: () => supervisor.close(),
   };

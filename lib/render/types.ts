@@ -27,6 +27,14 @@ export type Renderer = {
   warm(): Promise<void>;
   /** A render is coming: start opening the isolated session of the render after it (see browser/session-pool.ts). */
   anticipate(): void;
+  /**
+   * The answer is out: does the work of isolation left for after it (with
+   * `postResponse`): closes the used session, opens the next one, replaces a
+   * worn or lost browser. When `signal` aborts (the bound of the
+   * post-response phase), whatever is still under way is abandoned and the
+   * browser killed, so the next render launches a new one.
+   */
+  afterAnswer(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -56,4 +64,10 @@ export type RendererOptions = {
    * Tests use it to inject faults (a session whose opening never settles).
    */
   sessionFactory?: (launched: LaunchedBrowser, sessions: SessionFactory) => SessionFactory;
+  /**
+   * `afterAnswer()` is called after each answer, in a post-response phase
+   * (Lambda's, held open by an extension): the work of isolation waits for
+   * it instead of running alongside renders. Default false.
+   */
+  postResponse?: boolean;
 };

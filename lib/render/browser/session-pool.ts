@@ -86,19 +86,39 @@ export type SessionPool = {
   recover(claim: Claim): void;
   /** The render's claim ends: a worn browser whose last render this was is replaced now. */
   finish(claim: Claim): void;
-  /** A render is coming: open the session of the render after it (at most two ahead). */
+  /** A render is coming: open the session of the render after it (at most two ahead; one with a post-response phase). */
   anticipate(): void;
+  /**
+   * The answer is out (with `deferred`): closes the used session, opens the
+   * next one, replaces a worn or lost browser. When `signal` aborts, what is
+   * still under way is abandoned and the browser killed.
+   */
+  afterAnswer(signal?: AbortSignal): Promise<void>;
   /** Launches the browser and has the first session ready. */
   warm(): Promise<void>;
 };
 
-/** The session pool of one supervised browser. */
-export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumMode): SessionPool {
+/** How the pool works: `deferred` when a post-response phase (`afterAnswer`) follows each answer. */
+export type SessionPoolOptions = { deferred: boolean };
+
+/**
+ * The session pool of one supervised browser. With `deferred`, closing the
+ * used session, wiping (single-process), opening the next session and
+ * replacing a worn browser wait for `afterAnswer`, off the caller's clock.
+ */
+export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumMode, { deferred }: SessionPoolOptions = { deferred: false }): SessionPool {
   // Cleanup the next render must wait for: wiping state (single-process), or closing what a timed-out render left.
   let pending: Promise<void> = Promise.resolve();
   // Under --single-process all pages share one context, so renders take turns.
   let turn: Promise<unknown> = Promise.resolve();
   let expectCookieConsent = false;
+  // Deferred: used sessions to close (and wipe) once the answer is out, and closes under way.
+  const toRelease: Array<() => void> = [];
+  const closing = new Set<Promise<unknown>>();
+  /** Starts releasing what renders left; a render starts with it too, should no post-response phase have come. */
+  const releaseLeftovers = () => {
+    for (const task of toRelease.splice(0)) task();
+  };
 
   const waitForIt = (task: Promise<void>) => {
     pending = Promise.all([pending, task]).then(noop);
@@ -118,14 +138,15 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
    */
   const takeSession = async (s: BrowserSlot, deadline: Deadline, timings: Record<string, number>): Promise<PageSession> => {
     const spare = s.spares.shift();
-    // The next render's session is opened now, alongside this render, not after the answer: on
+    // With a post-response phase (deferred) the next render's session opens after this answer, in
+    // afterAnswer. Without one it is opened now, alongside this render, not after the answer: on
     // Lambda the process tree is frozen as soon as the handler returns, so work left for "after"
     // would only run at the start of the next invocation, on its critical path. Opening a session
     // is mostly Chromium starting a renderer process, in its own process, while this render waits
     // on its page; by the time this answer is sent the next session is (nearly) ready.
     // Under --single-process the spare would share the default context with this render's page,
     // so there it is opened once this render's state has been wiped (see release).
-    if (mode === 'multi-process') prepareSpare(s);
+    if (mode === 'multi-process' && !deferred) prepareSpare(s);
     if (spare && mode === 'single-process') {
       // All pages share the default context, and closing one wipes it: no second session alongside, the spare alone, bounded.
       const session = await step(deadline, 'session', spare, { late: discard });
@@ -155,13 +176,25 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
   };
 
   const release = (s: BrowserSlot, session: PageSession) => {
+    if (deferred) {
+      toRelease.push(() => releaseNow(s, session));
+      return;
+    }
+    releaseNow(s, session);
+  };
+
+  const releaseNow = (s: BrowserSlot, session: PageSession) => {
     if (mode === 'multi-process') {
       // The spare is normally under way already (takeSession); this opens one if that failed.
       // A context that will not close means a browser in trouble.
-      prepareSpare(s);
-      void within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
+      if (!deferred) prepareSpare(s);
+      const disposing = within(session.dispose().catch(() => false), WIPE_MS, false).then((closedInTime) => {
         if (!closedInTime) supervisor.retire(s);
       });
+      if (deferred) {
+        closing.add(disposing);
+        void disposing.finally(() => closing.delete(disposing));
+      }
       return;
     }
     waitForIt((async () => {
@@ -186,10 +219,12 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
 
     async acquire(claim, deadline, timedOut, timings) {
       const started = Date.now();
+      // Single-process: a wipe left for a post-response phase that never came must end before this render.
+      releaseLeftovers();
       await within(pending, deadline.remaining(), undefined);
       let current = await step(deadline, 'launch', supervisor.slot());
       claimSlot(claim, current);
-      if (supervisor.worn(current) && !supervisor.closed) {
+      if (supervisor.worn(current) && !supervisor.closed && !deferred) {
         // This browser's last render: its replacement launches (and opens its first session) now,
         // alongside it, rather than on the next render's critical path after the freeze.
         void supervisor.slot().then((next) => prepareSpare(next), noop);
@@ -243,7 +278,7 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
       if (supervisor.worn(s) && s.active === 0) {
         // Its session is closing with it; the replacement launches now rather than in the next render.
         supervisor.retire(s);
-        if (!supervisor.closed) void supervisor.slot().then((next) => prepareSpare(next), noop);
+        if (!supervisor.closed && !deferred) void supervisor.slot().then((next) => prepareSpare(next), noop);
       }
     },
 
@@ -255,7 +290,32 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
       // this render. At most two sessions are ever ahead (an invocation that ends up not rendering
       // leaves the second for the next one).
       const s = supervisor.current();
-      if (mode === 'multi-process' && s) prepareSpare(s, 2);
+      // With a post-response phase the next session was opened after the last answer: one is enough.
+      if (mode === 'multi-process' && s) prepareSpare(s, deferred ? 1 : 2);
+    },
+
+    async afterAnswer(signal) {
+      if (supervisor.closed) return;
+      releaseLeftovers();
+      const work = Promise.all([
+        ...closing,
+        // Single-process: wiping the used state comes first (pending), and it opens the spare itself.
+        pending.then(async () => {
+          const s = await supervisor.slot();
+          prepareSpare(s);
+          await s.spares[0];
+        }),
+      ]).then(noop, noop);
+      if (!signal) return work;
+      const cutOff = new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await Promise.race([work, cutOff]);
+      if (!signal.aborted) return;
+      // The environment is frozen next: nothing half-done may wait for the next render. The browser
+      // goes (a hung close or launch with it); the next render launches a new one.
+      supervisor.abandon();
     },
 
     async warm() {
