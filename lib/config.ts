@@ -46,6 +46,8 @@ const EnvSchema = v.object({
   CHROMIUM_MODE: v.optional(v.picklist(['multi-process', 'single-process']), 'multi-process'),
   /** Use this Chromium binary instead of the one unpacked from @sparticuz/chromium. */
   CHROMIUM_PATH: v.optional(v.string(), ''),
+  /** Set by Lambda (and the local runtime): `host:port` of the Runtime and Extensions APIs. */
+  AWS_LAMBDA_RUNTIME_API: v.optional(v.string(), ''),
   /** Comma-separated host names, IPs or CIDR ranges that may be reached although private. */
   ALLOW_PRIVATE_HOSTS: v.pipe(
     v.optional(v.string(), ''),
@@ -69,6 +71,8 @@ export type Config = {
   chromiumMode: 'multi-process' | 'single-process';
   chromiumPath: string | undefined;
   allowPrivateHosts: string[];
+  /** Where the Extensions API is (unset when a handler is called in-process, as the cold-start bench does). */
+  lambdaRuntimeApi: string | undefined;
 };
 
 /**
@@ -95,5 +99,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumMode: e.CHROMIUM_MODE,
     chromiumPath: e.CHROMIUM_PATH || undefined,
     allowPrivateHosts: splitList(e.ALLOW_PRIVATE_HOSTS),
+    lambdaRuntimeApi: e.AWS_LAMBDA_RUNTIME_API || undefined,
   };
 }
