@@ -48,6 +48,8 @@ const EnvSchema = v.object({
   CHROMIUM_PATH: v.optional(v.string(), ''),
   /** The Chromium layer's pack (chromium.zst and archives); Lambda mounts the layer at /opt. */
   CHROMIUM_PACK_DIR: v.optional(v.string(), '/opt/chromium'),
+  /** Set by Lambda (and the local runtime): `host:port` of the Runtime and Extensions APIs. */
+  AWS_LAMBDA_RUNTIME_API: v.optional(v.string(), ''),
   /** Comma-separated host names, IPs or CIDR ranges that may be reached although private. */
   ALLOW_PRIVATE_HOSTS: v.pipe(
     v.optional(v.string(), ''),
@@ -72,6 +74,8 @@ export type Config = {
   chromiumPath: string | undefined;
   chromiumPackDir: string;
   allowPrivateHosts: string[];
+  /** Where the Extensions API is (unset when a handler is called in-process, as the cold-start bench does). */
+  lambdaRuntimeApi: string | undefined;
 };
 
 /**
@@ -99,5 +103,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR,
     allowPrivateHosts: splitList(e.ALLOW_PRIVATE_HOSTS),
+    lambdaRuntimeApi: e.AWS_LAMBDA_RUNTIME_API || undefined,
   };
 }

@@ -1,14 +1,28 @@
-/** The end of a time budget (a render's), and how much of it is left; and the one way to race a timer. */
-export type Deadline = {
+import { STEP_BOUNDS_MS, type RenderStep, type StepClock } from './step-bound.js';
+
+/**
+ * The end of a time budget (a render's), how much of it is left, and, as the
+ * clock of its steps (`step` in step-bound.ts), each step's bound (its own,
+ * never past the end of the budget) and the step under way; and the one way
+ * to race a timer (below).
+ */
+export type Deadline = StepClock & {
   readonly at: number;
   readonly budgetMs: number;
   remaining(): number;
 };
 
-/** Starts the clock of a render with `budgetMs` to spend. */
-export function startDeadline(budgetMs: number, now = Date.now()): Deadline {
+/** Starts the clock of a render with `budgetMs` to spend; `bounds` overrides `STEP_BOUNDS_MS` (tests use short ones). */
+export function startDeadline(budgetMs: number, now = Date.now(), bounds: Partial<Record<RenderStep, number>> = {}): Deadline {
   const at = now + budgetMs;
-  return { at, budgetMs, remaining: () => Math.max(0, at - Date.now()) };
+  const remaining = () => Math.max(0, at - Date.now());
+  return {
+    at,
+    budgetMs,
+    remaining,
+    boundOf: (name) => Math.min(bounds[name] ?? STEP_BOUNDS_MS[name] ?? Number.POSITIVE_INFINITY, remaining()),
+    underWay: undefined,
+  };
 }
 
 /**

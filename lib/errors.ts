@@ -93,10 +93,38 @@ export class NotFoundError extends ServiceError {
   }
 }
 
-/** The render did not finish inside its time budget. */
+/**
+ * The render did not finish inside its time budget. When the step that was
+ * under way is known (session, setup, navigation, wait, capture, store,
+ * upload) the message and the fields name it and how long it had run, for
+ * the caller and for the request's log line.
+ */
 export class RenderTimeoutError extends ServiceError {
-  constructor(budgetMs: number, options: { cause?: unknown } = {}) {
-    super(`Rendering did not finish within ${budgetMs} ms`, 504, { expose: true, cause: options.cause });
+  readonly step: string | undefined;
+  readonly stepElapsedMs: number | undefined;
+  /** The phases the render had finished, for the request's log line (set by the renderer). */
+  timings: Record<string, number> | undefined;
+
+  constructor(budgetMs: number, options: { cause?: unknown; step?: string; stepElapsedMs?: number; message?: string } = {}) {
+    const under = options.step === undefined ? '' : ` (step "${options.step}" still running after ${options.stepElapsedMs ?? '?'} ms)`;
+    super(options.message ?? `Rendering did not finish within ${budgetMs} ms${under}`, 504, { expose: true, cause: options.cause });
+    this.step = options.step;
+    this.stepElapsedMs = options.stepElapsedMs;
+  }
+}
+
+/** One step of a render did not finish within its own bound, well before the whole budget would have run out. */
+export class RenderStepTimeoutError extends RenderTimeoutError {
+  readonly boundMs: number;
+
+  constructor(step: string, elapsedMs: number, boundMs: number, options: { cause?: unknown } = {}) {
+    super(boundMs, {
+      cause: options.cause,
+      step,
+      stepElapsedMs: elapsedMs,
+      message: `Rendering step "${step}" did not finish within its bound of ${boundMs} ms (${elapsedMs} ms elapsed)`,
+    });
+    this.boundMs = boundMs;
   }
 }
 

@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { AppDeps } from './app.js';
 import { loadConfig } from './config.js';
+import { startPostResponse, type PostResponse } from './lambda/post-response.js';
 import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from './net/index.js';
 import { createRenderer } from './render/index.js';
 import type { Renderer } from './render/types.js';
@@ -16,7 +17,17 @@ type Started = {
   deps: Promise<RenderDeps>;
   /** Settles once the browser is warm, or its warm-up has failed and been logged. */
   warmed: Promise<void>;
+  /** The internal extension that runs the renderer's isolation work after each answer. */
+  postResponse: Promise<PostResponse>;
 };
+
+/**
+ * How long the renderer's work after an answer (closing the used session,
+ * opening the next, replacing a worn browser) may hold the environment: it
+ * takes about 0.1 s, a browser's replacement about 1 s; past the bound
+ * Chromium is taken to hang and is killed (see `Renderer.afterAnswer`).
+ */
+const POST_RESPONSE_BOUND_MS = 5_000;
 
 let started: Started | undefined;
 
@@ -31,10 +42,11 @@ let started: Started | undefined;
  * evaluated before any of this runs).
  */
 export async function renderingHandler<H>(endpoint: () => Promise<HandlerFactory<H>>): Promise<H> {
-  const { deps, warmed } = start();
-  const [app, makeHandler] = await Promise.all([deps, deps.then(endpoint).then(mark('endpoint-loaded'))]);
+  const { deps, warmed, postResponse } = start();
+  const [app, makeHandler, after] = await Promise.all([deps, deps.then(endpoint).then(mark('endpoint-loaded')), postResponse]);
   await warmed;
-  return makeHandler(app);
+  // The answer first; the next render's isolation after it, in the post-response phase.
+  return after.wrap(makeHandler(app) as (event: unknown, context: { awsRequestId: string }) => Promise<unknown>) as H;
 }
 
 /**
@@ -72,6 +84,8 @@ function start(): Started {
     timeoutMs: config.renderTimeoutMs,
     // The layers' log lines (a page that did not settle) go through the one logger, with the Lambda context.
     log: (level, message, details) => void deps.then(({ logger }) => logger[level](message, details)),
+    // Lambda (and the local runtime) serve the Extensions API there: isolation waits for the post-response phase.
+    postResponse: config.lambdaRuntimeApi !== undefined,
     // Every address a page was refused or could not reach is a log line (host and port, never the path):
     // a refusal is often someone probing the network. The logger may still be loading when the proxy starts.
     egress: () =>
@@ -90,7 +104,15 @@ function start(): Started {
     const app = await deps.catch(() => undefined);
     app?.logger.warn('browser warm-up failed; the first render will retry', { error: error as Error });
   });
-  started = { deps, warmed };
+  // Registered during INIT, as Lambda requires, before the runtime asks for its first event.
+  const postResponse = startPostResponse({
+    name: 'docrender-isolation',
+    runtimeApi: config.lambdaRuntimeApi,
+    work: (signal) => renderer.afterAnswer(signal),
+    boundMs: POST_RESPONSE_BOUND_MS,
+    onProblem: (message, error) => void deps.then(({ logger }) => logger.warn(message, error === undefined ? {} : { error: error as Error })),
+  });
+  started = { deps, warmed, postResponse };
   return started;
 }
 

@@ -1,4 +1,9 @@
 /**
+ * `npm run soak -- --sync-uploads [--renders N]` (default 1,000) is the acceptance run of issue 25 instead: that
+ * many consecutive sync renders (JPEG, PNG, WebP and PDF, of HTML and of a URL), each uploaded to a pre-signed URL
+ * served here, and it reports the slowest render and every render over 5 s (none expected) with the step the
+ * service's log names for it.
+ *
  * `npm run soak [-- --renders N] [--concurrency N] [--warmup N]` (default 3,500 renders, the first 1,500 a warm-up): drives the
  * local stack (npm start's path: emulators, the Lambda runtime, real Chromium)
  * with a long run of mixed renders and prints what would show a leak: memory
@@ -7,8 +12,9 @@
  * its V8 heap, and its Chromium), open descriptors (node's and Chromium's, and
  * those on deleted files), entries in the service's temporary directory,
  * Chromium processes, and the latency of the first and the last quarter (at
- * most 500 renders each). Loopback traffic only: the pages and the webhook
- * receiver are served here. A script, not a test: the figures go in the README.
+ * most 500 renders each), the slowest render and the count of renders over
+ * 5 s. Loopback traffic only: the pages and the webhook receiver are served
+ * here. A script, not a test: the figures go in the README.
  */
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
@@ -29,10 +35,12 @@ const { values } = parseArgs({
     renders: { type: 'string', default: '3500' },
     concurrency: { type: 'string', default: '2' },
     warmup: { type: 'string' },
+    'sync-uploads': { type: 'boolean', default: false },
   },
   strict: true,
 });
-const RENDERS = Number(values.renders);
+const SYNC_UPLOADS = values['sync-uploads'] === true;
+const RENDERS = SYNC_UPLOADS && !process.argv.some((arg) => arg.startsWith('--renders')) ? 1000 : Number(values.renders);
 const CONCURRENCY = Number(values.concurrency);
 // Every function has started its instances and Chromium, and the busy instances have settled: the busiest
 // instances' node processes (pdf takes 3 of the 9 kinds, on 2 instances; jobs-consume both async kinds) grow
@@ -47,6 +55,8 @@ const WINDOW = Math.min(500, Math.floor((RENDERS - WARMUP) / 2), Math.ceil(RENDE
 const CHECKPOINT = 250;
 /** An async job's webhook must come within this long. */
 const WEBHOOK_LIMIT_MS = 120_000;
+/** A render of a small document that takes longer than this is a hang to explain (issue 25). */
+const SLOW_RENDER_MS = 5_000;
 
 const ARTICLE = `<!doctype html><html><head><style>body{font:16px/1.5 sans-serif;margin:40px} .box{background:linear-gradient(90deg,#36c,#c63);height:80px}</style></head>
 <body><h1>Soak article</h1><div class="box"></div>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.</p>'.repeat(12)}</body></html>`;
@@ -459,6 +469,14 @@ async function main(): Promise<void> {
     console.log(`Renders: ${RENDERS}, failed ${failures.length}, in ${Math.round((performance.now() - runStarted) / 1000)} s`);
     console.log(`Latency (ms), first ${WINDOW} after warm-up: p50 ${percentile(first, 50)} p99 ${p99First}; last ${WINDOW}: p50 ${percentile(last, 50)} p99 ${p99Last} (${(p99Last / p99First).toFixed(2)}×)`);
     for (const [name, list] of perKind) console.log(`  ${name.padEnd(16)} p50 ${percentile(list, 50)} p99 ${percentile(list, 99)} (${list.length})`);
+    // Raw and sync renders answer with the file: their latency is the render's. An async one's is its webhook's arrival.
+    const direct = latencies.flatMap((ms, index) => (ms !== undefined && !(KINDS[index % KINDS.length] as Kind).async ? [{ ms, index }] : []));
+    const slowest = direct.reduce<{ ms: number; index: number } | undefined>((max, r) => (max && max.ms >= r.ms ? max : r), undefined);
+    const overLimit = direct.filter((r) => r.ms > SLOW_RENDER_MS);
+    console.log(
+      `Slowest raw or sync render: ${slowest ? `${Math.round(slowest.ms)} ms (#${slowest.index} ${(KINDS[slowest.index % KINDS.length] as Kind).name})` : 'none'}; ` +
+        `over ${SLOW_RENDER_MS / 1000} s: ${overLimit.length} of ${direct.length}${overLimit.length > 0 ? ` (${overLimit.slice(0, 10).map((r) => `#${r.index} ${Math.round(r.ms)} ms`).join(', ')})` : ''}`,
+    );
     console.log(`RSS after warm-up ${warm.rssMiB} MiB, at the end ${end.rssMiB} MiB (growth ${end.rssMiB - warm.rssMiB} MiB); ` +
       `PSS ${warm.pssMiB} → ${end.pssMiB} MiB (growth ${end.pssMiB - warm.pssMiB} MiB)`);
     const warmB = breakdowns[0] as Breakdown;
@@ -497,6 +515,7 @@ async function main(): Promise<void> {
       ['service memory growth (PSS, trend over the checkpoints) < 100 MiB', serviceTrend < 100],
       ['p99 of the last within 1.2× of the first', p99Last <= 1.2 * p99First],
       ['no failed render', failures.length === 0],
+      [`no raw or sync render over ${SLOW_RENDER_MS / 1000} s`, overLimit.length === 0],
     ] as const;
     for (const [label, ok] of verdicts) console.log(`${ok ? 'PASS' : 'FAIL'} ${label}`);
     for (const failure of failures.slice(0, 20)) console.log(`  ${failure}`);
@@ -520,7 +539,110 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+/** The mix of the acceptance run: the request of issue 25 first, then the other outputs and sources, all sync with an upload. */
+const SYNC_UPLOAD_KINDS: Array<{ name: string; path: string; body: (pageUrl: string) => Record<string, unknown> }> = [
+  { name: 'jpeg 300x200 html', path: '/v1/screenshot/sync', body: () => ({ page: { html: b64(SMALL) }, screenshot: { type: 'jpeg', viewport: { width: 300, height: 200 } } }) },
+  { name: 'pdf html', path: '/v1/pdf/sync', body: () => ({ page: { html: b64(SMALL) } }) },
+  { name: 'png url', path: '/v1/screenshot/sync', body: (page) => ({ page: { url: page }, screenshot: { type: 'png' } }) },
+  { name: 'pdf url', path: '/v1/pdf/sync', body: (page) => ({ page: { url: page } }) },
+  { name: 'webp html full', path: '/v1/screenshot/sync', body: () => ({ page: { html: b64(ARTICLE) }, screenshot: { type: 'webp', fullPage: true } }) },
+  { name: 'pdf multi-page', path: '/v1/pdf/sync', body: () => ({ page: { html: b64(MULTI_PAGE) } }) },
+];
+
+/**
+ * The acceptance run of issue 25: RENDERS consecutive sync renders of the
+ * mix above through `npm start`, each PUT to a pre-signed URL served here
+ * (loopback), one at a time. Every render must answer 200 with
+ * `signedUrlStatus: "UPLOADED"` and its file must arrive; it reports the
+ * slowest and each one over SLOW_RENDER_MS, with what the service logged.
+ */
+async function syncUploadRun(): Promise<void> {
+  const uploads = new Map<string, number>();
+  const server = await startTestServer({
+    '/article': html(ARTICLE),
+    '/upload': (req, res, body) => {
+      uploads.set(new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? '', Buffer.byteLength(body));
+      res.writeHead(200).end();
+    },
+  });
+  const token = randomBytes(24).toString('base64url');
+  const service = await startService({ DEV_TOKEN: token, ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+  const results: Array<{ index: number; kind: string; ms: number }> = [];
+  const failures: string[] = [];
+  const started = performance.now();
+  try {
+    console.log(`Sync renders with uploads: ${RENDERS} one after the other (${SYNC_UPLOAD_KINDS.map((k) => k.name).join(', ')})`);
+    // Each function's cold start (its instance and Chromium) comes first, apart: Lambda's INIT is not a render.
+    const cold: string[] = [];
+    for (const kind of SYNC_UPLOAD_KINDS.slice(0, 2)) {
+      const t0 = performance.now();
+      const response = await service.request(kind.path, { json: { ...kind.body(`${server.url}/article`), storage: { preSignedUrl: `${server.url}/upload?n=cold` } }, token });
+      await response.arrayBuffer();
+      cold.push(`${kind.path} ${response.status} in ${Math.round(performance.now() - t0)} ms`);
+    }
+    console.log(`Cold starts (not counted): ${cold.join('; ')}`);
+    for (let index = 0; index < RENDERS; index += 1) {
+      const kind = SYNC_UPLOAD_KINDS[index % SYNC_UPLOAD_KINDS.length] as (typeof SYNC_UPLOAD_KINDS)[number];
+      const body = { ...kind.body(`${server.url}/article`), storage: { preSignedUrl: `${server.url}/upload?n=${index}` } };
+      const t0 = performance.now();
+      const response = await service.request(kind.path, { json: body, token });
+      const text = await response.text();
+      const ms = performance.now() - t0;
+      results.push({ index, kind: kind.name, ms });
+      const answer = (() => {
+        try {
+          return JSON.parse(text) as { signedUrlStatus?: string };
+        } catch {
+          return {};
+        }
+      })();
+      if (response.status !== 200 || answer.signedUrlStatus !== 'UPLOADED' || !(uploads.get(String(index)) ?? 0)) {
+        failures.push(`#${index} ${kind.name}: ${response.status} ${text.slice(0, 200)}`);
+      }
+      if ((index + 1) % 100 === 0) {
+        const slowest = Math.max(...results.map((r) => r.ms));
+        console.log(`  ${index + 1} renders, slowest so far ${Math.round(slowest)} ms, over ${SLOW_RENDER_MS / 1000} s ${results.filter((r) => r.ms > SLOW_RENDER_MS).length}, failed ${failures.length}`);
+      }
+    }
+    const slow = results.filter((r) => r.ms > SLOW_RENDER_MS);
+    const slowest = results.reduce((max, r) => (r.ms > max.ms ? r : max));
+    const ms = results.map((r) => r.ms);
+    console.log('');
+    console.log(`Renders: ${results.length}, failed ${failures.length}, in ${Math.round((performance.now() - started) / 1000)} s`);
+    console.log(`Latency (ms): p50 ${percentile(ms, 50)} p99 ${percentile(ms, 99)}; slowest ${Math.round(slowest.ms)} (#${slowest.index} ${slowest.kind}); over ${SLOW_RENDER_MS / 1000} s: ${slow.length}`);
+    for (const kind of SYNC_UPLOAD_KINDS) {
+      const list = results.filter((r) => r.kind === kind.name).map((r) => r.ms);
+      console.log(`  ${kind.name.padEnd(18)} p50 ${percentile(list, 50)} p99 ${percentile(list, 99)} max ${Math.round(Math.max(...list))} (${list.length})`);
+    }
+    for (const r of slow.slice(0, 20)) console.log(`  slow: #${r.index} ${r.kind} ${Math.round(r.ms)} ms`);
+    for (const failure of failures.slice(0, 20)) console.log(`  failed: ${failure}`);
+    if (slow.length > 0 || failures.length > 0) {
+      // The request lines of slow or failed renders name their timings, and a step that ran out of time.
+      const lines = service.output().split('\n').flatMap((l) => {
+        try {
+          const entry = JSON.parse(l) as { message?: string; path?: string; status?: number; durationMs?: number; timings?: unknown; step?: string; stepElapsedMs?: number };
+          if (entry.message !== 'request' || ((entry.durationMs ?? 0) <= SLOW_RENDER_MS && (entry.status ?? 0) < 500)) return [];
+          return [JSON.stringify({ path: entry.path, status: entry.status, durationMs: entry.durationMs, timings: entry.timings, step: entry.step, stepElapsedMs: entry.stepElapsedMs })];
+        } catch {
+          return /timed out|error/i.test(l) ? [l.slice(0, 400)] : [];
+        }
+      });
+      console.log(`Service log, slow or failed requests (${lines.length}):`);
+      for (const l of lines.slice(0, 30)) console.log(`  ${l}`);
+    }
+    const verdicts = [
+      [`no render over ${SLOW_RENDER_MS / 1000} s`, slow.length === 0],
+      ['no failed render or upload', failures.length === 0],
+    ] as const;
+    for (const [label, ok] of verdicts) console.log(`${ok ? 'PASS' : 'FAIL'} ${label}`);
+    if (verdicts.some(([, ok]) => !ok)) process.exitCode = 1;
+  } finally {
+    await service.stop();
+    await server.close();
+  }
+}
+
+(SYNC_UPLOADS ? syncUploadRun() : main()).catch((error: unknown) => {
   console.error(`soak failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 });

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { FileStore } from '../files/file-store.js';
 import { file, json } from '../http/responses.js';
 import type { HttpResult } from '../http/types.js';
+import { step } from '../step-bound.js';
 import type { RenderResult } from '../render/types.js';
 
 /** Lambda's limit on a synchronous invocation's payload, each way: the event, and the whole JSON result (body in base64 included). */
@@ -36,7 +37,7 @@ export async function rawFileResponse(
 ): Promise<HttpResult> {
   const direct = file(result.body, result.contentType);
   if (fitsLambdaResponse(direct)) return direct;
-  const stored = await deps.files.put(accountId, result.body, result.contentType);
+  const stored = await step(undefined, 'store', deps.files.put(accountId, result.body, result.contentType));
   const location = await deps.files.downloadUrl(stored.key, deps.config.fileLifetimeSeconds);
   const minutes = Math.round(deps.config.fileLifetimeSeconds / 60);
   return json(

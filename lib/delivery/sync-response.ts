@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { FileStore } from '../files/file-store.js';
 import { json } from '../http/responses.js';
 import type { HttpResult } from '../http/types.js';
+import { step } from '../step-bound.js';
 import type { RenderResult } from '../render/types.js';
 import type { StorageOptionsOutput } from '../schemas/render-options.js';
 import { uploadToCaller } from './caller-upload.js';
@@ -38,11 +39,19 @@ export async function syncFileResponse(
   const { id } = request;
   const uploadTimeoutMs = Math.min(OUTBOUND_TIMEOUT_MS, request.timeLeftMs() - ANSWER_MARGIN_MS);
   const [stored, upload] = await Promise.all([
-    deps.files.put(request.accountId, request.result.body, request.result.contentType),
+    // Bounded on its own: a write that hangs fails with the step named, not at the function's timeout.
+    step(undefined, 'store', deps.files.put(request.accountId, request.result.body, request.result.contentType)),
     uploadToCaller(request.storage, request.result, { timeoutMs: uploadTimeoutMs }),
   ]);
   if (upload.status === 'FAILED') {
-    deps.logger.info('upload to the caller URL failed', { id, statusCode: upload.result?.statusCode, reason: upload.result?.error });
+    deps.logger.info('upload to the caller URL failed', {
+      id,
+      step: 'upload',
+      elapsedMs: upload.result?.durationMs,
+      boundMs: uploadTimeoutMs,
+      statusCode: upload.result?.statusCode,
+      reason: upload.result?.error,
+    });
   }
   const fileUrl = await deps.files.downloadUrl(stored.key, deps.config.fileLifetimeSeconds);
   return json(200, { id, status: 'COMPLETED', fileUrl, signedUrlStatus: upload.status });

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { RenderTimeoutError } from '../errors.js';
 import { recordRender, renderEndpoint, renderOutcomeOfResponse } from '../observability/metrics.js';
 import type { CallerContext, HttpEvent, HttpResult } from './types.js';
 
@@ -22,9 +23,11 @@ export function requestLog(opts: { logger: Logger; endpoint: string }): Middlewa
       durationMs: Math.round(performance.now() - start),
       accountId: request.context.caller?.accountId,
       requestId: request.event.requestContext?.requestId,
-      timings: request.context.timings,
+      timings: request.context.timings ?? (request.error instanceof RenderTimeoutError ? request.error.timings : undefined),
       quota: request.context.quota,
       ...(request.error && status >= 400 ? { error: request.error.name } : {}),
+      // A render that ran out of time: the step it was in and how long that step had run (issue 25).
+      ...(request.error instanceof RenderTimeoutError ? { step: request.error.step, stepElapsedMs: request.error.stepElapsedMs } : {}),
     };
     if (status >= 500) opts.logger.error('request', entry);
     else opts.logger.info('request', entry);

@@ -10,8 +10,11 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 
-export type InstanceRequest = { type: 'invoke'; requestId: string; event: unknown; deadline: number; invokedFunctionArn: string };
+export type InstanceRequest =
+  | { type: 'init'; runtimeApi: string }
+  | { type: 'invoke'; requestId: string; event: unknown; deadline: number; invokedFunctionArn: string };
 export type InstanceMessage =
+  | { type: 'started' }
   | { type: 'ready' }
   | { type: 'init-error'; error: SerializedError }
   | { type: 'result'; requestId: string; ok: true; result: unknown }
@@ -42,6 +45,9 @@ process.on('unhandledRejection', (reason) => {
 
 let handler: Handler;
 try {
+  // The Extensions API's address (AWS_LAMBDA_RUNTIME_API) is known once the runtime's server for this
+  // instance listens; it is in the environment before the function's code loads, as on Lambda.
+  process.env.AWS_LAMBDA_RUNTIME_API = await runtimeApiAddress();
   const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   if (typeof module[exportName] !== 'function') throw new Error(`${file} does not export a function named "${exportName}"`);
   handler = module[exportName] as Handler;
@@ -55,7 +61,20 @@ try {
   process.disconnect?.();
 }
 
-async function invoke(request: InstanceRequest): Promise<void> {
+/** Asks the runtime for the address of this instance's Extensions API. */
+function runtimeApiAddress(): Promise<string> {
+  return new Promise((resolve) => {
+    const onMessage = (message: InstanceRequest) => {
+      if (message.type !== 'init') return;
+      process.off('message', onMessage);
+      resolve(message.runtimeApi);
+    };
+    process.on('message', onMessage);
+    send({ type: 'started' });
+  });
+}
+
+async function invoke(request: Extract<InstanceRequest, { type: 'invoke' }>): Promise<void> {
   let message: InstanceMessage;
   try {
     const result = await run(handler, request.event, lambdaContext(request));
@@ -81,7 +100,7 @@ function run(fn: Handler, event: unknown, context: Context): Promise<unknown> {
   });
 }
 
-function lambdaContext(request: InstanceRequest): Context {
+function lambdaContext(request: Extract<InstanceRequest, { type: 'invoke' }>): Context {
   const env = process.env;
   const noop = () => undefined;
   return {

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalSetupError } from './errors.js';
+import { createExtensionsApi, type ExtensionsApi } from './extensions-api.js';
 import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda-instance.js';
 import { startInstanceReaper } from './instance-reaper.js';
 import { processTree, signalAll } from './process-tree.js';
@@ -12,8 +13,18 @@ import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './mem
 
 /** What one invocation ended with, as the Lambda service would report it. */
 export type Invocation =
-  | { ok: true; result: unknown; durationMs: number }
-  | { ok: false; error: Error; timedOut: boolean; durationMs: number };
+  | { ok: true; result: unknown; durationMs: number; ended?: Promise<InvocationEnd> }
+  | { ok: false; error: Error; timedOut: boolean; durationMs: number; ended?: Promise<InvocationEnd> };
+
+/**
+ * How an invocation's environment came free after its answer (`ended`,
+ * given once the handler has answered): every
+ * extension asked for the next event (`frozen`), the invocation's deadline
+ * cut one off (`cut-off`: the instance was discarded), or the instance
+ * died meanwhile (`exited`). `postResponseMs` is Lambda's
+ * `PostRuntimeExtensionsDuration`: answer to freeze, billed.
+ */
+export type InvocationEnd = { outcome: 'frozen' | 'cut-off' | 'exited'; postResponseMs: number };
 
 export type LambdaRuntime = {
   /** Runs the function on a free instance (a new one, up to the cap, when all are busy), bounded by its timeout. */
@@ -48,6 +59,8 @@ type Instance = {
   busy: boolean;
   /** The pids stopped at the last freeze, thawed at the next invocation. */
   frozen: number[];
+  /** This instance's Extensions API (served here, at its AWS_LAMBDA_RUNTIME_API). */
+  extensions: ExtensionsApi;
   idleTimer?: NodeJS.Timeout;
   /** Settles the invocation in flight when the process dies. */
   onExit?: (error: Error) => void;
@@ -67,9 +80,17 @@ const MEMORY_STATS_MS = 1_000;
 /**
  * A local Lambda service: each function instance is a child process that
  * handles one invocation at a time, is started on demand (its cold start),
- * frozen with SIGSTOP, its children included, as soon as it has answered,
- * thawed with SIGCONT for the next invocation, and stopped after a while idle
- * or after a timeout (Lambda discards an environment that timed out).
+ * frozen with SIGSTOP, its children included, as soon as the invocation has
+ * ended, thawed with SIGCONT for the next invocation, and stopped after a
+ * while idle or after a timeout (Lambda discards an environment that timed
+ * out). Each instance has the Extensions API at its AWS_LAMBDA_RUNTIME_API:
+ * the answer goes to the caller as soon as the handler returns it, and the
+ * invocation ends (freeze; the instance is free again) only once every
+ * registered extension has asked for the next event, within the function's
+ * timeout counted from the invocation's start, as on Lambda. An extension
+ * still busy at that deadline is cut off: the instance is discarded (its
+ * Chromium with it) and the next invocation gets a new one, as Lambda resets
+ * an environment whose invoke phase timed out.
  */
 export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
   const pools = new Map<string, Instance[]>();
@@ -106,11 +127,13 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
       // Its own process group: Ctrl+C in the terminal reaches the runtime, which stops instances in order.
       detached: true,
     });
-    const instance: Instance = { fn, child, busy: true, frozen: [], ready: Promise.resolve(), exited: Promise.resolve() };
+    const extensions = createExtensionsApi({ functionName: fn.name, functionVersion: '$LATEST', handler: fn.handler });
+    const instance: Instance = { fn, child, busy: true, frozen: [], extensions, ready: Promise.resolve(), exited: Promise.resolve() };
     // A send to an instance that just died reports here; its invocation settles through 'exit'.
     child.on('error', (error) => logError(`[${fn.key}] ${error.message}`));
     instance.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
+        extensions.close();
         remove(instance);
         instance.onExit?.(new Error(`Runtime exited ${signal ? `on ${signal}` : `with code ${code}`}`));
         resolve();
@@ -125,8 +148,16 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
         else resolve();
       };
       const onMessage = (message: InstanceMessage) => {
-        if (message.type === 'ready') settle();
-        else if (message.type === 'init-error') settle(toError(message.error));
+        if (message.type === 'started') {
+          extensions.address.then(
+            (runtimeApi) => child.connected && child.send({ type: 'init', runtimeApi } satisfies InstanceRequest),
+            (error: Error) => settle(error),
+          );
+        } else if (message.type === 'ready') {
+          // The runtime asked for its first event: INIT ends once every extension has asked too.
+          extensions.closeRegistration();
+          void extensions.allWaiting().then(() => settle());
+        } else if (message.type === 'init-error') settle(toError(message.error));
       };
       child.on('message', onMessage);
       child.once('exit', (code) => settle(new Error(`Runtime exited during init with code ${code}`)));
@@ -221,13 +252,8 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     }
     const requestId = randomUUID();
     const deadline = Date.now() + fn.timeoutSeconds * 1000;
-    const request: InstanceRequest = {
-      type: 'invoke',
-      requestId,
-      event,
-      deadline,
-      invokedFunctionArn: `arn:aws:lambda:${opts.region}:${opts.accountId}:function:${fn.name}`,
-    };
+    const invokedFunctionArn = `arn:aws:lambda:${opts.region}:${opts.accountId}:function:${fn.name}`;
+    const request: InstanceRequest = { type: 'invoke', requestId, event, deadline, invokedFunctionArn };
     const outcome = await new Promise<Invocation | 'timeout' | 'crashed'>((resolve) => {
       const timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
       const onMessage = (message: InstanceMessage) => {
@@ -243,6 +269,8 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
         resolve('crashed');
       };
       instance.child.on('message', onMessage);
+      // Lambda sends the INVOKE event to the extensions alongside the runtime's.
+      instance.extensions.deliver({ eventType: 'INVOKE', deadlineMs: deadline, requestId, invokedFunctionArn, tracing: traceHeader() });
       instance.child.send(request);
     });
     instance.onExit = undefined;
@@ -253,8 +281,38 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
       return { ok: false, error: new Error('Task timed out'), timedOut: true, durationMs: Date.now() - started };
     }
     if (outcome === 'crashed') return { ok: false, error: new Error('Runtime exited'), timedOut: false, durationMs: Date.now() - started };
-    release(instance);
-    return outcome;
+    if (instance.extensions.allWaitingNow()) {
+      // No extension works on: the invocation ends with its answer (a function without extensions, as before).
+      release(instance);
+      return { ...outcome, ended: Promise.resolve({ outcome: 'frozen', postResponseMs: 0 }) };
+    }
+    // The answer goes back now; the instance stays busy through its post-response phase.
+    return { ...outcome, ended: postResponse(instance, requestId, deadline) };
+  };
+
+  /** Waits for every extension to ask for the next event, then frees the instance; past the deadline, discards it. */
+  const postResponse = async (instance: Instance, requestId: string, deadline: number): Promise<InvocationEnd> => {
+    const answered = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      instance.extensions.allWaiting().then(() => 'frozen' as const),
+      instance.exited.then(() => 'exited' as const),
+      new Promise<'cut-off'>((resolve) => (timer = setTimeout(() => resolve('cut-off'), Math.max(0, deadline - Date.now())))),
+    ]);
+    clearTimeout(timer);
+    const end: InvocationEnd = { outcome, postResponseMs: Date.now() - answered };
+    if (outcome === 'frozen') {
+      release(instance);
+    } else if (outcome === 'cut-off') {
+      const late = instance.extensions.busyNames().join(', ');
+      logError(
+        `[${instance.fn.key}] ${requestId} Task timed out after ${instance.fn.timeoutSeconds.toFixed(2)} seconds ` +
+          `in the post-response phase (extension ${late} did not ask for the next event); the answer had been sent; instance discarded`,
+      );
+      remove(instance);
+      void stopInstance(instance);
+    }
+    return end;
   };
 
   return {
@@ -290,6 +348,12 @@ function lambdaVariables(fn: LocalFunction, region: string): Record<string, stri
     HOME: process.env.HOME ?? '/tmp',
     ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
   };
+}
+
+/** An X-Ray trace header as Lambda puts in the INVOKE event (nothing here samples it). */
+function traceHeader(): { type: 'X-Amzn-Trace-Id'; value: string } {
+  const epoch = Math.floor(Date.now() / 1000).toString(16);
+  return { type: 'X-Amzn-Trace-Id', value: `Root=1-${epoch}-${randomBytes(12).toString('hex')};Parent=${randomBytes(8).toString('hex')};Sampled=0` };
 }
 
 function toError(serialized: SerializedError): Error {

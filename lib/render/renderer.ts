@@ -23,10 +23,11 @@ const noop = () => undefined;
  * deleted shared-memory files of the contexts it has closed (about 0.7 per
  * render, measured by `npm run soak`), which would exhaust Lambda's 1,024
  * descriptors in a container that lives for hours. The replacement
- * launches alongside the old browser's last render (on Lambda there is no
- * idle time after an answer to launch it in), so the next render finds it
- * warm; often enough that every stretch of renders pays it alike (Gotenberg
- * restarts after 10).
+ * launches after the old browser's last answer, in the post-response phase
+ * (without one, alongside that last render: a frozen environment has no
+ * idle time to launch it in), so the next render finds it warm; often
+ * enough that every stretch of renders pays it alike (Gotenberg restarts
+ * after 10).
  */
 const RENDERS_PER_BROWSER = 50;
 
@@ -62,10 +63,12 @@ export function createRenderer(options: RendererOptions): Renderer {
     rendersPerBrowser: options.rendersPerBrowser ?? RENDERS_PER_BROWSER,
     sessionsFor: async (launched) => {
       const { createSessionFactory, preparePage } = await layerModules();
-      return createSessionFactory(launched, preparePage);
+      const sessions = createSessionFactory(launched, preparePage);
+      return options.sessionFactory ? options.sessionFactory(launched, sessions) : sessions;
     },
   });
-  const pool = createSessionPool(supervisor, options.mode);
+  // With a post-response phase (see afterAnswer) the work of isolation waits for it, off the caller's clock.
+  const pool = createSessionPool(supervisor, options.mode, { deferred: options.postResponse ?? false });
 
   const run = async (plan: RenderPlan, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
@@ -76,15 +79,21 @@ export function createRenderer(options: RendererOptions): Renderer {
     let timedOut = false;
 
     const work = (async () => {
-      const session: PageSession = await pool.acquire(claim, deadline, () => timedOut);
+      const session: PageSession = await pool.acquire(claim, deadline, () => timedOut, timings);
       timings.context = Date.now() - started;
       return renderInSession(session, plan, deadline, timings, log);
     })();
 
+    /** The budget's end, naming the step that was under way and for how long. */
+    const budgetSpent = (cause?: unknown) => {
+      const under = deadline.underWay;
+      return new RenderTimeoutError(deadline.budgetMs, under ? { cause, step: under.step, stepElapsedMs: Date.now() - under.startedAt } : { cause });
+    };
+
     try {
       const result = await before(work, deadline.remaining(), () => {
         timedOut = true;
-        return new RenderTimeoutError(deadline.budgetMs);
+        return budgetSpent();
       });
       timings.total = Date.now() - started;
       return result;
@@ -93,11 +102,14 @@ export function createRenderer(options: RendererOptions): Renderer {
       // before the budget's own timer fires: that is the budget running out all the same.
       if (!timedOut && deadline.remaining() === 0) {
         timedOut = true;
-        error = new RenderTimeoutError(deadline.budgetMs, { cause: error });
+        error = error instanceof RenderTimeoutError ? error : budgetSpent(error);
       }
+      // A step past its own bound left its session (or its browser) stuck, as the budget's end would.
+      if (error instanceof RenderTimeoutError) timedOut = true;
       if (timedOut) {
         work.catch(noop);
         pool.recover(claim);
+        if (error instanceof RenderTimeoutError) error.timings = { ...timings, total: Date.now() - started };
         throw error;
       }
       if (claim.slot && !claim.slot.launched.browser.connected) {
@@ -113,10 +125,11 @@ export function createRenderer(options: RendererOptions): Renderer {
 
   return {
     render(plan, renderOptions) {
-      const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs);
+      const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs, Date.now(), options.stepBoundsMs);
       return pool.inTurn(() => run(plan, deadline));
     },
     anticipate: () => pool.anticipate(),
+    afterAnswer: (signal) => pool.afterAnswer(signal),
     warm: () => pool.warm(),
     close: () => supervisor.close(),
   };

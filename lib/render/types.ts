@@ -1,5 +1,8 @@
 import type { EgressProxy } from '../net/index.js';
 import type { RenderPlan } from './render-plan.js';
+import type { RenderStep } from '../step-bound.js';
+import type { LaunchedBrowser } from './browser/launch-browser.js';
+import type { SessionFactory } from './browser/browser-session.js';
 
 /**
  * Where the layers write what is worth a log line (a page that did not settle):
@@ -24,6 +27,14 @@ export type Renderer = {
   warm(): Promise<void>;
   /** A render is coming: start opening the isolated session of the render after it (see browser/session-pool.ts). */
   anticipate(): void;
+  /**
+   * The answer is out: does the work of isolation left for after it (with
+   * `postResponse`): closes the used session, opens the next one, replaces a
+   * worn or lost browser. When `signal` aborts (the bound of the
+   * post-response phase), whatever is still under way is abandoned and the
+   * browser killed, so the next render launches a new one.
+   */
+  afterAnswer(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -48,4 +59,17 @@ export type RendererOptions = {
   log?: RenderLog;
   /** Renders one browser serves before it is replaced (default 50: see browser/session-pool.ts). */
   rendersPerBrowser?: number;
+  /** Bounds of the steps of a render, over `STEP_BOUNDS_MS` (tests use short ones). */
+  stepBoundsMs?: Partial<Record<RenderStep, number>>;
+  /**
+   * Wraps the session factory of each launched browser (given the real one).
+   * Tests use it to inject faults (a session whose opening never settles).
+   */
+  sessionFactory?: (launched: LaunchedBrowser, sessions: SessionFactory) => SessionFactory;
+  /**
+   * `afterAnswer()` is called after each answer, in a post-response phase
+   * (Lambda's, held open by an extension): the work of isolation waits for
+   * it instead of running alongside renders. Default false.
+   */
+  postResponse?: boolean;
 };

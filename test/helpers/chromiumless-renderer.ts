@@ -16,6 +16,7 @@ export function chromiumlessRenderer(): Renderer {
     },
     warm: async () => undefined,
     anticipate: () => undefined,
+    afterAnswer: async () => undefined,
     close: async () => undefined,
   };
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
-import { createRenderer, type Renderer } from '../../lib/render/index.js';
+import { createRenderer, type Renderer, type RendererOptions } from '../../lib/render/index.js';
 
 /** What the test servers listen on: allowed here as `npm start` allows it, everything else private stays refused. */
 export const LOCAL_TEST_HOSTS = ['127.0.0.1', 'localhost'];
@@ -20,9 +20,9 @@ export function localEgress(): Promise<EgressProxy> {
 /**
  * A renderer as the render tests use it: multi-process Chromium behind
  * `localEgress`, a 20-second budget, warmed (browser launched, first session
- * ready) before it is returned. Close it in `after`.
+ * ready) before it is returned; `options` override those. Close it in `after`.
  */
-export async function warmRenderer(): Promise<Renderer> {
+export async function warmRenderer(options: Partial<RendererOptions> = {}): Promise<Renderer> {
   const logger = new Logger({ serviceName: 'docrender' });
   const renderer = createRenderer({
     mode: 'multi-process',
@@ -30,6 +30,7 @@ export async function warmRenderer(): Promise<Renderer> {
     egress: localEgress,
     // Its log lines go to a Powertools logger, as the service's do (render-app.ts).
     log: (level, message, details) => logger[level](message, details),
+    ...options,
   });
   await renderer.warm();
   return renderer;

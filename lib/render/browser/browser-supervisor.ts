@@ -32,6 +32,12 @@ export type BrowserSupervisor = {
   worn(s: BrowserSlot): boolean;
   /** Kills a browser (it hangs, or it is worn and idle); the next `slot()` launches another. */
   retire(s: BrowserSlot): void;
+  /**
+   * The post-response phase was cut off (the environment is frozen next):
+   * the current browser is killed and a launch under way is killed when it
+   * lands, so nothing half-done waits for the next render, which launches anew.
+   */
+  abandon(): void;
   readonly closed: boolean;
   close(): Promise<void>;
 };
@@ -53,13 +59,15 @@ export function createBrowserSupervisor(options: SupervisorOptions): BrowserSupe
   let slot: BrowserSlot | undefined;
   let launching: Promise<BrowserSlot> | undefined;
   let closed = false;
+  // Bumped by abandon(): a launch begun before then is killed when it lands.
+  let generation = 0;
 
   const retire = (s: BrowserSlot) => {
     if (slot === s) slot = undefined;
     s.launched.kill();
   };
 
-  const launch = async (): Promise<BrowserSlot> => {
+  const launch = async (started: number): Promise<BrowserSlot> => {
     const egress = await options.egress();
     const launched = await launchBrowser({
       mode,
@@ -75,9 +83,9 @@ export function createBrowserSupervisor(options: SupervisorOptions): BrowserSupe
       throw error;
     }
     const s: BrowserSlot = { launched, sessions, spares: [], served: 0, active: 0 };
-    if (closed) {
+    if (closed || started !== generation) {
       launched.kill();
-      throw new RenderError('The renderer is closed');
+      throw new RenderError(closed ? 'The renderer is closed' : 'The launch was abandoned');
     }
     launched.browser.once('disconnected', () => {
       if (slot === s) slot = undefined;
@@ -96,15 +104,22 @@ export function createBrowserSupervisor(options: SupervisorOptions): BrowserSupe
       } else if (slot) {
         retire(slot);
       }
-      launching ??= launch().finally(() => {
-        launching = undefined;
+      if (launching) return launching;
+      const attempt: Promise<BrowserSlot> = launch(generation).finally(() => {
+        if (launching === attempt) launching = undefined;
       });
-      return launching;
+      launching = attempt;
+      return attempt;
     },
     current: () => slot,
     usable: (s) => !closed && slot === s && s.launched.browser.connected && s.served < rendersPerBrowser,
     worn: (s) => s.served >= rendersPerBrowser,
     retire,
+    abandon() {
+      generation += 1;
+      launching = undefined;
+      if (slot) retire(slot);
+    },
     get closed() {
       return closed;
     },

@@ -1,6 +1,7 @@
 import type { Page, ScreenshotOptions } from 'puppeteer-core';
 import { waitAllowanceMs, within, type Deadline } from '../../deadline.js';
-import { RenderError } from '../../errors.js';
+import { RenderError, RenderTimeoutError } from '../../errors.js';
+import { step } from '../../step-bound.js';
 import { MAX_IMAGE_PIXELS } from '../../image-limits.js';
 import type { PageSession } from '../browser/browser-session.js';
 import { PlanStepError } from '../errors.js';
@@ -13,6 +14,9 @@ export const ELEMENT_WAIT_MS = 15_000;
 
 /** Tallest full-page capture, in CSS pixels; the rest of a longer page is cut off. */
 export const MAX_FULL_PAGE_CSS_HEIGHT = MAX_IMAGE_PIXELS;
+
+/** How long a question to the page about its content may take (a page whose scripts spin never answers). */
+const PAGE_QUERY_MS = 2_000;
 
 /** How long a full-page capture may spend scrolling through the page to wake lazy content. */
 const LAZY_SCROLL_MS = 2_000;
@@ -53,7 +57,7 @@ export async function captureScreenshot(
     if (quality !== undefined) out.quality = quality;
     // Image pixels per CSS pixel, so the overlay's margin and radius keep their CSS size on a 2× shot.
     const scale = (screen.viewport.deviceScaleFactor ?? 1) * (shot.target.kind === 'clip' ? shot.target.clip.scale : 1);
-    const body = await composeOverlay(side, { data, type: 'png', width, height, scale }, overlay, out);
+    const body = await step(deadline, 'capture', composeOverlay(side, { data, type: 'png', width, height, scale }, overlay, out));
     return { body, contentType: CONTENT_TYPES[type] };
   } finally {
     await side.close().catch(() => undefined);
@@ -74,18 +78,18 @@ async function shoot(
       return await shootElement(page, target.selector, base, deadline);
     case 'fullPage': {
       await wakeLazyContent(session, deadline);
-      const height = await page.evaluate(() => document.documentElement.scrollHeight).catch(() => 0);
+      const height = await within(page.evaluate(() => document.documentElement.scrollHeight).catch(() => 0), PAGE_QUERY_MS, 0);
       const maxHeight = maxFullPageHeight(viewport.deviceScaleFactor ?? 1);
       if (height <= maxHeight) {
-        return await capture(page, { ...base, fullPage: true, captureBeyondViewport: target.captureBeyondViewport });
+        return await capture(page, { ...base, fullPage: true, captureBeyondViewport: target.captureBeyondViewport }, deadline);
       }
-      return await capture(page, { ...base, clip: { x: 0, y: 0, width: viewport.width, height: maxHeight }, captureBeyondViewport: true });
+      return await capture(page, { ...base, clip: { x: 0, y: 0, width: viewport.width, height: maxHeight }, captureBeyondViewport: true }, deadline);
     }
     case 'clip':
-      return await capture(page, { ...base, clip: target.clip, captureBeyondViewport: target.captureBeyondViewport });
+      return await capture(page, { ...base, clip: target.clip, captureBeyondViewport: target.captureBeyondViewport }, deadline);
     case 'viewport':
       // A capture of the viewport cannot reach beyond it (puppeteer sets false whatever is asked).
-      return await capture(page, { ...base, captureBeyondViewport: false });
+      return await capture(page, { ...base, captureBeyondViewport: false }, deadline);
   }
 }
 
@@ -98,11 +102,13 @@ export function maxFullPageHeight(deviceScaleFactor: number): number {
   return Math.min(MAX_FULL_PAGE_CSS_HEIGHT, Math.floor(MAX_IMAGE_PIXELS / Math.max(deviceScaleFactor, 0.1)));
 }
 
-async function capture(page: Page, options: ScreenshotOptions): Promise<Buffer> {
+async function capture(page: Page, options: ScreenshotOptions, deadline: Deadline): Promise<Buffer> {
   try {
-    const data = await page.screenshot(options);
+    // puppeteer's screenshot has no timeout of its own: a page that stopped drawing would hold it for the whole budget.
+    const data = await step(deadline, 'capture', page.screenshot(options));
     return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
+    if (error instanceof RenderTimeoutError) throw error;
     throw new RenderError('Capturing the screenshot failed', { cause: error });
   }
 }
@@ -119,9 +125,10 @@ async function shootElement(page: Page, selector: string, base: ScreenshotOption
   }
   if (!element) throw new PlanStepError('element', notFound);
   try {
-    const data = await element.screenshot(base);
+    const data = await step(deadline, 'capture', element.screenshot(base));
     return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
+    if (error instanceof RenderTimeoutError) throw error;
     // The element can vanish or collapse between being found and being shot.
     if (/not visible|no longer attached|detached/i.test((error as Error).message)) {
       throw new PlanStepError('element', notFound, { cause: error });
@@ -141,7 +148,7 @@ async function wakeLazyContent(session: PageSession, deadline: Deadline): Promis
   const { page } = session;
   // Only scripts and loading="lazy" hold content back until it is scrolled to: a page with neither
   // (most generated documents) is complete as it stands, and scrolling through it is wasted time.
-  const lazy = await page.evaluate(LAZY_CONTENT_POSSIBLE).catch(() => true);
+  const lazy = await within(page.evaluate(LAZY_CONTENT_POSSIBLE).catch(() => true), PAGE_QUERY_MS, true);
   if (lazy === false) return;
   const scrollMs = Math.min(LAZY_SCROLL_MS, waitAllowanceMs(deadline));
   await within(page.evaluate(scrollThroughPage(MAX_FULL_PAGE_CSS_HEIGHT, scrollMs)).catch(() => undefined), scrollMs + 500, undefined);

@@ -1,6 +1,7 @@
 import type { Page } from 'puppeteer-core';
 import type { Deadline } from '../../deadline.js';
-import { RenderError } from '../../errors.js';
+import { RenderError, RenderTimeoutError } from '../../errors.js';
+import { step } from '../../step-bound.js';
 import { PlanStepError } from '../errors.js';
 import type { PdfPlan } from '../render-plan.js';
 
@@ -9,10 +10,14 @@ const HEADER_FOOTER_PROBLEM =
 
 /** Prints the loaded page to a PDF as the plan asks. */
 export async function printPdf(page: Page, plan: Pick<PdfPlan, 'print' | 'headerFooter'>, deadline: Deadline): Promise<Buffer> {
+  const printing = page.pdf({ ...plan.print, timeout: Math.max(1, deadline.remaining()) });
   try {
-    const data = await page.pdf({ ...plan.print, timeout: Math.max(1, deadline.remaining()) });
+    // Printing is bounded by what is left of the budget rather than the capture bound: a long document
+    // prints for as long as it needs, and a print that hangs still fails naming its step.
+    const data = await step(deadline, 'capture', printing, { boundMs: deadline.remaining() });
     return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
+    if (error instanceof RenderTimeoutError) throw error;
     const message = (error as Error).message;
     // Chromium checks ranges against the real page count, which validation cannot know.
     if (/page range/i.test(message)) {

@@ -6,6 +6,7 @@
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from '../../deadline.js';
 import { RenderError } from '../../errors.js';
+import { step } from '../../step-bound.js';
 import { PlanStepError } from '../errors.js';
 import type { PageSession, RequestFilter } from '../browser/browser-session.js';
 import type { PagePlan, ScreenPlan } from '../render-plan.js';
@@ -18,6 +19,14 @@ import { assertSelector } from './selectors.js';
 import { AUTO_SETTLE_MAX_MS, trackCurrentDocument, waitForSettled } from './settle.js';
 
 const noop = () => undefined;
+
+/**
+ * Past the waits' own timeouts, how long navigation and the wait may take
+ * before their step gives up: puppeteer's timeouts answer first (a
+ * navigation timeout is the caller's 400); this only catches a CDP call that
+ * is never answered.
+ */
+const STEP_GRACE_MS = 1_000;
 
 /** What the wait steps share: the session, the plan, the deadline, the phase timings, and the ad blocker when loading. */
 type LoadContext = {
@@ -53,19 +62,22 @@ export async function loadPage(
   // A failure matters only to a render that needed the engine, and that one reports it.
   engineLoading?.catch(noop);
   session.policy.filter = plan.adblock ? adblockFilter(engineLoading, plan.source.kind === 'url' ? plan.source.url : 'about:blank') : null;
-  await Promise.all([
+  await step(deadline, 'setup', Promise.all([
     applyPageOptions(session, plan, screen),
     plan.cookieConsent ? prepareCookieConsent(page) : disableCookieConsent(page),
-  ]);
+  ]));
   timings.setup = Date.now() - started;
 
   started = Date.now();
-  await navigate(session, plan, deadline);
+  await step(deadline, 'navigation', navigate(session, plan, deadline), { boundMs: Math.max(1, waitAllowanceMs(deadline)) + STEP_GRACE_MS });
   timings.navigate = Date.now() - started;
 
   started = Date.now();
   const context: LoadContext = { session, plan, deadline, timings, engineLoading, log };
-  for (const step of WAIT_STEPS) await step(context);
+  const waitAsAsked = async () => {
+    for (const wait of WAIT_STEPS) await wait(context);
+  };
+  await step(deadline, 'wait', waitAsAsked(), { boundMs: waitAllowanceMs(deadline) + STEP_GRACE_MS });
   timings.wait = Date.now() - started;
 }
 

@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createHttpApi, type LocalHttpApi } from '../../../lib/local/http-api.js';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ScheduledEvent } from 'aws-lambda';
 import { createLambdaRuntime, type LambdaRuntime } from '../../../lib/local/lambda-runtime.js';
 import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/local/local-aws.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { recorded } from './fixtures/handlers/jobs.js';
 
 /** A fixed directory: FIXTURE_OUT is part of the resolved configuration, and a fixed value keeps osls' answer cached. */
@@ -255,5 +256,23 @@ describe('createHttpApi', () => {
 
     // Assess
     assert.equal(response.status, 404);
+  });
+  it('answers the client before the post-response work of an extension ends', async () => {
+    // Prepare: the work after the answer waits for a file that only this test creates
+    const dir = mkdtempSync(path.join(tmpdir(), 'docrender-http-post-response-'));
+    const go = path.join(dir, 'go');
+    const marker = path.join(dir, 'done');
+
+    // Act
+    const response = await fetch(`${baseUrl}/afterwork`, { method: 'POST', body: JSON.stringify({ go, marker }) });
+    const body = (await response.json()) as { registered: boolean };
+    const doneAtAnswer = existsSync(marker);
+    writeFileSync(go, '');
+
+    // Assess
+    assert.equal(response.status, 200);
+    assert.equal(body.registered, true);
+    assert.equal(doneAtAnswer, false, 'the client waited for the post-response work');
+    await waitFor('the post-response work done', () => (existsSync(marker) ? true : undefined), 10_000);
   });
 });

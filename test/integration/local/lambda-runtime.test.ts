@@ -1,12 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLambdaRuntime, type Invocation, type LambdaRuntime } from '../../../lib/local/lambda-runtime.js';
 import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/local/local-aws.js';
 import type { LocalFunction } from '../../../lib/local/service-definition.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 /** What the fixture's lifecycle handler reports about the instance it ran in. */
 type Report = { pid: number; invocations: number; mostActive: number; timerRuns: number; env: Record<string, string> };
@@ -116,6 +117,98 @@ describe('createLambdaRuntime', () => {
     assert.equal(!timedOut.ok && timedOut.timedOut, true);
     assert.equal(countAfter, 0);
     assert.ok(errors.some((line) => /Task timed out after 1\.00 seconds/.test(line)));
+  });
+
+  describe('the Extensions API: the post-response phase', () => {
+    type Answer = { pid: number; registered: boolean; invocations: number };
+    const answerOf = (invocation: Invocation) => {
+      assert.ok(invocation.ok, `invocation failed: ${invocation.ok ? '' : invocation.error.message}`);
+      return invocation.result as Answer;
+    };
+    const frozen = (pid: number) => waitFor(`process ${pid} frozen`, () => (processState(pid) === 'T' ? true : undefined));
+
+    it('answers before the post-response work ends, gives a busy instance no invocation, and freezes it once the work is done', async () => {
+      // Prepare: the work after the answer waits for a file that only this test creates
+      const dir = mkdtempSync(path.join(tmpdir(), 'docrender-post-response-'));
+      const go = path.join(dir, 'go');
+      const marker = path.join(dir, 'done');
+
+      // Act: the invocation answers while its extension still works
+      const first = await runtime.invoke(fn('afterwork'), { go, marker });
+      const answer = answerOf(first);
+      const doneAtAnswer = existsSync(marker);
+      const stateAtAnswer = processState(answer.pid);
+      // One arriving meanwhile
+      const second = await runtime.invoke(fn('afterwork'), {});
+      const secondEnd = await second.ended;
+      writeFileSync(go, '');
+      const end = await first.ended;
+
+      // Assess: the answer came first; the instance stayed busy, so the next invocation started another
+      assert.equal(answer.registered, true);
+      assert.equal(doneAtAnswer, false, 'the post-response work had ended before the answer came back');
+      assert.notEqual(stateAtAnswer, 'T', 'frozen while its extension still worked');
+      assert.notEqual(answerOf(second).pid, answer.pid, 'an instance in its post-response phase was given the next invocation');
+      assert.equal(secondEnd?.outcome, 'frozen');
+      // The work ended, then the freeze; the instance is free again
+      assert.equal(end?.outcome, 'frozen');
+      assert.ok(existsSync(marker));
+      await frozen(answer.pid);
+      const third = answerOf(await runtime.invoke(fn('afterwork'), {}));
+      assert.ok([answer.pid, answerOf(second).pid].includes(third.pid));
+      assert.equal(runtime.instanceCount('afterwork'), 2);
+    });
+
+    it("cuts off, by the extension's own bound, work that ignores it: the instance still freezes and stays", async () => {
+      // Prepare
+      const dir = mkdtempSync(path.join(tmpdir(), 'docrender-post-response-'));
+      const marker = path.join(dir, 'done');
+      const abortMarker = path.join(dir, 'aborted');
+
+      // Act: work that never ends, with a bound of 300 ms
+      const invocation = await runtime.invoke(fn('afterwork-bounded'), { ignoreAbort: true, marker, abortMarker });
+      const end = await invocation.ended;
+
+      // Assess
+      const { pid } = answerOf(invocation);
+      assert.equal(end?.outcome, 'frozen');
+      assert.ok(existsSync(abortMarker), 'the work was not told it was cut off');
+      assert.equal(existsSync(marker), false);
+      await frozen(pid);
+      assert.equal(answerOf(await runtime.invoke(fn('afterwork-bounded'), {})).pid, pid);
+    });
+
+    it('cuts off an extension that never asks for the next event at the invocation deadline, and discards its instance', async () => {
+      // Act
+      const invocation = await runtime.invoke(fn('stuck-extension'), {});
+      const answer = invocation.ok ? (invocation.result as { pid: number; shutdownStatus: number; registerStatus: number; lateRegistration: number; eventType: string }) : undefined;
+      const countAtAnswer = runtime.instanceCount('stuck-extension');
+      const end = await invocation.ended;
+
+      // Assess: the answer came; the protocol held (no SHUTDOWN for an internal extension, no registration after INIT)
+      assert.ok(answer, 'the invocation failed');
+      assert.deepEqual(
+        { shutdownStatus: answer.shutdownStatus, registerStatus: answer.registerStatus, lateRegistration: answer.lateRegistration, eventType: answer.eventType },
+        { shutdownStatus: 400, registerStatus: 200, lateRegistration: 403, eventType: 'INVOKE' },
+      );
+      assert.equal(countAtAnswer, 1);
+      // Cut off: reported, and the environment reset (the next invocation gets a new one)
+      assert.equal(end?.outcome, 'cut-off');
+      assert.equal(runtime.instanceCount('stuck-extension'), 0);
+      assert.ok(errors.some((line) => /Task timed out after 1\.00 seconds in the post-response phase \(extension stuck /.test(line)), errors.join('\n'));
+      await waitFor('the cut-off instance gone', () => (isAlive(answer.pid) ? undefined : true));
+    });
+
+    it('ends the invocation of a function without extensions with its answer, as before', async () => {
+      // Act: the next invocation comes right as the first answers
+      const first = await runtime.invoke(fn('lifecycle'), {});
+      const second = await runtime.invoke(fn('lifecycle'), {});
+      const end = await first.ended;
+
+      // Assess: the instance was free at once
+      assert.equal(report(second).pid, report(first).pid);
+      assert.deepEqual(end, { outcome: 'frozen', postResponseMs: 0 });
+    });
   });
 
   it('leaves no process behind once stopped, frozen instances included', async () => {

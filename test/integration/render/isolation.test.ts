@@ -55,8 +55,33 @@ const looker = `<p id="o">looking</p><img src="/cached.svg"><script>
   ]).then((seen) => out(seen.join(' ') + ' done'), (error) => out('failed ' + error));
 </script>`;
 
-for (const mode of ['multi-process', 'single-process'] as ChromiumMode[]) {
-  describe(`renderer › isolation between renders (${mode})`, () => {
+/**
+ * The renderer as a rendering function uses it with a post-response phase:
+ * after each answer (success or failure) comes `afterAnswer()`, where the
+ * used session closes and the next one opens.
+ */
+function withPostResponse(renderer: Renderer): Renderer {
+  return {
+    ...renderer,
+    async render(input, options) {
+      try {
+        return await renderer.render(input, options);
+      } finally {
+        await renderer.afterAnswer(AbortSignal.timeout(10_000));
+      }
+    },
+  };
+}
+
+const variants = [
+  { mode: 'multi-process', postResponse: false },
+  { mode: 'single-process', postResponse: false },
+  { mode: 'multi-process', postResponse: true },
+  { mode: 'single-process', postResponse: true },
+] satisfies Array<{ mode: ChromiumMode; postResponse: boolean }>;
+
+for (const { mode, postResponse } of variants) {
+  describe(`renderer › isolation between renders (${mode}${postResponse ? ', isolation work after the answer' : ''})`, () => {
     let renderer: Renderer;
     let site: TestServer;
     let cachedFetches = 0;
@@ -92,8 +117,9 @@ for (const mode of ['multi-process', 'single-process'] as ChromiumMode[]) {
         },
         '/spin': html('<p>spinning</p><script>window.addEventListener("load", () => setTimeout(() => { for (;;) {} }, 50))</script>'),
       });
-      renderer = createRenderer({ mode, timeoutMs: 20_000, egress: localEgress });
-      await renderer.warm();
+      const created = createRenderer({ mode, timeoutMs: 20_000, egress: localEgress, postResponse });
+      await created.warm();
+      renderer = postResponse ? withPostResponse(created) : created;
     });
     after(async () => {
       await renderer?.close();

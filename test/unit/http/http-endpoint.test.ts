@@ -9,6 +9,7 @@ import {
   NavigationError,
   NotFoundError,
   RenderError,
+  RenderStepTimeoutError,
   RenderTimeoutError,
   ValidationError,
 } from '../../../lib/errors.js';
@@ -456,6 +457,25 @@ describe('httpEndpoint quota', () => {
       assert.ok(res.status >= 500, `${error.name} answers ${res.status}`);
       assert.equal(endpoint.usedBy(LIMITED), 0, `${error.name} gives the unit back`);
     }
+  });
+
+  it("names the step that ran out of time, its elapsed time and the render's timings so far in the request's log line", async () => {
+    // Prepare
+    const error = new RenderStepTimeoutError('session', 5_004, 5_000);
+    error.timings = { spareLate: 1_500, total: 5_010 };
+    const endpoint = build({ spendsQuota: true, handle: async () => { throw error; } });
+
+    // Act
+    const res = await endpoint.call(event({ body: VALID }));
+
+    // Assess
+    assert.equal(res.status, 504);
+    assert.match(String(res.body.message), /step "session" did not finish within its bound of 5000 ms \(5004 ms elapsed\)/);
+    const line = endpoint.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((entry) => entry.message === 'request');
+    assert.equal(line?.step, 'session');
+    assert.equal(line?.stepElapsedMs, 5_004);
+    assert.equal(line?.error, 'RenderStepTimeoutError');
+    assert.deepEqual(line?.timings, { spareLate: 1_500, total: 5_010 });
   });
 
   it('gives the unit back when the handler answers a 5xx without throwing', async () => {
