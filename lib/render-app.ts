@@ -80,6 +80,7 @@ function start(): Started {
   const renderer = createRenderer({
     mode: config.chromiumMode,
     executablePath: config.chromiumPath,
+    chromiumPackDir: config.chromiumPackDir,
     timeoutMs: config.renderTimeoutMs,
     // The layers' log lines (a page that did not settle) go through the one logger, with the Lambda context.
     log: (level, message, details) => void deps.then(({ logger }) => logger[level](message, details)),

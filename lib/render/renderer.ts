@@ -58,6 +58,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   const supervisor = createBrowserSupervisor({
     mode: options.mode,
     ...(options.executablePath ? { executablePath: options.executablePath } : {}),
+    ...(options.chromiumPackDir ? { chromiumPackDir: options.chromiumPackDir } : {}),
     egress: options.egress ?? sharedEgressProxy,
     rendersPerBrowser: options.rendersPerBrowser ?? RENDERS_PER_BROWSER,
     sessionsFor: async (launched) => {

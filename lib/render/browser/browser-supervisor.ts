@@ -45,6 +45,8 @@ export type BrowserSupervisor = {
 export type SupervisorOptions = {
   mode: ChromiumMode;
   executablePath?: string;
+  /** The Chromium layer's zstd pack, when no `executablePath` is given. */
+  chromiumPackDir?: string;
   egress: () => Promise<EgressProxy>;
   rendersPerBrowser: number;
   /** Opens sessions in a launched browser; loaded once the process is starting (see renderer.ts). */
@@ -67,7 +69,12 @@ export function createBrowserSupervisor(options: SupervisorOptions): BrowserSupe
 
   const launch = async (started: number): Promise<BrowserSlot> => {
     const egress = await options.egress();
-    const launched = await launchBrowser(options.executablePath ? { mode, egress, executablePath: options.executablePath } : { mode, egress });
+    const launched = await launchBrowser({
+      mode,
+      egress,
+      ...(options.executablePath ? { executablePath: options.executablePath } : {}),
+      ...(options.chromiumPackDir ? { chromiumPackDir: options.chromiumPackDir } : {}),
+    });
     let sessions: SessionFactory;
     try {
       sessions = await options.sessionsFor(launched);
