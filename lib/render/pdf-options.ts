@@ -31,8 +31,8 @@ export function toPdfOptions(pdf: PdfOptionsOutput | null | undefined): PDFOptio
     preferCSSPageSize: o.preferCSSPageSize ?? false,
     omitBackground: o.omitBackground ?? false,
     outline: o.outline ?? false,
-    // An outline is built from the structure tree, so it needs a tagged PDF.
-    tagged: o.outline === true ? true : (o.tagged ?? false),
+    // An outline is built from the structure tree, so it needs a tagged PDF; PDF/UA is a tagged PDF.
+    tagged: o.outline === true || o.pdfua === true ? true : (o.tagged ?? false),
     displayHeaderFooter,
   };
   if (o.scale != null) options.scale = o.scale;

@@ -1,5 +1,7 @@
 import type { Deadline } from './deadline.js';
+import { finishPdf } from '../finishing/finish-pdf.js';
 import { captureScreenshot, screenFor } from './capture-screenshot.js';
+import { finishingSteps, readPageFacts, resolveInvoice, wantsFinishing } from './finishing-plan.js';
 import { loadPage } from './load-page.js';
 import { resolvePageSource } from './page-source.js';
 import type { PageSession } from './page-session.js';
@@ -15,11 +17,18 @@ export async function renderInSession(
 ): Promise<RenderResult> {
   const source = resolvePageSource(input.page);
   if (input.output === 'PDF') {
+    // The invoice XML is checked before the page loads: a bad one is a 400 with nothing rendered.
+    const invoice = resolveInvoice(input.pdf, input.page);
     await loadPage(session, input.page, source, deadline, null, timings);
+    const facts = wantsFinishing(input.pdf) ? await readPageFacts(session.page) : {};
     const started = Date.now();
-    const body = await printPdf(session.page, input.pdf, deadline);
+    const printed = await printPdf(session.page, input.pdf, deadline);
     timings.capture = Date.now() - started;
-    return { body, contentType: 'application/pdf', output: 'PDF', timings };
+    if (!wantsFinishing(input.pdf)) return { body: printed, contentType: 'application/pdf', output: 'PDF', timings };
+    const finishing = Date.now();
+    const finished = await finishPdf(printed, finishingSteps(input.pdf, facts, invoice));
+    timings.finish = Date.now() - finishing;
+    return { body: Buffer.from(finished.buffer, finished.byteOffset, finished.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
   }
   const screen = screenFor(input.screenshot);
   await loadPage(session, input.page, source, deadline, screen, timings);
