@@ -65,6 +65,46 @@ describe('e-invoices (Mustang)', () => {
     }
   }
 
+  it('an xmlTemplate that renders malformed XML answers 400 naming it, with the parser reason and line', async () => {
+    // Act
+    const res = await service.request('/v1/pdf', {
+      json: { page: { htmlTemplate: b64(INVOICE_PAGE), templateData: INVOICE_DATA }, pdf: { eInvoice: { xmlTemplate: b64('<rsm:CrossIndustryInvoice xmlns:rsm="u">\n<a>{{number}}</b>\n</rsm:CrossIndustryInvoice>') } } },
+    });
+    // Assess
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { fields: Record<string, string> };
+    assert.deepEqual(Object.keys(body.fields), ['pdf.eInvoice.xmlTemplate']);
+    assert.match(body.fields['pdf.eInvoice.xmlTemplate'] ?? '', /^Not well-formed XML: .*line 2/);
+  });
+
+  it('an xmlTemplate of another profile than the one given answers 400 naming both fields', async () => {
+    // Act
+    const res = await service.request('/v1/pdf', {
+      json: { page: { htmlTemplate: b64(INVOICE_PAGE), templateData: INVOICE_DATA }, pdf: { eInvoice: { profile: 'EXTENDED', xmlTemplate: b64(invoiceXmlTemplate('BASIC')) } } },
+    });
+    // Assess
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { fields: Record<string, string> };
+    assert.deepEqual(Object.keys(body.fields).sort(), ['pdf.eInvoice.profile', 'pdf.eInvoice.xmlTemplate']);
+  });
+
+  it('a stored template carries the e-invoice: rendering it with data embeds the filled XML', async () => {
+    // Prepare
+    const created = await service.request('/v1/templates', {
+      json: { name: 'E-invoice', variables: { page: { htmlTemplate: b64(INVOICE_PAGE) }, pdf: { metadata: { author: 'Billing' }, eInvoice: { xmlTemplate: b64(invoiceXmlTemplate('EN 16931')) } } } },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const { id } = (await created.json()) as { id: string };
+    // Act
+    const res = await service.request(`/v1/template/${id}`, { json: { page: { templateData: INVOICE_DATA } } });
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const doc = await PDFDocument.load(new Uint8Array(await res.arrayBuffer()), { updateMetadata: false });
+    assert.equal(Buffer.from(doc.getAttachments()[0]?.data ?? []).toString('utf8'), invoiceXml('EN 16931'));
+    assert.equal(doc.getAuthor(), 'Billing');
+    assert.equal(doc.getTitle(), 'Rechnung INV-2041', 'the title defaults to the page title');
+  });
+
   it('xmlTemplate filled by the service is the same XML the caller would write (XML escaping, not HTML)', () => {
     for (const profile of PROFILES) {
       const fromTemplate = made.find((m) => m.profile === profile && m.source === 'xmlTemplate');
