@@ -81,7 +81,7 @@ describe('archiveStep', () => {
     assert.equal(page.get(PDFName.of('Tabs')), PDFName.of('S'));
     const annot = page.lookup(PDFName.of('Annots'), PDFArray).lookup(0, PDFDict);
     assert.match(annot.lookup(PDFName.of('Contents'))?.toString() ?? '', /./);
-    const content = Buffer.from(decodePDFRawStream(page.lookup(PDFName.of('Contents'), PDFRawStream)).decode()).toString('latin1');
+    const content = Buffer.from(decodePDFRawStream(page.lookup(PDFName.of('Contents')) as PDFRawStream).decode()).toString('latin1');
     assert.match(content, /\/Artifact BMC\n0 0 10 10 re f\nEMC/);
     assert.match(content, /\/Artifact BMC\n0 0 m 5 5 l S\nEMC/);
     assert.match(content, /\/P <<\/MCID 0>> BDC BT \/F1 12 Tf \(Tagged \\\(x\\\)\) Tj ET EMC/, 'tagged content untouched');
