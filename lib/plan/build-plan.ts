@@ -14,6 +14,7 @@ import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import { VIEWPORT_FALLBACK, type PageOptionsOutput, type PdfOptionsOutput, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { renderHandlebars } from '../templates/handlebars.js';
+import { pdfFinishingPlan } from './pdf-finishing-plan.js';
 
 /**
  * Stands in for the header or footer the caller did not give: Chromium reads
@@ -28,7 +29,7 @@ export const HEADER_FOOTER_MARGIN = '1.5cm';
 export function buildRenderPlan(input: RenderInput): RenderPlan {
   if (input.output === 'PDF') {
     const { print, headerFooter } = printPlan(input.pdf);
-    const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page), print, headerFooter, finishing: {} };
+    const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData) };
     return plan;
   }
   const screenshot = input.screenshot ?? {};
@@ -204,8 +205,8 @@ export function printPlan(pdf: PdfOptionsOutput | null | undefined): Pick<PdfPla
     preferCSSPageSize: o.preferCSSPageSize ?? defaults.preferCSSPageSize,
     omitBackground: o.omitBackground ?? defaults.omitBackground,
     outline: o.outline ?? defaults.outline,
-    // An outline is built from the structure tree, so it needs a tagged PDF.
-    tagged: o.outline === true ? true : (o.tagged ?? defaults.tagged),
+    // An outline is built from the structure tree, so it needs a tagged PDF; PDF/UA is a tagged PDF.
+    tagged: o.outline === true || o.pdfua === true ? true : (o.tagged ?? defaults.tagged),
     displayHeaderFooter,
   };
   if (o.scale != null) options.scale = o.scale;

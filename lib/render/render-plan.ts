@@ -81,7 +81,7 @@ export type PdfPlan = {
   /** puppeteer's `page.pdf()` options, defaults applied and header/footer decoded (the timeout is the deadline's). */
   print: PDFOptions;
   headerFooter: HeaderFooterGiven;
-  /** Operations on the printed PDF, after the output layer (lib/finishing); none yet. */
+  /** Operations on the printed PDF, after the output layer (lib/finishing): archive, attach. */
   finishing: FinishingPlan;
 };
 

@@ -1,3 +1,4 @@
+import type { PageFacts } from '../finishing/finishing-plan.js';
 import type { EgressProxy } from '../net/index.js';
 import type { RenderPlan } from './render-plan.js';
 
@@ -14,6 +15,8 @@ export type RenderResult = {
   output: 'PDF' | 'IMAGE';
   /** Milliseconds per phase (context, navigate, wait, capture…) for the request log line. */
   timings: Record<string, number>;
+  /** The page's title and language, read for the finishing when the plan's metadata leaves them out. */
+  pageFacts?: PageFacts;
 };
 
 /** What renders plans: one Chromium, its sessions and the layers (see renderer.ts). */

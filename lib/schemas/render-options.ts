@@ -14,6 +14,7 @@ import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defa
 import { tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
+import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
@@ -581,8 +582,8 @@ const PdfMarginSchema = closedObject({
   right: v.nullish(paperLength(true)),
 });
 
-/** PDF options. Nothing here depends on another field, so templates reuse it as is. */
-export const PdfOptionsSchema = closedObject({
+/** The fields of the PDF options. */
+const PdfOptionsObjectSchema = closedObject({
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
   displayHeaderFooter: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.displayHeaderFooter, description: 'headerHtml and footerHtml print only when this is true.' }),
   headerHtml: documented(v.nullish(base64Text(true)), { description: 'Base64 HTML print header; elements with the classes date, title, url, pageNumber, totalPages are filled in.' }),
@@ -598,7 +599,14 @@ export const PdfOptionsSchema = closedObject({
   omitBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.omitBackground }),
   outline: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.outline }),
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
+  ...pdfFinishingEntries,
 });
+
+/**
+ * PDF options. The only rules between fields are the finishing ones, inside
+ * this object, so templates reuse it as is.
+ */
+export const PdfOptionsSchema = v.pipe(PdfOptionsObjectSchema, pdfFinishingCheck<v.InferOutput<typeof PdfOptionsObjectSchema>>());
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
 export const StorageOptionsSchema = closedObject({

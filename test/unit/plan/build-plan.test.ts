@@ -83,6 +83,27 @@ describe('buildRenderPlan', () => {
     assert.equal(html.page.cookieConsent, false);
   });
 
+  it('plans the archive and attach stages from the pdf options, and fills the title and language the caller left out from the page', async () => {
+    // Prepare
+    const plan = buildRenderPlan({
+      output: 'PDF',
+      page: { html: b64('<p>x</p>') },
+      pdf: { metadata: { author: 'A' }, pdfua: true, attachments: [{ name: 'a.txt', content: b64('hi'), mimeType: 'text/plain' }] },
+    });
+    assert.ok(plan.output === 'PDF');
+
+    // Act
+    const steps = finishingSteps(plan.finishing, { title: 'Page title', language: 'de' });
+
+    // Assess
+    assert.equal(plan.print.tagged, true);
+    assert.equal(plan.finishing.archive?.metadata.author, 'A');
+    assert.equal(plan.finishing.archive?.metadata.title, undefined);
+    assert.equal(plan.finishing.archive?.pdfua, true);
+    assert.equal(plan.finishing.attach?.[0]?.name, 'a.txt');
+    assert.deepEqual(Object.keys(steps).sort(), ['archive', 'attach']);
+  });
+
   it('leaves the finishing seam: a PDF plan asks no finishing step, and its printed bytes are delivered as they are', async () => {
     // Prepare
     const plan = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') } });
