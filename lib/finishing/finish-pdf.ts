@@ -4,6 +4,8 @@
  * small function from PDF bytes to PDF bytes with its own typed errors).
  */
 
+import type { ProtectionOutput, WatermarkOutput } from '../schemas/pdf-finishing.js';
+
 /** One operation on a finished PDF. */
 export type PdfStep = (pdf: Uint8Array) => Promise<Uint8Array>;
 
@@ -29,4 +31,12 @@ export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps): Promise
     if (step) current = await step(current);
   }
   return current;
+}
+
+/** The finishing options a `pdf` object may carry. */
+export type FinishingOptions = { protection?: ProtectionOutput | null; watermark?: WatermarkOutput | null };
+
+/** Whether `pdf` asks for any finishing step. */
+export function wantsFinishing(pdf: FinishingOptions | null | undefined): boolean {
+  return pdf?.protection != null || pdf?.watermark != null;
 }
