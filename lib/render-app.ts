@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { AppDeps } from './app.js';
 import { loadConfig } from './config.js';
+import { withFinishing } from './finishing/finishing-renderer.js';
 import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from './net/index.js';
 import { createRenderer } from './render/index.js';
 import type { Renderer } from './render/types.js';
@@ -65,7 +66,7 @@ function start(): Started {
     const { appDeps } = await import('./app.js');
     return mark('app-loaded')({ ...appDeps(), renderer });
   });
-  const renderer = createRenderer({
+  const printer = createRenderer({
     mode: config.chromiumMode,
     executablePath: config.chromiumPath,
     timeoutMs: config.renderTimeoutMs,
@@ -80,6 +81,8 @@ function start(): Started {
       }),
   });
 
+  // Watermarks and protection are applied to the printed PDF inside the same time budget (lib/finishing).
+  const renderer = withFinishing(printer, config.renderTimeoutMs);
   const warming = renderer.warm().then(mark('browser-warm'));
   warming.then(spawned.stop, spawned.stop);
   // A failed warm-up is not fatal: the first render retries.
