@@ -1,4 +1,4 @@
-import { RenderError } from '../errors.js';
+import { MERGE_PART_CODE, RenderError, ValidationError } from '../errors.js';
 
 /**
  * A finishing step could not read or write the PDF the service printed: the
@@ -9,4 +9,16 @@ export class FinishingError extends RenderError {
   constructor(step: string, options: { cause?: unknown } = {}) {
     super(`Finishing the PDF failed at the ${step} step`, options);
   }
+}
+
+/**
+ * A part of a merge failed with a caller's error (a page that would not load,
+ * a bad range): the whole merge fails with that part's fields, keyed under
+ * `parts.<index>.`, and code `merge.part`. Nothing of a failed merge is
+ * charged (lib/http/quota-spend.ts and the job refund read the code).
+ */
+export function partFailure(error: unknown, index: number): unknown {
+  if (!(error instanceof ValidationError)) return error;
+  const fields = Object.fromEntries(Object.entries(error.fields).map(([field, problem]) => [`parts.${index}.${field}`, problem]));
+  return new ValidationError(fields, { message: `Part ${index} failed: ${error.message}`, code: MERGE_PART_CODE, cause: error });
 }

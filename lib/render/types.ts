@@ -1,10 +1,22 @@
 import type { EgressProxy } from '../net/index.js';
+import type { MergePdfOptionsOutput } from '../schemas/merge-requests.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput } from '../schemas/render-options.js';
 
 /** What to render: the page to load and the output to make of it. */
 export type RenderInput =
   | { output: 'PDF'; page: PageOptionsOutput; pdf?: PdfOptionsOutput | null }
   | { output: 'IMAGE'; page: PageOptionsOutput; screenshot?: ScreenshotOptionsOutput | null };
+
+/** One part of a merge once templates are resolved: a page to print, or an existing PDF (base64). */
+export type MergePartInput =
+  | { page: PageOptionsOutput; pdf?: PdfOptionsOutput | null; title?: string | null }
+  | { document: string; title?: string | null };
+
+/** A merge (`POST /v1/pdf/merge`): parts printed one after another, assembled, then finished (lib/finishing). */
+export type MergeInput = { output: 'PDF'; parts: MergePartInput[]; pdf?: MergePdfOptionsOutput | null };
+
+/** What a delivery or a job produces: one render, or a merge of several. */
+export type DocumentInput = RenderInput | MergeInput;
 
 export type RenderResult = {
   body: Buffer;
@@ -21,6 +33,11 @@ export type Renderer = {
   /** A render is coming: start opening the isolated session of the render after it (see renderer.ts). */
   anticipate(): void;
   close(): Promise<void>;
+};
+
+/** A renderer that also merges: the finishing renderer (lib/finishing) the endpoints and jobs use. */
+export type DocumentRenderer = Omit<Renderer, 'render'> & {
+  render(input: DocumentInput, options?: { timeoutMs?: number }): Promise<RenderResult>;
 };
 
 /** How Chromium runs: separate processes, or everything in one (what Lambda images often force). */

@@ -79,3 +79,29 @@ export function pageCountOf(pdf: Uint8Array, args: string[] = []): number {
   if (!match) throw new Error(`pdfinfo read no page count: ${info.stderr}`);
   return Number(match[1]);
 }
+
+/** The raw (still encoded) bytes of each content stream of each page, read by qpdf. */
+export function pageContentStreams(pdf: Uint8Array, args: string[] = []): Buffer[][] {
+  return withFile(pdf, (path) => {
+    const pages = run('qpdf', [...args, '--show-pages', path]);
+    if (pages.status !== 0) throw new Error(`qpdf --show-pages failed: ${pages.stderr}`);
+    const result: Buffer[][] = [];
+    for (const line of pages.stdout.split('\n')) {
+      if (/^page \d+:/.test(line)) result.push([]);
+      const content = /^\s+(\d+) (\d+) R$/.exec(line);
+      if (content && result.length > 0) {
+        const raw = spawnSync('qpdf', [...args, `--show-object=${content[1]},${content[2]}`, '--raw-stream-data', path], { maxBuffer: 64 * 1024 * 1024 });
+        (result[result.length - 1] as Buffer[]).push(raw.stdout);
+      }
+    }
+    return result;
+  });
+}
+
+/** One outline entry as qpdf's JSON gives it. */
+export type OutlineItem = { title: string; destpageposfrom1: number | null; kids: OutlineItem[] };
+
+/** The document's outline, read by qpdf. */
+export function outlineOf(pdf: Uint8Array, args: string[] = []): OutlineItem[] {
+  return (qpdfJson(pdf, [...args, '--json-key=outlines']).outlines ?? []) as OutlineItem[];
+}
