@@ -4,10 +4,10 @@ import { loadConfig } from './config.js';
 import { withFinishing } from './finishing/finishing-renderer.js';
 import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from './net/index.js';
 import { createRenderer } from './render/index.js';
-import type { Renderer } from './render/types.js';
+import type { DocumentRenderer } from './render/types.js';
 
 /** Dependencies of the functions that render: the shared ones plus the browser. */
-export type RenderDeps = AppDeps & { renderer: Renderer };
+export type RenderDeps = AppDeps & { renderer: DocumentRenderer };
 
 /** What a rendering function makes of its dependencies: its handler. */
 export type HandlerFactory<H> = (deps: RenderDeps) => H;

@@ -8,7 +8,9 @@ import { json } from '../http/responses.js';
 import type { HttpRequest, HttpResult } from '../http/types.js';
 import { newJobId } from '../jobs/job-ids.js';
 import { submitJob } from '../jobs/submit-job.js';
-import type { RenderInput } from '../render/types.js';
+import { mergeInput, mergeUnits } from '../finishing/merge-input.js';
+import type { DocumentInput, MergeInput, RenderInput } from '../render/types.js';
+import { MERGE_REQUEST_SCHEMAS, type MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput, StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 import {
   RENDER_REQUEST_SCHEMAS,
@@ -37,10 +39,12 @@ type Source = {
   schemas: Record<RenderDelivery, v.GenericSchema>;
   /** The render a direct request asks for; absent for templates, whose input is the request merged over the template. */
   input?: (body: RenderBody) => RenderInput;
+  /** A merge's parts, templates resolved and existing PDFs checked (before any quota is spent). */
+  merge?: true;
 };
 
 /** The sources of the table: the body schema of each delivery, and what to render. */
-const SOURCES: Record<RenderSource, Source> = {
+const SOURCES: Record<RenderSource | 'merge', Source> = {
   pdf: {
     schemas: RENDER_REQUEST_SCHEMAS.pdf,
     input: (body) => ({ output: 'PDF', page: body.page, pdf: body.pdf }),
@@ -52,9 +56,13 @@ const SOURCES: Record<RenderSource, Source> = {
   template: {
     schemas: RENDER_REQUEST_SCHEMAS.template,
   },
+  merge: {
+    schemas: MERGE_REQUEST_SCHEMAS,
+    merge: true,
+  },
 };
 
-type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpRequest<RenderBody>, input: RenderInput) => Promise<HttpResult>;
+type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpRequest<RenderBody>, input: DocumentInput) => Promise<HttpResult>;
 
 /** The deliveries of the table: what happens once the request passed every check and its quota unit is spent. */
 const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
@@ -92,24 +100,27 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
 };
 
 /**
- * One of the nine render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
- * `/v1/template/{id}/async`…): the source's schema for the delivery, the
+ * One of the twelve render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
+ * `/v1/template/{id}/async`, `/v1/pdf/merge`…): the source's schema for the delivery, the
  * template loaded first for a template (404 before 400), the render input
  * checked before the quota is spent (a 400 of the merged options ranks
  * before a 402), then the delivery.
  */
-export function renderEndpoint<D extends RenderDelivery>(source: RenderSource, delivery: D, deps: DeliveryDeps[D]) {
-  const { schemas, input } = SOURCES[source];
+export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 'merge', delivery: D, deps: DeliveryDeps[D]) {
+  const { schemas, input, merge } = SOURCES[source];
   const deliver = DELIVERIES[delivery] as Deliver<D>;
-  return httpEndpoint<v.GenericSchema, Template | undefined, RenderInput>(
+  return httpEndpoint<v.GenericSchema, Template | undefined, DocumentInput>(
     {
       name: delivery === 'raw' ? `render-${source}` : `render-${source}-${delivery}`,
       schema: schemas[delivery],
-      spendsQuota: true,
+      // A merge spends one unit per part that renders; an existing PDF costs nothing.
+      spendsQuota: merge ? (prepared) => mergeUnits(prepared as MergeInput) : true,
       begin: 'renderer' in deps ? () => deps.renderer.anticipate() : undefined,
-      preload: input ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
-      prepare: ({ body }, template) =>
-        input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput),
+      preload: input || merge ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
+      prepare: ({ body, caller }, template) => {
+        if (merge) return mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id));
+        return input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput);
+      },
       handle: (req, _template, prepared) => deliver(deps, req as HttpRequest<RenderBody>, prepared),
     },
     deps,

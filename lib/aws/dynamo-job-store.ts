@@ -8,7 +8,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobKey, JobStore } from '../jobs/job-store.js';
-import type { RenderInput } from '../render/types.js';
+import type { DocumentInput } from '../render/types.js';
 import { nestsWithin } from '../schemas/json-depth.js';
 import { awsErrorName, storageError } from './errors.js';
 
@@ -26,7 +26,7 @@ export const JOB_INPUTS_PREFIX = 'job-inputs/';
 
 type Item = Omit<Job, 'jobId' | 'input'> & {
   jobId: string;
-  input?: RenderInput;
+  input?: DocumentInput;
   /** S3 key of the input when it was too large (or too deeply nested) to keep in the item. */
   inputKey?: string;
 };
@@ -110,7 +110,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
       if (job.input) return job.input;
       try {
         const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: inputKey(job) }));
-        return JSON.parse(await object.Body!.transformToString('utf8')) as RenderInput;
+        return JSON.parse(await object.Body!.transformToString('utf8')) as DocumentInput;
       } catch (error) {
         throw storageError(`Reading a job input from bucket ${bucket}`, error);
       }

@@ -7,7 +7,7 @@ import type { FileStore } from '../files/file-store.js';
 import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
-import type { RenderInput, Renderer } from '../render/types.js';
+import type { DocumentInput, DocumentRenderer } from '../render/types.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
 import { RECORD_MARGIN_MS, type ConsumerClock } from './queue-consumer.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
@@ -20,7 +20,7 @@ export type RunJobDeps = {
   jobs: JobStore;
   queue: JobQueue;
   files: FileStore;
-  renderer: Pick<Renderer, 'render'>;
+  renderer: Pick<DocumentRenderer, 'render'>;
   logger: Logger;
   config: Pick<Config, 'webhookRetryDelaysSeconds'>;
   /** Where the quota unit of a job that failed on the service's side is given back. */
@@ -181,7 +181,9 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
  * The stored input checked again as a render request: it was valid when
  * queued, but a record written by an older version may not be.
  */
-function checkedInput(input: RenderInput): RenderInput {
+function checkedInput(input: DocumentInput): DocumentInput {
+  // A merge's parts were checked when queued (templates resolved, documents parsed); each part's render checks its own.
+  if ('parts' in input) return input;
   if (input.output === 'PDF') {
     const { page, pdf } = parseMergedOptions({ page: input.page, pdf: input.pdf });
     return { output: 'PDF', page, pdf };

@@ -12,6 +12,7 @@ import {
   WebhookOptionsSchema,
 } from '../schemas/render-options.js';
 import { TemplateCreateSchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
+import { MERGE_REQUEST_SCHEMAS } from '../schemas/merge-requests.js';
 
 /** Shared pieces, referenced from the request bodies as `#/components/schemas/<name>`. */
 const SHARED: Record<string, GenericSchema> = {
@@ -32,6 +33,9 @@ export const REQUEST_BODIES = {
   TemplateRenderRequest: RENDER_REQUEST_SCHEMAS.template.raw,
   TemplateRenderSyncRequest: RENDER_REQUEST_SCHEMAS.template.sync,
   TemplateRenderAsyncRequest: RENDER_REQUEST_SCHEMAS.template.async,
+  MergeRequest: MERGE_REQUEST_SCHEMAS.raw,
+  MergeSyncRequest: MERGE_REQUEST_SCHEMAS.sync,
+  MergeAsyncRequest: MERGE_REQUEST_SCHEMAS.async,
   TemplateCreateRequest: TemplateCreateSchema,
   TemplateUpdateRequest: TemplateUpdateSchema,
 } as const satisfies Record<string, GenericSchema>;

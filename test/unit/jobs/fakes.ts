@@ -7,7 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { FileStore, StoredFile } from '../../../lib/files/file-store.js';
 import type { JobMessage, JobQueue, WebhookMessage } from '../../../lib/jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobKey, type JobStore } from '../../../lib/jobs/job-store.js';
-import type { RenderInput, RenderResult } from '../../../lib/render/types.js';
+import type { DocumentInput, RenderResult } from '../../../lib/render/types.js';
 
 const id = (key: JobKey) => `${key.accountId}/${key.jobId}`;
 const copy = <T>(value: T): T => structuredClone(value);
@@ -34,7 +34,7 @@ export function memoryJobStore(): MemoryJobStore {
       return job ? copy(job) : undefined;
     },
     async loadInput(job) {
-      return copy(job.input as RenderInput);
+      return copy(job.input as DocumentInput);
     },
     async remove(key) {
       jobs.delete(id(key));
@@ -155,7 +155,7 @@ export function fakeRenderer(options: { failWith?: () => Error } = {}) {
   const renderer = {
     renders: 0,
     failWith: options.failWith,
-    async render(input: RenderInput): Promise<RenderResult> {
+    async render(input: DocumentInput): Promise<RenderResult> {
       renderer.renders += 1;
       if (renderer.failWith) throw renderer.failWith();
       const pdf = input.output === 'PDF';
