@@ -42,12 +42,14 @@ export function mergeUnits(input: MergeInput): number {
 }
 
 async function checkDocument(document: string, field: string): Promise<void> {
-  let parsed: PDFDocument;
+  let problem: string | undefined;
   try {
-    parsed = await PDFDocument.load(Buffer.from(document, 'base64'), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
+    const parsed = await PDFDocument.load(Buffer.from(document, 'base64'), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
+    if (parsed.isEncrypted) problem = 'Must not be encrypted: remove its password first';
+    // pdf-lib parses leniently: a file without a page tree only fails once its pages are read.
+    else if (parsed.getPageCount() === 0) problem = 'Has no pages';
   } catch {
-    throw new ValidationError({ [field]: 'Is not a readable PDF' });
+    problem = 'Is not a readable PDF';
   }
-  if (parsed.isEncrypted) throw new ValidationError({ [field]: 'Must not be encrypted: remove its password first' });
-  if (parsed.getPageCount() === 0) throw new ValidationError({ [field]: 'Has no pages' });
+  if (problem) throw new ValidationError({ [field]: problem });
 }
