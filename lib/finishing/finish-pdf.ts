@@ -4,7 +4,7 @@
  * small function from PDF bytes to PDF bytes with its own typed errors).
  */
 
-import type { ProtectionOutput, WatermarkOutput } from '../schemas/pdf-finishing.js';
+import type { ProtectionOutput, WatermarkOutput } from '../schemas/protection-watermark.js';
 
 /** One operation on a finished PDF. */
 export type PdfStep = (pdf: Uint8Array) => Promise<Uint8Array>;

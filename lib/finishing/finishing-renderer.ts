@@ -1,7 +1,7 @@
 import { RenderTimeoutError } from '../errors.js';
 import { startDeadline, type Deadline } from '../render/deadline.js';
 import type { DocumentInput, DocumentRenderer, MergeInput, Renderer, RenderResult } from '../render/types.js';
-import { partFailure } from './errors.js';
+import { partFailure } from './merge-errors.js';
 import { finishPdf, wantsFinishing, type FinishingSteps } from './finish-pdf.js';
 import type { AssemblyPart } from './assemble.js';
 import { chromiumTextDrawer } from './watermark-text.js';

@@ -4,7 +4,7 @@ import type { MergeInput, MergePartInput } from '../render/types.js';
 import type { MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { Template } from '../templates/template-store.js';
 import { templateRenderInput } from '../templates/templates.js';
-import { partFailure } from './errors.js';
+import { partFailure } from './merge-errors.js';
 
 /**
  * What a merge request renders: its parts in order, each template part

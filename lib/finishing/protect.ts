@@ -1,5 +1,5 @@
 import { PDFArray, PDFDict, PDFHexString, type PDFDocument, type PDFObject, PDFStream, PDFString } from '@cantoo/pdf-lib';
-import type { ProtectionOutput } from '../schemas/pdf-finishing.js';
+import type { ProtectionOutput } from '../schemas/protection-watermark.js';
 import type { PdfStep } from './finish-pdf.js';
 import { loadPdf } from './load-pdf.js';
 

@@ -1,7 +1,7 @@
 import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { selectPages } from '../schemas/page-ranges.js';
-import { decodeWatermarkImage, type WatermarkOutput } from '../schemas/pdf-finishing.js';
+import { decodeWatermarkImage, type WatermarkOutput } from '../schemas/protection-watermark.js';
 import type { PdfStep } from './finish-pdf.js';
 import { loadPdf } from './load-pdf.js';
 

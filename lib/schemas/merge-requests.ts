@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { closedObject, isPlainObject } from './closed-object.js';
-import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './pdf-finishing.js';
+import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { PageOverridesSchema, PdfOptionsSchema, StorageOptionsSchema, WebhookOptionsSchema } from './render-options.js';
 import { PageWithSourceSchema } from './render-requests.js';
 

@@ -15,7 +15,7 @@ import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
 import { PageRangesSchema } from './page-ranges.js';
-import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './pdf-finishing.js';
+import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { VENDOR_SIGNATURE_HEADER } from '../webhooks/signature.js';
 
 // ---------------------------------------------------------------------------
@@ -554,7 +554,7 @@ const PdfMarginSchema = closedObject({
 
 /**
  * PDF options. Only the finishing options depend on one another (see
- * pdf-finishing.ts), checked alike on a request and on merged template options.
+ * protection-watermark.ts), checked alike on a request and on merged template options.
  */
 export const PdfOptionsSchema = v.pipe(closedObject({
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: 1 }),

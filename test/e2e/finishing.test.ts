@@ -184,6 +184,32 @@ describe('protect, stamp and assemble through the API', () => {
     for (const body of bodies) assert.ok(!body.includes(USER_PASSWORD), body);
   });
 
+  it('merges existing PDFs only for free, delivered by /sync', async () => {
+    // Prepare
+    const before = await used();
+
+    // Act
+    const res = await post('/v1/pdf/merge/sync', { parts: [{ document: terms }, { document: terms, title: 'Copy' }] });
+
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const { fileUrl } = (await res.json()) as { fileUrl: string };
+    const pdf = new Uint8Array(await (await fetch(fileUrl)).arrayBuffer());
+    assert.equal(pageCountOf(pdf), 4);
+    assert.deepEqual(outlineOf(pdf).map((item) => [item.title, item.destpageposfrom1]), [['Part 1', 1], ['Copy', 3]]);
+    assert.equal(await used(), before, 'no part rendered, nothing spent');
+  });
+
+  it('returns a template\'s stored password on read, as saved (README: why)', async () => {
+    // Act
+    const created = await post('/v1/templates', { name: 'Statement', variables: { pdf: { protection: { userPassword: 'stored-pass' } } } });
+    const { id } = (await created.json()) as { id: string };
+    const read = (await (await service.request(`/v1/templates/${id}`, { token })).json()) as { variables: { pdf: { protection: unknown } } };
+
+    // Assess
+    assert.deepEqual(read.variables.pdf.protection, { userPassword: 'stored-pass' });
+  });
+
   it('merges asynchronously: the webhook gets the encrypted file, and no password reaches the job, the webhook or a log line', async () => {
     // Act
     const res = await post('/v1/pdf/merge/async', {

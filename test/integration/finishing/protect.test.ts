@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { withFinishing } from '../../../lib/finishing/finishing-renderer.js';
 import type { Renderer } from '../../../lib/render/index.js';
-import type { ProtectionOutput } from '../../../lib/schemas/pdf-finishing.js';
+import type { ProtectionOutput } from '../../../lib/schemas/protection-watermark.js';
 import { warmRenderer } from '../../helpers/local-egress.js';
 import { pdfinfo, pdftotext, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';

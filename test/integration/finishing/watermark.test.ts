@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
 import { withFinishing } from '../../../lib/finishing/finishing-renderer.js';
 import type { Renderer } from '../../../lib/render/index.js';
-import type { WatermarkOutput } from '../../../lib/schemas/pdf-finishing.js';
+import type { WatermarkOutput } from '../../../lib/schemas/protection-watermark.js';
 import { warmRenderer } from '../../helpers/local-egress.js';
 import { pageCountOf, pdftoppm, pdftotextPages, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';

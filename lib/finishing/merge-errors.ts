@@ -1,15 +1,4 @@
-import { MERGE_PART_CODE, RenderError, ValidationError } from '../errors.js';
-
-/**
- * A finishing step could not read or write the PDF the service printed: the
- * service's failure (500, refunded), never the caller's. Its message names
- * the step only: the options (passwords) stay out of it.
- */
-export class FinishingError extends RenderError {
-  constructor(step: string, options: { cause?: unknown } = {}) {
-    super(`Finishing the PDF failed at the ${step} step`, options);
-  }
-}
+import { MERGE_PART_CODE, ValidationError } from '../errors.js';
 
 /**
  * A part of a merge failed with a caller's error (a page that would not load,

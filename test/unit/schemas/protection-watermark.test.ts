@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { closedObject } from '../../../lib/schemas/closed-object.js';
 import { MergeRequestSchema } from '../../../lib/schemas/merge-requests.js';
 import { selectPages } from '../../../lib/schemas/page-ranges.js';
-import { PDF_FINISHING_ENTRIES, protectionConflictRule } from '../../../lib/schemas/pdf-finishing.js';
+import { PDF_FINISHING_ENTRIES, protectionConflictRule } from '../../../lib/schemas/protection-watermark.js';
 import { PdfRequestSchema } from '../../../lib/schemas/render-requests.js';
 import { issuesToFields } from '../../../lib/schemas/parse.js';
 
