@@ -2,12 +2,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { closedPort } from '../helpers/closed-port.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { outlineOf, pageCountOf, pdftoppm, pdftotext, pdftotextPages, qpdf } from '../helpers/pdf-tools.js';
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { PNG } from 'pngjs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,15 +25,6 @@ const USER_PASSWORD = 'Cust0mer-Pa55word-7731';
 const OWNER_PASSWORD = 'Own3r-Secret-0042';
 
 type Usage = { quota: { used: number } };
-
-/** A loopback port nothing listens on (taken, then released): connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A coarse 16×16 ink map of a page: two different glyphs differ, two tofu boxes do not. */
 function inkMap(png: Buffer): string {

@@ -1,5 +1,7 @@
 import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
+import { withFinishing } from '../../lib/finishing/finishing-renderer.js';
 import { createRenderer, type Renderer } from '../../lib/render/index.js';
+import type { DocumentRenderer } from '../../lib/render/types.js';
 
 /** What the test servers listen on: allowed here as `npm start` allows it, everything else private stays refused. */
 export const LOCAL_TEST_HOSTS = ['127.0.0.1', 'localhost'];
@@ -25,4 +27,9 @@ export async function warmRenderer(): Promise<Renderer> {
   const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
   await renderer.warm();
   return renderer;
+}
+
+/** `warmRenderer()` behind the finishing stage (watermark, protection, merge), as the service renders. */
+export async function warmFinishingRenderer(): Promise<DocumentRenderer> {
+  return withFinishing(await warmRenderer(), 20_000);
 }

@@ -1,11 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { MERGE_PART_CODE, RenderTimeoutError, ValidationError } from '../../../lib/errors.js';
-import { withFinishing } from '../../../lib/finishing/finishing-renderer.js';
-import type { DocumentRenderer, MergeInput, Renderer } from '../../../lib/render/types.js';
-import { warmRenderer } from '../../helpers/local-egress.js';
+import type { DocumentRenderer, MergeInput } from '../../../lib/render/types.js';
+import { closedPort } from '../../helpers/closed-port.js';
+import { warmFinishingRenderer } from '../../helpers/local-egress.js';
 import { outlineOf, pageContentStreams, pageCountOf, pdftotextPages, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';
 
@@ -32,23 +31,16 @@ const report = {
 };
 
 describe('finishing › merge (qpdf, poppler)', () => {
-  let printer: Renderer;
   let renderer: DocumentRenderer;
   let terms: Uint8Array;
-  let closedPort: number;
-  let holder: Server;
+  let refusing: number;
   before(async () => {
-    printer = await warmRenderer();
-    renderer = withFinishing(printer, 20_000);
+    renderer = await warmFinishingRenderer();
     terms = await termsPdf();
-    // A port that refuses connections: taken, then closed.
-    holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-    closedPort = (holder.address() as { port: number }).port;
-    await new Promise<void>((resolve) => holder.close(() => resolve()));
+    refusing = await closedPort();
   });
   after(async () => {
-    await printer?.close();
+    await renderer?.close();
   });
 
   const merge = async (input: Omit<MergeInput, 'output'>, timeoutMs?: number) =>
@@ -89,7 +81,7 @@ describe('finishing › merge (qpdf, poppler)', () => {
 
   it('fails the whole merge with the failing part\'s error and index', async () => {
     // Act
-    const failing = merge({ parts: [{ page: cover }, { page: { url: `http://127.0.0.1:${closedPort}/` } }] });
+    const failing = merge({ parts: [{ page: cover }, { page: { url: `http://127.0.0.1:${refusing}/` } }] });
 
     // Assess
     await assert.rejects(failing, (error: unknown) => {

@@ -1,9 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { withFinishing } from '../../../lib/finishing/finishing-renderer.js';
-import type { Renderer } from '../../../lib/render/index.js';
+import type { DocumentRenderer } from '../../../lib/render/types.js';
 import type { ProtectionOutput } from '../../../lib/schemas/protection-watermark.js';
-import { warmRenderer } from '../../helpers/local-egress.js';
+import { warmFinishingRenderer } from '../../helpers/local-egress.js';
 import { pdfinfo, pdftotext, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';
 
@@ -21,14 +20,12 @@ function permissionsOf(showEncryption: string): Record<string, string> {
 }
 
 describe('finishing › protection (qpdf, poppler)', () => {
-  let printer: Renderer;
-  let renderer: Renderer;
+  let renderer: DocumentRenderer;
   before(async () => {
-    printer = await warmRenderer();
-    renderer = withFinishing(printer, 20_000);
+    renderer = await warmFinishingRenderer();
   });
   after(async () => {
-    await printer?.close();
+    await renderer?.close();
   });
 
   const protect = async (protection: ProtectionOutput) =>

@@ -1,10 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
-import { withFinishing } from '../../../lib/finishing/finishing-renderer.js';
-import type { Renderer } from '../../../lib/render/index.js';
+import type { DocumentRenderer } from '../../../lib/render/types.js';
 import type { WatermarkOutput } from '../../../lib/schemas/protection-watermark.js';
-import { warmRenderer } from '../../helpers/local-egress.js';
+import { warmFinishingRenderer } from '../../helpers/local-egress.js';
 import { pageCountOf, pdftoppm, pdftotextPages, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';
 
@@ -39,14 +38,12 @@ const noMargin = { top: 0, bottom: 0, left: 0, right: 0 };
 const redSquare = solidPng(300, 300, [255, 0, 0]);
 
 describe('finishing › watermark (poppler)', () => {
-  let printer: Renderer;
-  let renderer: Renderer;
+  let renderer: DocumentRenderer;
   before(async () => {
-    printer = await warmRenderer();
-    renderer = withFinishing(printer, 20_000);
+    renderer = await warmFinishingRenderer();
   });
   after(async () => {
-    await printer?.close();
+    await renderer?.close();
   });
 
   const stamp = async (html: string, watermark: WatermarkOutput, pdf: Record<string, unknown> = {}) =>
