@@ -10,9 +10,9 @@ import { makeArchival } from './pdfa-fixes.js';
 import { makeAccessible } from './pdfua.js';
 import { buildXmp } from './xmp.js';
 
-/** The PDF/A levels the service produces (the names Gotenberg's users know). */
-export const PDFA_LEVELS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u'] as const;
-export type PdfaLevel = (typeof PDFA_LEVELS)[number];
+import { PDFA_LEVELS, type PdfaLevel } from '../schemas/pdf-finishing.js';
+
+export { PDFA_LEVELS, type PdfaLevel };
 
 /** The part and conformance letter of a level, as pdfaid writes them. */
 export function pdfaIdentification(level: PdfaLevel): { part: 2 | 3; conformance: 'B' | 'U' } {

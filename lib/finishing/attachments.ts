@@ -7,9 +7,9 @@ import { AFRelationship } from '@cantoo/pdf-lib';
 import type { PdfStep } from './finish-pdf.js';
 import { openPdf, savePdf } from './pdf-document.js';
 
-/** The relationships a caller may name (PDF 2.0 / PDF/A-3 `AFRelationship`). */
-export const ATTACHMENT_RELATIONSHIPS = ['Source', 'Data', 'Alternative', 'Supplement', 'Unspecified'] as const;
-export type AttachmentRelationship = (typeof ATTACHMENT_RELATIONSHIPS)[number];
+import { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship } from '../schemas/pdf-finishing.js';
+
+export { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship };
 
 /** One file to embed. */
 export type Attachment = {

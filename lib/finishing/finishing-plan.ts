@@ -1,6 +1,9 @@
 import { archiveStep, type DocumentMetadata, type PdfaLevel } from './archive.js';
 import { attachStep, type Attachment } from './attachments.js';
 import type { FinishingSteps } from './finish-pdf.js';
+import { protectStep } from './protect.js';
+import { stampStep, type TextDrawer } from './watermark.js';
+import type { ProtectionOutput, WatermarkOutput } from '../schemas/protection-watermark.js';
 
 /** Names the service as the PDF's producer. */
 export const PRODUCER = 'DocRender';
@@ -19,9 +22,16 @@ export type ArchivePlan = {
  * plan delivers the printed PDF as it is.
  */
 export type FinishingPlan = {
+  stamp?: WatermarkOutput;
   archive?: ArchivePlan;
   attach?: Attachment[];
+  protect?: ProtectionOutput;
 };
+
+/** True when the plan asks for any step. */
+export function wantsFinishing(plan: FinishingPlan): boolean {
+  return plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null;
+}
 
 /** What the page says of itself (read in the session), for metadata the caller left out. */
 export type PageFacts = { title?: string; language?: string };
@@ -31,10 +41,15 @@ export function needsPageFacts(plan: FinishingPlan): boolean {
   return plan.archive != null && (plan.archive.metadata.title == null || plan.archive.metadata.language == null);
 }
 
-/** The steps `finishPdf` runs for a plan's finishing settings; `facts` fill the title and language the caller left out. */
-export function finishingSteps(plan: FinishingPlan, facts: PageFacts = {}): FinishingSteps {
+/**
+ * The steps `finishPdf` runs for a plan's finishing settings (the assemble
+ * step of a merge is the finishing renderer's); `facts` fill the title and
+ * language the caller left out; `drawText` prints a text stamp.
+ */
+export function finishingSteps(plan: FinishingPlan, facts: PageFacts, drawText: TextDrawer): FinishingSteps {
   const now = new Date();
   const steps: FinishingSteps = {};
+  if (plan.stamp) steps.stamp = stampStep(plan.stamp, drawText);
   if (plan.archive) {
     const { metadata, pdfa, pdfua, xmp } = plan.archive;
     steps.archive = archiveStep({
@@ -47,5 +62,6 @@ export function finishingSteps(plan: FinishingPlan, facts: PageFacts = {}): Fini
     });
   }
   if (plan.attach && plan.attach.length > 0) steps.attach = attachStep(plan.attach, () => now);
+  if (plan.protect) steps.protect = protectStep(plan.protect);
   return steps;
 }

@@ -1,7 +1,7 @@
 /**
  * From a render's `pdf` options to its finishing plan (issue 22): metadata,
- * PDF/A, PDF/UA (the `archive` stage) and attachments with the e-invoice XML
- * (the `attach` stage). The invoice XML is resolved and checked here, at the
+ * PDF/A, PDF/UA (the `archive` stage), attachments with the e-invoice XML
+ * (the `attach` stage), watermark (`stamp`, issue 23) and protection (`protect`). The invoice XML is resolved and checked here, at the
  * edge, so a bad one is a 400 and nothing renders.
  */
 import { ValidationError } from '../errors.js';
@@ -21,7 +21,7 @@ export type ResolvedInvoice = { xml: string; profile: EInvoiceProfile };
  * `templateData` by the same Handlebars (helpers, bounds) with XML escaping,
  * then checked as the schema checks `xml` (well-formed, CII root, profile).
  */
-export function resolveInvoice(pdf: PdfOptionsOutput | null | undefined, templateData: Record<string, unknown> | null | undefined): ResolvedInvoice | undefined {
+export function resolveInvoice(pdf: Pick<PdfOptionsOutput, 'eInvoice'> | null | undefined, templateData: Record<string, unknown> | null | undefined): ResolvedInvoice | undefined {
   const invoice = pdf?.eInvoice;
   if (!invoice) return undefined;
   const field = invoice.xml != null ? 'pdf.eInvoice.xml' : 'pdf.eInvoice.xmlTemplate';
@@ -42,8 +42,11 @@ export function resolveInvoice(pdf: PdfOptionsOutput | null | undefined, templat
 
 const date = (value: string | null | undefined) => (value != null ? new Date(value) : undefined);
 
+/** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
+type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection'>;
+
 /** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate`. */
-export function pdfFinishingPlan(pdf: PdfOptionsOutput | null | undefined, templateData?: Record<string, unknown> | null): FinishingPlan {
+export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templateData?: Record<string, unknown> | null): FinishingPlan {
   if (!pdf) return {};
   const invoice = resolveInvoice(pdf, templateData);
   const plan: FinishingPlan = {};
@@ -76,5 +79,7 @@ export function pdfFinishingPlan(pdf: PdfOptionsOutput | null | undefined, templ
     files.push({ name: fileName, content: Buffer.from(invoice.xml, 'utf8'), mimeType: 'text/xml', description: `${standard} invoice (${invoice.profile})`, relationship });
   }
   if (files.length > 0) plan.attach = files;
+  if (pdf.watermark != null) plan.stamp = pdf.watermark;
+  if (pdf.protection != null) plan.protect = pdf.protection;
   return plan;
 }

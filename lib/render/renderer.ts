@@ -8,8 +8,6 @@
  */
 import { before, startDeadline, type Deadline } from '../deadline.js';
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
-import { finishPdf } from '../finishing/finish-pdf.js';
-import { finishingSteps } from '../finishing/finishing-plan.js';
 import { sharedEgressProxy } from '../net/index.js';
 import type { PageSession } from './browser/browser-session.js';
 import { createBrowserSupervisor } from './browser/browser-supervisor.js';
@@ -68,7 +66,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   });
   const pool = createSessionPool(supervisor, options.mode);
 
-  const print = async (plan: RenderPlan, deadline: Deadline): Promise<RenderResult> => {
+  const run = async (plan: RenderPlan, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
     const { renderInSession } = await layerModules();
     pool.expect({ cookieConsent: plan.page.cookieConsent });
@@ -110,18 +108,6 @@ export function createRenderer(options: RendererOptions): Renderer {
       if (!timedOut) pool.release(claim);
       pool.finish(claim);
     }
-  };
-
-  // The finishing runs on the printed bytes after the session is given back: it needs no browser.
-  const run = async (plan: RenderPlan, deadline: Deadline): Promise<RenderResult> => {
-    const result = await print(plan, deadline);
-    if (plan.output !== 'PDF') return result;
-    const steps = finishingSteps(plan.finishing, result.pageFacts);
-    if (Object.keys(steps).length === 0) return result;
-    const started = Date.now();
-    const finished = await finishPdf(result.body, steps);
-    result.timings.finish = Date.now() - started;
-    return { ...result, body: Buffer.isBuffer(finished) ? finished : Buffer.from(finished.buffer, finished.byteOffset, finished.byteLength) };
   };
 
   return {

@@ -1,6 +1,6 @@
 import type { PageFacts } from '../finishing/finishing-plan.js';
 import type { EgressProxy } from '../net/index.js';
-import type { RenderPlan } from './render-plan.js';
+import type { DocumentPlan, RenderPlan } from './render-plan.js';
 
 /**
  * Where the layers write what is worth a log line (a page that did not settle):
@@ -28,6 +28,11 @@ export type Renderer = {
   /** A render is coming: start opening the isolated session of the render after it (see browser/session-pool.ts). */
   anticipate(): void;
   close(): Promise<void>;
+};
+
+/** A renderer that also merges: the finishing renderer (lib/finishing) the endpoints and jobs use. */
+export type DocumentRenderer = Omit<Renderer, 'render'> & {
+  render(plan: DocumentPlan, options?: { timeoutMs?: number }): Promise<RenderResult>;
 };
 
 /** How Chromium runs: separate processes, or everything in one (what Lambda images often force). */

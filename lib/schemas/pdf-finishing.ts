@@ -5,12 +5,18 @@
  * the checks.
  */
 import * as v from 'valibot';
-import { ATTACHMENT_RELATIONSHIPS } from '../finishing/attachments.js';
-import { PDFA_LEVELS } from '../finishing/archive.js';
-import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, readInvoiceXml } from '../finishing/e-invoice.js';
+import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, readInvoiceXml } from './invoice-xml.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
+
+/** The PDF/A levels the service produces (the names Gotenberg's users know). */
+export const PDFA_LEVELS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u'] as const;
+export type PdfaLevel = (typeof PDFA_LEVELS)[number];
+
+/** The relationships a caller may name for an attachment (PDF 2.0 / PDF/A-3 `AFRelationship`). */
+export const ATTACHMENT_RELATIONSHIPS = ['Source', 'Data', 'Alternative', 'Supplement', 'Unspecified'] as const;
+export type AttachmentRelationship = (typeof ATTACHMENT_RELATIONSHIPS)[number];
 
 /** Most files one PDF carries. */
 export const MAX_ATTACHMENTS = 10;

@@ -6,6 +6,9 @@ import { finishingSteps } from '../../../lib/finishing/finishing-plan.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 
+/** A text drawer for plans without a text stamp. */
+const noText = async (): Promise<Uint8Array> => assert.fail('no text stamp is drawn');
+
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 describe('buildRenderPlan', () => {
@@ -93,7 +96,7 @@ describe('buildRenderPlan', () => {
     assert.ok(plan.output === 'PDF');
 
     // Act
-    const steps = finishingSteps(plan.finishing, { title: 'Page title', language: 'de' });
+    const steps = finishingSteps(plan.finishing, { title: 'Page title', language: 'de' }, noText);
 
     // Assess
     assert.equal(plan.print.tagged, true);
@@ -111,7 +114,7 @@ describe('buildRenderPlan', () => {
 
     // Act
     assert.ok(plan.output === 'PDF');
-    const steps = finishingSteps(plan.finishing);
+    const steps = finishingSteps(plan.finishing, {}, noText);
     const finished = await finishPdf(printed, steps);
 
     // Assess
