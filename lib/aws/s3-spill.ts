@@ -1,5 +1,6 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { nestsWithin } from '../schemas/json-depth.js';
+import { holdsOnlyItemNumbers } from './dynamo-numbers.js';
 
 /** Values larger than this (as JSON) go to S3: DynamoDB items stop at 400 KB, and the rest of the item needs room. */
 export const INLINE_LIMIT_BYTES = 300 * 1024;
@@ -31,7 +32,14 @@ export function createS3Spill(opts: { s3: S3Client; bucket: string }): S3Spill {
   return {
     async keep(value, key) {
       const serialized = JSON.stringify(value ?? null);
-      if (Buffer.byteLength(serialized) <= INLINE_LIMIT_BYTES && nestsWithin(value, INLINE_MAX_DEPTH)) return { inline: value };
+      // Too large, too deep, or holding numbers an item cannot hold (1e308, 1e-160: dynamo-numbers.ts): S3.
+      if (
+        Buffer.byteLength(serialized) <= INLINE_LIMIT_BYTES &&
+        nestsWithin(value, INLINE_MAX_DEPTH) &&
+        holdsOnlyItemNumbers(value, INLINE_MAX_DEPTH)
+      ) {
+        return { inline: value };
+      }
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: serialized, ContentType: 'application/json' }));
       return { key };
     },

@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import { isPlainObject } from '../is-plain-object.js';
 import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
-import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import { DEFAULT_DEVICE, findDevice, listDevices } from '../devices.js';
 import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defaults.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
@@ -297,6 +297,8 @@ function paperLength(allowZero: boolean) {
         v.number(),
         v.check((length) => (allowZero ? length >= 0 : length > 0), allowZero ? 'Must be at least 0' : 'Must be greater than 0'),
         v.maxValue(MAX_PAPER_PX, `Must be at most ${MAX_PAPER_PX} (${MAX_PAPER_INCHES}in)`),
+        // The check above in the document's words.
+        v.metadata(allowZero ? { minimum: 0 } : { exclusiveMinimum: 0 }),
       ),
       v.pipe(
         v.string(),
@@ -440,6 +442,8 @@ export const PageOverridesSchema = closedObject({
 const DeviceNameSchema = v.pipe(
   StringSchema,
   v.check((name) => findDevice(name) !== undefined, 'Unknown device; see GET /v1/devices'),
+  // The check above as the document's list of names.
+  v.metadata({ enum: listDevices().map((device) => device.name) }),
 );
 
 /**
@@ -527,6 +531,19 @@ export const ScreenshotOptionsSchema = v.pipe(
     ),
     ['overlay'],
   ),
+  // The two rules above in the OpenAPI document's words.
+  v.metadata({
+    allOf: [
+      {
+        if: { required: ['quality'], properties: { quality: { type: 'number' } } },
+        then: { required: ['type'], properties: { type: { enum: ['jpeg', 'webp'] } } },
+      },
+      {
+        if: { required: ['overlay'], properties: { overlay: { type: 'object' } } },
+        then: { properties: { fullPage: { not: { const: true } } } },
+      },
+    ],
+  }),
 );
 
 /**

@@ -87,6 +87,12 @@ export const PageWithSourceSchema = v.pipe(
   sourceRule('html', true),
   sourceRule('htmlTemplate', true),
   templateDataRule,
+  // The same rules in the OpenAPI document's words, so a generated body that fits the document fits them too.
+  v.metadata({
+    oneOf: SOURCE_FIELDS.map((field) => ({ required: [field], properties: { [field]: { type: 'string' } } })),
+    if: { required: ['templateData'], properties: { templateData: { not: { type: 'null' } } } },
+    then: { required: ['htmlTemplate'], properties: { htmlTemplate: { type: 'string' } } },
+  }),
 );
 
 /**
@@ -102,25 +108,32 @@ export const TemplatePageSchema = v.pipe(
 );
 
 // A missing page is checked as an empty one, so the error names the three
-// source fields rather than just "page".
-const page = v.nullish(PageWithSourceSchema, {});
+// source fields rather than just "page"; the document says plainly that a
+// direct render needs a page (directRender below).
+// (The `{}` stand-in is no default a caller could rely on: it is left out.)
+const page = v.pipe(v.nullish(PageWithSourceSchema, {}), v.metadata({ not: { type: 'null' }, default: undefined }));
 const pdf = v.nullish(PdfOptionsSchema);
 const screenshot = v.nullish(ScreenshotOptionsSchema);
 const storage = v.nullish(StorageOptionsSchema);
 const webhook = WebhookOptionsSchema;
 
+/** A direct render's body; `page` is required in the document (the service names the source fields when it is missing). */
+function directRender<const E extends v.ObjectEntries>(entries: E) {
+  return v.pipe(closedObject(entries), v.metadata({ required: ['page', ...(entries.webhook ? ['webhook'] : [])] }));
+}
+
 /** POST /v1/pdf */
-export const PdfRequestSchema = closedObject({ page, pdf });
+export const PdfRequestSchema = directRender({ page, pdf });
 /** POST /v1/pdf/sync */
-export const PdfSyncRequestSchema = closedObject({ page, pdf, storage });
+export const PdfSyncRequestSchema = directRender({ page, pdf, storage });
 /** POST /v1/pdf/async */
-export const PdfAsyncRequestSchema = closedObject({ page, pdf, storage, webhook });
+export const PdfAsyncRequestSchema = directRender({ page, pdf, storage, webhook });
 /** POST /v1/screenshot */
-export const ScreenshotRequestSchema = closedObject({ page, screenshot });
+export const ScreenshotRequestSchema = directRender({ page, screenshot });
 /** POST /v1/screenshot/sync */
-export const ScreenshotSyncRequestSchema = closedObject({ page, screenshot, storage });
+export const ScreenshotSyncRequestSchema = directRender({ page, screenshot, storage });
 /** POST /v1/screenshot/async */
-export const ScreenshotAsyncRequestSchema = closedObject({ page, screenshot, storage, webhook });
+export const ScreenshotAsyncRequestSchema = directRender({ page, screenshot, storage, webhook });
 
 // Template renders send overrides: every field optional, checked alone; the
 // rules between fields run on the merged options (MergedRenderOptionsSchema).

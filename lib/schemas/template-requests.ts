@@ -30,6 +30,8 @@ export const TemplateUpdateSchema = v.pipe(
     (body) => body.name !== undefined || body.output !== undefined || body.variables !== undefined,
     'At least one of name, variables, output is required',
   ),
+  // The check above in the OpenAPI document's words (the body is closed, so any key is one of the three).
+  v.metadata({ minProperties: 1 }),
 );
 
 /** The largest page number: nine digits, far past any account's templates. */

@@ -425,34 +425,39 @@ describe('template studio (GET /)', () => {
   });
 
   it('shows a 429 clearly when the token is over its rate', async () => {
-    // Prepare: a token allowed one request a second, and a hook that spends the current window (a request of the
-    // test's own) right before the page's next call of a given path goes out. Spending it just before, rather than
-    // racing the page against the clock, leaves only the few milliseconds between the two to a window edge.
-    const slow = (await service.tokens('create', '--rate', '1')).stdout.trim();
+    // Prepare: tokens allowed one request an hour, so a window the test has spent stays spent for the whole test
+    // (rate windows are aligned to the clock: at most one edge can fall inside the test, and each step below takes
+    // a second try for that case), and a hook that spends the window with a request of the test's own right before
+    // the page's next call of a given path goes out.
+    const onePerHour = async () => (await service.tokens('create', '--rate', String(1 / 3600))).stdout.trim();
     const page = await browser.newPage();
     const { problems, expect } = watchProblems(page);
     expect(429);
-    let spendBefore: string | null = null;
+    let spendBefore: { path: string; token: string } | null = null;
     await page.setRequestInterception(true);
     page.on('request', (request) => {
       const path = new URL(request.url()).pathname;
       if (request.isInterceptResolutionHandled()) return;
-      if (path !== spendBefore) return void request.continue();
+      const spend = spendBefore;
+      if (spend?.path !== path) return void request.continue();
       spendBefore = null;
-      void service.request('/v1/usage', { token: slow }).then(() => request.continue());
+      void service.request('/v1/usage', { token: spend.token }).then(() => request.continue());
     });
-    const answerTo = (path: string) => page.waitForResponse((response) => new URL(response.url()).pathname === path, { timeout: 10_000 });
+    // Guards against a hang, not measures: a function's first call starts it, which takes seconds on a loaded machine.
+    const guard = { timeout: 60_000 };
+    const answerTo = (path: string) => page.waitForResponse((response) => new URL(response.url()).pathname === path, guard);
     await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
 
-    // Act: the token check is the window's second request (again if a window edge fell between the two)
+    // Act: the token check is the second request of the token's hour
     let status = '';
-    for (let attempt = 0; attempt < 5 && !/429/.test(status); attempt++) {
-      spendBefore = '/v1/usage';
+    for (let attempt = 0; attempt < 2 && !/429/.test(status); attempt++) {
+      const spent = await onePerHour();
+      spendBefore = { path: '/v1/usage', token: spent };
       const checked = answerTo('/v1/usage');
-      await page.type('#token', slow);
+      await page.type('#token', spent);
       await page.keyboard.press('Enter');
       await checked;
-      await page.waitForFunction(() => !/Checking/.test(document.querySelector('#token-status')?.textContent ?? ''));
+      await page.waitForFunction(() => !/Checking/.test(document.querySelector('#token-status')?.textContent ?? ''), guard);
       status = await page.$eval('#token-status', (element) => element.textContent ?? '');
     }
     await shot(page, 'rate-limited');
@@ -462,17 +467,18 @@ describe('template studio (GET /)', () => {
     assert.equal(await page.$eval('#token-status', (element) => element.getAttribute('data-tone')), 'error');
     assert.equal(await page.$eval('#workspace', (element) => (element as HTMLElement).hidden), true);
 
-    // Act: the token accepted (a window later), then the template list is the second request of its window
+    // Act: a fresh token is accepted (its hour's first request), then the template list is the hour's third
     let banner = '';
-    for (let attempt = 0; attempt < 5 && !/429/.test(banner); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+    let limited = '';
+    for (let attempt = 0; attempt < 2 && !/429/.test(banner); attempt++) {
+      limited = await onePerHour();
       await page.$eval('#template-list', (element) => element.replaceChildren());
-      spendBefore = '/v1/templates';
+      spendBefore = { path: '/v1/templates', token: limited };
       const listed = answerTo('/v1/templates');
-      await page.type('#token', slow);
+      await page.type('#token', limited);
       await page.keyboard.press('Enter');
       await listed;
-      await page.waitForFunction(() => !(document.querySelector('#banner') as HTMLElement).hidden || document.querySelector('.template-list li') !== null, { timeout: 10_000 });
+      await page.waitForFunction(() => !(document.querySelector('#banner') as HTMLElement).hidden || document.querySelector('.template-list li') !== null, guard);
       banner = await page.$eval('#banner', (element) => ((element as HTMLElement).hidden ? '' : (element.textContent ?? '')));
     }
     await shot(page, 'rate-limited-banner');
@@ -480,10 +486,10 @@ describe('template studio (GET /)', () => {
     // Assess: said at the top of the page, where it is seen whatever is being done
     assert.match(banner, /Too many requests \(429\).*try again in \d+ s/);
 
-    // Retry, a window later: the list comes and the warning goes
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Retry once the token may go faster (its terms apply from the next request on): the list comes and the warning goes
+    await service.tokens('set', '--rate', '100', limited);
     await page.click('#template-list button');
-    await page.waitForFunction(() => /No templates yet/.test(document.querySelector('#template-list')?.textContent ?? ''), { timeout: 10_000 });
+    await page.waitForFunction(() => /No templates yet/.test(document.querySelector('#template-list')?.textContent ?? ''), guard);
     assert.equal(await page.$eval('#banner', (element) => (element as HTMLElement).hidden), true);
     await page.close();
     assert.deepEqual(problems, []);

@@ -37,7 +37,8 @@ export async function startService(env: Record<string, string> = {}, args: strin
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const { baseUrl, token } = await waitForReady(child, () => out, 60_000);
+  // A hang guard, not a measure: ready in about 10 s, but over a minute on a machine loaded by other work.
+  const { baseUrl, token } = await waitForReady(child, () => out, 240_000);
   const request: RunningService['request'] = (path, init = {}) => {
     const { json, token: override, ...rest } = init;
     const headers = new Headers(rest.headers);

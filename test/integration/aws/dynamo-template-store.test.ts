@@ -119,4 +119,23 @@ describe('createDynamoTemplateStore (against the DynamoDB and S3 emulators)', ()
     assert.equal(replaced, true);
     assert.deepEqual((await store.get('acc-redeep', t.id))?.variables, deep);
   });
+
+  it('keeps variables holding numbers an item cannot (1e308, 1e-160) in S3, and keeps them there when replaced', async () => {
+    // Prepare: the document client refuses numbers past 2^53 (found by Schemathesis as a 500 on POST /v1/templates)
+    const huge = { screenshot: { clip: { x: 1.2459275389385118e308, y: 4.4e16, width: 1e-160, height: 10 } } };
+    const t = template('acc-numbers', 1, { output: 'IMAGE', variables: huge });
+    const prefix = { Bucket: aws.config.filesBucket, Prefix: 'templates/acc-numbers/' };
+
+    // Act
+    await store.create(t);
+    const afterCreate = await aws.clients.s3.send(new ListObjectsV2Command(prefix));
+    const hugeAgain = { screenshot: { clip: { x: 2e300, y: 0, width: 1, height: 1 } } };
+    await store.replace({ ...t, variables: hugeAgain });
+
+    // Assess: read back exactly; the copy in S3 survives a replace that stays in S3, and goes once it fits the item
+    assert.equal(afterCreate.KeyCount, 1);
+    assert.deepEqual((await store.get('acc-numbers', t.id))?.variables, hugeAgain);
+    await store.replace({ ...t, variables: { screenshot: { clip: { x: 1, y: 2, width: 3, height: 4 } } } });
+    assert.equal((await aws.clients.s3.send(new ListObjectsV2Command(prefix))).KeyCount ?? 0, 0);
+  });
 });
