@@ -1,3 +1,4 @@
+import type { FinishingResult } from './finishing.js';
 import type { ColdRun } from './cold-start.js';
 import type { TreeMemory } from './process-memory.js';
 import { ratio, summarize, type Summary } from './stats.js';
@@ -50,6 +51,8 @@ export type BenchResults = {
   throughput?: { idle: Record<string, TreeMemory>; levels: ThroughputLevel[] };
   cpuShare?: CpuShareResult;
   coldStart?: ColdRun[];
+  /** Protection, watermark and merge against the plain service, same run (bench/finishing.ts). */
+  finishing?: FinishingResult;
 };
 
 /** x86_64 prices in us-east-1 the cost figures use (Lambda, HTTP API, DynamoDB on-demand, S3 standard, SQS standard). */

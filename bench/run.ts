@@ -19,15 +19,16 @@ import { LATE_TEXT, startPageServer } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
 import { samplePeakMemory, treeCpuMs, treeMemory, type TreeMemory } from './process-memory.js';
 import { CONFIGURED_MEMORY_MB, printReport, type BenchResults, type LatencyResult, type ThroughputLevel } from './report.js';
+import { measureFinishing, printFinishing, type FinishingResult } from './finishing.js';
 import { latencyScenarios, throughputScenario, type Scenario } from './scenarios.js';
 import { startBenchService, type BenchService, type ServerSide } from './service-client.js';
 import { summarize } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const PHASES = ['latency', 'throughput', 'cold', 'cpu'] as const;
+const PHASES = ['latency', 'finishing', 'throughput', 'cold', 'cpu'] as const;
 type Phase = (typeof PHASES)[number];
 
-const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,throughput,cold,cpu] [--scenarios id,id]
+const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,finishing,throughput,cold,cpu] [--scenarios id,id]
 
   --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 2–3 minutes
   --runs N      measured runs per latency scenario and side after warm-up (default 20)
@@ -435,6 +436,14 @@ async function main(): Promise<void> {
         log(`  service ${result.service.median} ms, bare ${result.bare.median} ms`);
       }
     }
+    let finishing: FinishingResult | undefined;
+    if (opts.phases.has('finishing')) {
+      log('Finishing: protected, watermarked and merged PDFs against plain ones…');
+      cpu?.enrol(service, bare);
+      finishing = await measureFinishing(service, opts);
+      results.finishing = finishing;
+      log(`  protected / plain ${finishing.ratios.protectedVsPlain}, watermarked / plain ${finishing.ratios.watermarkedVsPlain}, merge 3 / 3 singles ${finishing.ratios.merge3VsSingles3}`);
+    }
     if (opts.phases.has('throughput')) {
       log('Throughput (small PDF) at concurrency 1, 2, 4, 8…');
       // Up to 4 instances render at once, each its own Lambda: one shared quota would misstate that,
@@ -460,6 +469,7 @@ async function main(): Promise<void> {
     writeFileSync(file, json);
     writeFileSync(join(outDir, 'latest.json'), json);
     process.stdout.write(printReport(results));
+    if (finishing) process.stdout.write(printFinishing(finishing));
     process.stdout.write(`\nJSON: ${file}\n`);
   } finally {
     await Promise.allSettled([bench?.stop(), bare.stop(), pages.close()]);

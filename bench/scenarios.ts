@@ -1,3 +1,4 @@
+import { invoiceXml } from '../test/conformance/invoices.js';
 import { LONG_HTML, SMALL_HTML, TABLE_HTML } from './pages.js';
 
 /** What the bare Puppeteer side does for a scenario: load the source, then print or capture. */
@@ -49,6 +50,28 @@ export function latencyScenarios(articleUrl: string): Scenario[] {
       body: { page: { html: b64(TABLE_HTML) } },
       bare: { source: { html: TABLE_HTML }, waitUntil: 'load', output: DEFAULT_PDF },
     },
+    // The finishing stage (issue 22): the same two PDFs archived as PDF/A-3b, and as an EN 16931 e-invoice.
+    // The bare side prints the same PDF without finishing, so service ÷ bare against pdf-small's shows its cost.
+    ...(['pdf-small', 'pdf-table-20p'] as const).flatMap((base) => {
+      const html = base === 'pdf-small' ? SMALL_HTML : TABLE_HTML;
+      const name = base === 'pdf-small' ? 'small one-page PDF' : '20-page table PDF';
+      return [
+        {
+          id: `${base}-pdfa3b`,
+          title: `${name}, pdfa PDF/A-3b`,
+          endpoint: '/v1/pdf' as const,
+          body: { page: { html: b64(html) }, pdf: { pdfa: 'PDF/A-3b' } },
+          bare: { source: { html }, waitUntil: 'load' as const, output: DEFAULT_PDF },
+        },
+        {
+          id: `${base}-einvoice`,
+          title: `${name}, EN 16931 e-invoice`,
+          endpoint: '/v1/pdf' as const,
+          body: { page: { html: b64(html) }, pdf: { eInvoice: { xml: b64(invoiceXml('EN 16931')) } } },
+          bare: { source: { html }, waitUntil: 'load' as const, output: DEFAULT_PDF },
+        },
+      ];
+    }),
     {
       id: 'png-1280x800',
       title: 'PNG 1280×800 (HTML)',

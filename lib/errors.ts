@@ -39,6 +39,12 @@ export class ValidationError extends ServiceError {
   }
 }
 
+/**
+ * The code of a merge that failed because of one of its parts (its fields
+ * are the part's, under `parts.<index>.`): nothing of it is charged.
+ */
+export const MERGE_PART_CODE = 'merge.part';
+
 /** The page could not be loaded: DNS failure, refused, blocked, navigation timeout. */
 export class NavigationError extends ValidationError {
   constructor(reason: string, options: { field?: string; cause?: unknown } = {}) {

@@ -2,12 +2,13 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { AppDeps } from './app.js';
 import { loadConfig } from './config.js';
 import { startPostResponse, type PostResponse } from './lambda/post-response.js';
+import { withFinishing } from './document-renderer.js';
 import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from './net/index.js';
 import { createRenderer } from './render/index.js';
-import type { Renderer } from './render/types.js';
+import type { DocumentRenderer } from './render/types.js';
 
 /** Dependencies of the functions that render: the shared ones plus the browser. */
-export type RenderDeps = AppDeps & { renderer: Renderer };
+export type RenderDeps = AppDeps & { renderer: DocumentRenderer };
 
 /** What a rendering function makes of its dependencies: its handler. */
 export type HandlerFactory<H> = (deps: RenderDeps) => H;
@@ -77,7 +78,7 @@ function start(): Started {
     const { appDeps } = await import('./app.js');
     return mark('app-loaded')({ ...appDeps(), renderer });
   });
-  const renderer = createRenderer({
+  const printer = createRenderer({
     mode: config.chromiumMode,
     executablePath: config.chromiumPath,
     chromiumPackDir: config.chromiumPackDir,
@@ -97,6 +98,8 @@ function start(): Started {
       }),
   });
 
+  // Watermarks and protection are applied to the printed PDF inside the same time budget (lib/finishing).
+  const renderer = withFinishing(printer, config.renderTimeoutMs);
   const warming = renderer.warm().then(mark('browser-warm'));
   warming.then(spawned.stop, spawned.stop);
   // A failed warm-up is not fatal: the first render retries.

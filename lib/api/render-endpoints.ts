@@ -8,9 +8,11 @@ import { json } from '../http/responses.js';
 import type { HttpRequest, HttpResult } from '../http/types.js';
 import { newJobId } from '../jobs/job-ids.js';
 import { submitJob } from '../jobs/submit-job.js';
-import { buildRenderPlan } from '../plan/build-plan.js';
+import { mergeInput, mergeUnits } from '../plan/merge-input.js';
+import { buildDocumentPlan } from '../plan/build-plan.js';
 import { renderForRequest } from '../plan/request-errors.js';
-import type { RenderPlan } from '../render/render-plan.js';
+import type { DocumentPlan } from '../render/render-plan.js';
+import { MERGE_REQUEST_SCHEMAS, type DocumentInput, type MergeInput, type MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput, StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 import {
   RENDER_REQUEST_SCHEMAS,
@@ -40,10 +42,12 @@ type Source = {
   schemas: Record<RenderDelivery, v.GenericSchema>;
   /** The render a direct request asks for; absent for templates, whose input is the request merged over the template. */
   input?: (body: RenderBody) => RenderInput;
+  /** A merge's parts, templates resolved and existing PDFs checked (before any quota is spent). */
+  merge?: true;
 };
 
 /** The sources of the table: the body schema of each delivery, and what to render. */
-const SOURCES: Record<RenderSource, Source> = {
+const SOURCES: Record<RenderSource | 'merge', Source> = {
   pdf: {
     schemas: RENDER_REQUEST_SCHEMAS.pdf,
     input: (body) => ({ output: 'PDF', page: body.page, pdf: body.pdf }),
@@ -55,10 +59,14 @@ const SOURCES: Record<RenderSource, Source> = {
   template: {
     schemas: RENDER_REQUEST_SCHEMAS.template,
   },
+  merge: {
+    schemas: MERGE_REQUEST_SCHEMAS,
+    merge: true,
+  },
 };
 
 /** What a request is once checked: the validated request (which an async job stores) and its render plan. */
-type Prepared = { input: RenderInput; plan: RenderPlan };
+type Prepared = { input: DocumentInput; plan: DocumentPlan };
 
 type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpRequest<RenderBody>, prepared: Prepared) => Promise<HttpResult>;
 
@@ -98,29 +106,32 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
 };
 
 /** The request checked and planned: its plan is built here, at the edge, so every rule between fields answers before any quota is spent. */
-function prepared(input: RenderInput): Prepared {
-  return { input, plan: buildRenderPlan(input) };
+function prepared(input: DocumentInput): Prepared {
+  return { input, plan: buildDocumentPlan(input) };
 }
 
 /**
- * One of the nine render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
- * `/v1/template/{id}/async`…): the source's schema for the delivery, the
+ * One of the twelve render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
+ * `/v1/template/{id}/async`, `/v1/pdf/merge`…): the source's schema for the delivery, the
  * template loaded first for a template (404 before 400), the render plan
- * built before the quota is spent (a 400 of the merged options or of a rule
- * between fields ranks before a 402), then the delivery.
+ * built before the quota is spent (a 400 of the merged options ranks
+ * before a 402), then the delivery.
  */
-export function renderEndpoint<D extends RenderDelivery>(source: RenderSource, delivery: D, deps: DeliveryDeps[D]) {
-  const { schemas, input } = SOURCES[source];
+export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 'merge', delivery: D, deps: DeliveryDeps[D]) {
+  const { schemas, input, merge } = SOURCES[source];
   const deliver = DELIVERIES[delivery] as Deliver<D>;
   return httpEndpoint<v.GenericSchema, Template | undefined, Prepared>(
     {
       name: delivery === 'raw' ? `render-${source}` : `render-${source}-${delivery}`,
       schema: schemas[delivery],
-      spendsQuota: true,
+      // A merge spends one unit per part that renders; an existing PDF costs nothing.
+      spendsQuota: merge ? (prepared) => mergeUnits(prepared.input as MergeInput) : true,
       begin: 'renderer' in deps ? () => deps.renderer.anticipate() : undefined,
-      preload: input ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
-      prepare: ({ body }, template) =>
-        prepared(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput)),
+      preload: input || merge ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
+      prepare: async ({ body, caller }, template) => {
+        if (merge) return prepared(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)));
+        return prepared(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput));
+      },
       handle: (req, _template, prepared) => deliver(deps, req as HttpRequest<RenderBody>, prepared),
     },
     deps,

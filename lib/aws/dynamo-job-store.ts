@@ -11,7 +11,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { JobConflictError } from '../jobs/errors.js';
 import type { Job, JobKey, JobStore } from '../jobs/job-store.js';
-import type { RenderInput } from '../schemas/render-requests.js';
+import type { DocumentInput } from '../schemas/merge-requests.js';
 import { awsErrorName, storageError } from './errors.js';
 import { createS3Spill } from './s3-spill.js';
 
@@ -20,7 +20,7 @@ export const JOB_INPUTS_PREFIX = 'job-inputs/';
 
 type Item = Omit<Job, 'jobId' | 'input'> & {
   jobId: string;
-  input?: RenderInput;
+  input?: DocumentInput;
   /** S3 key of the input when it was too large (or too deeply nested) to keep in the item. */
   inputKey?: string;
 };
@@ -133,7 +133,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
     async loadInput(job) {
       if (job.input) return job.input;
       try {
-        return await spill.load<RenderInput>(inputKey(job));
+        return await spill.load<DocumentInput>(inputKey(job));
       } catch (error) {
         throw storageError(`Reading a job input from bucket ${bucket}`, error);
       }

@@ -30,3 +30,4 @@ export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps): Promise
   }
   return current;
 }
+

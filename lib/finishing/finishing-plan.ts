@@ -1,16 +1,67 @@
-import type { FinishingStage, FinishingSteps } from './finish-pdf.js';
+import { archiveStep, type DocumentMetadata, type PdfaLevel } from './archive.js';
+import { attachStep, type Attachment } from './attachments.js';
+import type { FinishingSteps } from './finish-pdf.js';
+import { protectStep } from './protect.js';
+import { stampStep, type TextDrawer } from './watermark.js';
+import type { ProtectionOutput, WatermarkOutput } from '../schemas/protection-watermark.js';
+
+/** Names the service as the PDF's producer. */
+export const PRODUCER = 'DocRender';
+
+/** The archive stage's settings: the caller's metadata, the PDF/A level, PDF/UA, extra XMP (the e-invoice's). */
+export type ArchivePlan = {
+  metadata: DocumentMetadata;
+  pdfa?: PdfaLevel;
+  pdfua: boolean;
+  xmp?: { descriptions: string[]; extensionSchemas: string[] };
+};
 
 /**
  * What a render plan asks of the finishing stage, by stage: the settings each
- * stage's step is made from. No stage has settings yet (issues 22 and 23 add
- * them), so a plan's finishing is always empty and the printed PDF is
- * delivered as it is.
+ * stage's step is made from (lib/plan builds them from the request). An empty
+ * plan delivers the printed PDF as it is.
  */
-export type FinishingPlan = { readonly [S in FinishingStage]?: never };
+export type FinishingPlan = {
+  stamp?: WatermarkOutput;
+  archive?: ArchivePlan;
+  attach?: Attachment[];
+  protect?: ProtectionOutput;
+};
 
-/** The steps `finishPdf` runs for a plan's finishing settings. */
-export function finishingSteps(plan: FinishingPlan): FinishingSteps {
-  // Each stage turns its settings into a step here once it has any.
-  void plan;
-  return {};
+/** True when the plan asks for any step. */
+export function wantsFinishing(plan: FinishingPlan): boolean {
+  return plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null;
+}
+
+/** What the page says of itself (read in the session), for metadata the caller left out. */
+export type PageFacts = { title?: string; language?: string };
+
+/** True when the finishing needs the page's title or language: the archive stage without both given. */
+export function needsPageFacts(plan: FinishingPlan): boolean {
+  return plan.archive != null && (plan.archive.metadata.title == null || plan.archive.metadata.language == null);
+}
+
+/**
+ * The steps `finishPdf` runs for a plan's finishing settings (the assemble
+ * step of a merge is the finishing renderer's); `facts` fill the title and
+ * language the caller left out; `drawText` prints a text stamp.
+ */
+export function finishingSteps(plan: FinishingPlan, facts: PageFacts, drawText: TextDrawer): FinishingSteps {
+  const now = new Date();
+  const steps: FinishingSteps = {};
+  if (plan.stamp) steps.stamp = stampStep(plan.stamp, drawText);
+  if (plan.archive) {
+    const { metadata, pdfa, pdfua, xmp } = plan.archive;
+    steps.archive = archiveStep({
+      metadata: { ...metadata, title: metadata.title ?? facts.title, language: metadata.language ?? facts.language },
+      producer: PRODUCER,
+      ...(pdfa ? { pdfa } : {}),
+      pdfua,
+      ...(xmp ? { xmp } : {}),
+      now: () => now,
+    });
+  }
+  if (plan.attach && plan.attach.length > 0) steps.attach = attachStep(plan.attach, () => now);
+  if (plan.protect) steps.protect = protectStep(plan.protect);
+  return steps;
 }

@@ -55,9 +55,10 @@ export type EndpointSpec<S extends v.GenericSchema | undefined, L, P = undefined
   /**
    * True for render endpoints: a request that passed every other check spends
    * one unit of the token's monthly quota (402 once spent) just before `handle`,
-   * and gets it back when the service itself fails (5xx).
+   * and gets it back when the service itself fails (5xx). A function tells how
+   * many units the prepared request takes (a merge: one per rendered part).
    */
-  spendsQuota?: boolean;
+  spendsQuota?: boolean | ((prepared: P) => number);
   /** The endpoint's logic: receives the caller, the validated body and what preload and prepare gave. */
   handle: (req: HttpRequest<Output<S>>, loaded: L, prepared: P) => Promise<HttpResult>;
 };
@@ -116,8 +117,13 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
       if (!spec.spendsQuota) return spec.handle({ ...base, body }, loaded, prepared);
       return withQuotaSpend(
         { usage, logger: deps.logger },
-        { token: base.caller.token, spendId: requestIdOf(event, context), context },
-        (spend) => spec.handle({ ...base, body, spend }, loaded, prepared),
+        {
+          token: base.caller.token,
+          spendId: requestIdOf(event, context),
+          context,
+          units: typeof spec.spendsQuota === 'function' ? spec.spendsQuota(prepared) : 1,
+        },
+        (spend) => spec.handle(spend ? { ...base, body, spend } : { ...base, body }, loaded, prepared),
       );
     });
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { ServiceError, ValidationError } from '../errors.js';
+import { MERGE_PART_CODE, ServiceError, ValidationError } from '../errors.js';
 import { refundQuota, spendQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { TokenRecord } from '../tokens/token-store.js';
@@ -13,22 +13,26 @@ import type { CallerContext, HttpResult } from './types.js';
  */
 export function earnsRefund(outcome: unknown): boolean {
   if (typeof outcome === 'number') return outcome >= 500;
-  if (outcome instanceof ValidationError) return outcome.code === 'api.validation';
+  // A merge that failed on one of its parts delivers nothing: none of its parts is charged.
+  if (outcome instanceof ValidationError) return outcome.code === 'api.validation' || outcome.code === MERGE_PART_CODE;
   return !(outcome instanceof ServiceError) || outcome.statusCode >= 500;
 }
 
 /**
- * Spends one unit of the caller's monthly quota (402 when none is left),
- * then runs the render; if it fails in a way that `earnsRefund`, the unit is
+ * Spends the request's units of the caller's monthly quota (one; a merge one
+ * per rendered part; 402 when they are not left), then runs the render; if it fails in a way that `earnsRefund`, the unit is
  * given back once before the failure goes on to the error mapper. A failed
  * refund is logged, never allowed to replace the caller's answer.
  */
 export async function withQuotaSpend(
   deps: { usage: UsageStore; logger: Logger },
-  request: { token: TokenRecord; spendId: string; context: CallerContext },
-  render: (spend: QuotaSpend) => Promise<HttpResult>,
+  request: { token: TokenRecord; spendId: string; context: CallerContext; units?: number },
+  render: (spend: QuotaSpend | undefined) => Promise<HttpResult>,
 ): Promise<HttpResult> {
-  const spend = await spendQuota(deps.usage, request.token, request.spendId);
+  const units = request.units ?? 1;
+  // Nothing to render (a merge of existing PDFs only): nothing to spend, and no 402.
+  if (units === 0) return render(undefined);
+  const spend = await spendQuota(deps.usage, request.token, request.spendId, undefined, units);
   request.context.quota = 'spent';
   const giveBack = async () => {
     try {

@@ -7,10 +7,11 @@ import type { FileStore } from '../files/file-store.js';
 import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
-import { buildRenderPlan } from '../plan/build-plan.js';
+import { buildDocumentPlan } from '../plan/build-plan.js';
 import { renderForRequest } from '../plan/request-errors.js';
-import type { Renderer } from '../render/types.js';
-import { parseMergedOptions, type RenderInput } from '../schemas/render-requests.js';
+import type { DocumentRenderer } from '../render/types.js';
+import type { DocumentInput } from '../schemas/merge-requests.js';
+import { parseMergedOptions } from '../schemas/render-requests.js';
 import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
@@ -22,7 +23,7 @@ export type RunJobDeps = {
   jobs: JobStore;
   queue: JobQueue;
   files: FileStore;
-  renderer: Pick<Renderer, 'render'>;
+  renderer: Pick<DocumentRenderer, 'render'>;
   logger: Logger;
   config: Pick<Config, 'webhookRetryDelaysSeconds'>;
   /** Where the quota unit of a job that failed on the service's side is given back. */
@@ -176,7 +177,7 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
   let result;
   try {
     // The job holds the request as accepted; its plan is built anew, as the edge built it then.
-    const plan = buildRenderPlan(checkedInput(await deps.jobs.loadInput(job)));
+    const plan = buildDocumentPlan(checkedInput(await deps.jobs.loadInput(job)));
     result = await renderForRequest(deps.renderer, plan);
   } catch (error) {
     const failure = permanentFailure(error);
@@ -198,7 +199,9 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
  * The stored input checked again as a render request: it was valid when
  * queued, but a record written by an older version may not be.
  */
-function checkedInput(input: RenderInput): RenderInput {
+function checkedInput(input: DocumentInput): DocumentInput {
+  // A merge's parts were checked when queued (templates resolved, documents parsed); each part's render checks its own.
+  if ('parts' in input) return input;
   if (input.output === 'PDF') {
     const { page, pdf } = parseMergedOptions({ page: input.page, pdf: input.pdf });
     return { output: 'PDF', page, pdf };

@@ -1,7 +1,7 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { StoredFile } from '../files/file-store.js';
 import type { QuotaSpend } from '../quota/quota.js';
-import type { RenderInput } from '../schemas/render-requests.js';
+import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 
 /** decisions.md: PENDING (queued) → RUNNING (a consumer took it) → COMPLETED or FAILED. */
@@ -44,7 +44,7 @@ export type Job = JobKey & {
   /** The quota unit the request spent, given back if the job fails for a reason other than the page. */
   spend?: QuotaSpend;
   status: JobStatus;
-  output: RenderInput['output'];
+  output: DocumentInput['output'];
   createdAt: string;
   updatedAt: string;
   /** When it became COMPLETED or FAILED. */
@@ -52,7 +52,7 @@ export type Job = JobKey & {
   /** Epoch seconds after which DynamoDB may delete the record (TTL). */
   expiresAt: number;
   /** What to render; absent once read back from a record that keeps it elsewhere (see JobStore.loadInput). */
-  input?: RenderInput;
+  input?: DocumentInput;
   storage?: StorageOptionsOutput | null;
   webhook: WebhookOptionsOutput;
   /** How many times a consumer took the job. */
@@ -91,7 +91,7 @@ export interface JobStore {
   /** The job, or undefined when this account has no job with that id (or it expired). */
   get(key: JobKey): Promise<Job | undefined>;
   /** The job's render input, wherever it is kept. */
-  loadInput(job: Job): Promise<RenderInput>;
+  loadInput(job: Job): Promise<DocumentInput>;
   /** Deletes a job that was never queued. */
   remove(key: JobKey): Promise<void>;
   /** PENDING, or RUNNING under an expired lease → RUNNING under `lease`. Resolves to the job as claimed; else JobConflictError. */

@@ -1,5 +1,5 @@
 import type { QuotaSpend } from '../quota/quota.js';
-import type { RenderInput } from '../schemas/render-requests.js';
+import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 import { newJobId } from './job-ids.js';
 import type { JobQueue } from './job-queue.js';
@@ -12,7 +12,7 @@ export type JobRequest = {
   accountId: string;
   tokenHash: string;
   spend?: QuotaSpend;
-  input: RenderInput;
+  input: DocumentInput;
   storage?: StorageOptionsOutput | null;
   webhook: WebhookOptionsOutput;
 };

@@ -12,6 +12,7 @@ import {
   WebhookOptionsSchema,
 } from '../schemas/render-options.js';
 import { TemplateCreateSchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
+import { DocumentPartSchema, MERGE_REQUEST_SCHEMAS, MergePartSchema, PagePartSchema, TemplatePartSchema } from '../schemas/merge-requests.js';
 
 /** Shared pieces, referenced from the request bodies as `#/components/schemas/<name>`. */
 const SHARED: Record<string, GenericSchema> = {
@@ -32,6 +33,9 @@ export const REQUEST_BODIES = {
   TemplateRenderRequest: RENDER_REQUEST_SCHEMAS.template.raw,
   TemplateRenderSyncRequest: RENDER_REQUEST_SCHEMAS.template.sync,
   TemplateRenderAsyncRequest: RENDER_REQUEST_SCHEMAS.template.async,
+  MergeRequest: MERGE_REQUEST_SCHEMAS.raw,
+  MergeSyncRequest: MERGE_REQUEST_SCHEMAS.sync,
+  MergeAsyncRequest: MERGE_REQUEST_SCHEMAS.async,
   TemplateCreateRequest: TemplateCreateSchema,
   TemplateUpdateRequest: TemplateUpdateSchema,
 } as const satisfies Record<string, GenericSchema>;
@@ -48,7 +52,22 @@ const CONFIG: ConversionConfig = {
   errorMode: 'ignore',
   definitions: SHARED,
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  // A merge part is told apart by its keys at run time (v.lazy); the document shows the three shapes.
+  overrideSchema: ({ valibotSchema }) => (valibotSchema === MergePartSchema ? mergePartJsonSchema() : undefined),
 };
+
+let mergePart: JsonSchema | undefined;
+/** `parts[]` of the merge bodies: a page, a template or an existing PDF. */
+function mergePartJsonSchema(): JsonSchema {
+  mergePart ??= {
+    description: 'One of {page, pdf?, title?}, {templateId, page?, pdf?, title?} or {document, title?}, told apart by the key given.',
+    anyOf: [PagePartSchema, TemplatePartSchema, DocumentPartSchema].map((schema) => {
+      const { $schema: _dialect, $defs: _defs, ...part } = toJsonSchema(schema, CONFIG) as JsonSchema & { $defs?: unknown };
+      return part;
+    }),
+  };
+  return mergePart;
+}
 
 /** Every request schema and shared piece as JSON Schema, keyed by component name. */
 export function requestComponentSchemas(): Record<string, JsonSchema> {

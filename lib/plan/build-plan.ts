@@ -8,12 +8,14 @@
 import type { PDFOptions } from 'puppeteer-core';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { ValidationError } from '../errors.js';
-import type { CookiePlan, ImagePlan, PagePlan, PageSource, PdfPlan, RenderPlan, ScreenPlan, ShotTarget } from '../render/render-plan.js';
+import type { CookiePlan, DocumentPlan, ImagePlan, MergePartPlan, PagePlan, PageSource, PdfPlan, RenderPlan, ScreenPlan, ShotTarget } from '../render/render-plan.js';
 import { decodeBase64Text } from '../schemas/base64-text.js';
 import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import { VIEWPORT_FALLBACK, type PageOptionsOutput, type PdfOptionsOutput, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
+import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { renderHandlebars } from '../templates/handlebars.js';
+import { pdfFinishingPlan } from './pdf-finishing-plan.js';
 
 /**
  * Stands in for the header or footer the caller did not give: Chromium reads
@@ -24,11 +26,27 @@ export const EMPTY_TEMPLATE = '<span></span>';
 /** Margin given to a side that shows a header or footer when the caller set none for it. */
 export const HEADER_FOOTER_MARGIN = '1.5cm';
 
+/** The plan of a validated request or merge (what a job stores): a merge plans each part, and its top-level pdf once. */
+export function buildDocumentPlan(input: DocumentInput): DocumentPlan {
+  if (!('parts' in input)) return buildRenderPlan(input);
+  const outline = input.pdf?.outline ?? false;
+  const parts = input.parts.map((part): MergePartPlan => {
+    const title = part.title ?? undefined;
+    if ('document' in part) return { document: Buffer.from(part.document, 'base64'), ...(title != null ? { title } : {}) };
+    // With the merged outline on, each part prints its own (unless it says otherwise) to nest it.
+    const pdf = outline && part.pdf?.outline == null ? { ...part.pdf, outline: true } : part.pdf;
+    const plan = buildRenderPlan({ output: 'PDF', page: part.page, pdf });
+    if (plan.output !== 'PDF') throw new Error('A merge part plans a PDF');
+    return { plan, ...(title != null ? { title } : {}) };
+  });
+  return { output: 'PDF', merge: true, parts, outline, finishing: pdfFinishingPlan(input.pdf) };
+}
+
 /** The plan of a validated request (a direct render's body, or a template's merged options). */
 export function buildRenderPlan(input: RenderInput): RenderPlan {
   if (input.output === 'PDF') {
     const { print, headerFooter } = printPlan(input.pdf);
-    const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page), print, headerFooter, finishing: {} };
+    const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData) };
     return plan;
   }
   const screenshot = input.screenshot ?? {};
@@ -204,8 +222,8 @@ export function printPlan(pdf: PdfOptionsOutput | null | undefined): Pick<PdfPla
     preferCSSPageSize: o.preferCSSPageSize ?? defaults.preferCSSPageSize,
     omitBackground: o.omitBackground ?? defaults.omitBackground,
     outline: o.outline ?? defaults.outline,
-    // An outline is built from the structure tree, so it needs a tagged PDF.
-    tagged: o.outline === true ? true : (o.tagged ?? defaults.tagged),
+    // An outline is built from the structure tree, so it needs a tagged PDF; PDF/UA is a tagged PDF.
+    tagged: o.outline === true || o.pdfua === true ? true : (o.tagged ?? defaults.tagged),
     displayHeaderFooter,
   };
   if (o.scale != null) options.scale = o.scale;

@@ -5,8 +5,8 @@
  */
 import { NavigationError, ValidationError } from '../errors.js';
 import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
-import type { RenderPlan } from '../render/render-plan.js';
-import type { Renderer, RenderResult } from '../render/types.js';
+import type { DocumentPlan, RenderPlan } from '../render/render-plan.js';
+import type { DocumentRenderer, RenderResult } from '../render/types.js';
 
 /** The request field each step of the plan was built from. */
 const STEP_FIELDS: Record<PlanStep, (plan: RenderPlan) => string[]> = {
@@ -42,15 +42,18 @@ export function toRequestError(error: unknown, plan: RenderPlan): unknown {
   return error;
 }
 
-/** Renders a plan built from a request; what the layers throw comes back in the request's terms. */
+/**
+ * Renders a plan built from a request; what the layers throw comes back in
+ * the request's terms (a merge names its parts' fields itself: lib/document-renderer.ts).
+ */
 export async function renderForRequest(
-  renderer: Pick<Renderer, 'render'>,
-  plan: RenderPlan,
+  renderer: Pick<DocumentRenderer, 'render'>,
+  plan: DocumentPlan,
   options?: { timeoutMs?: number },
 ): Promise<RenderResult> {
   try {
     return await renderer.render(plan, options);
   } catch (error) {
-    throw toRequestError(error, plan);
+    throw 'merge' in plan ? error : toRequestError(error, plan);
   }
 }

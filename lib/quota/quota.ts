@@ -17,7 +17,14 @@ export type QuotaSpend = {
   period: string;
   /** Unique per request (the API Gateway request id); a refund counts once per spendId. */
   spendId: string;
+  /** Units spent, when more than one (a merge spends one per rendered part; see `unitSpendIds`). */
+  units?: number;
 };
+
+/** The spend id of each unit of a spend: the request's own for the first, `<spendId>#<n>` for the n-th after it. */
+function unitSpendIds(spend: Pick<QuotaSpend, 'spendId' | 'units'>): string[] {
+  return Array.from({ length: spend.units ?? 1 }, (_, i) => (i === 0 ? spend.spendId : `${spend.spendId}#${i + 1}`));
+}
 
 /** The quota part of a usage report. */
 export type QuotaUsage = {
@@ -45,34 +52,46 @@ export function billingPeriod(now: Date): BillingPeriod {
 }
 
 /**
- * Spends one unit of the token's monthly quota in a single conditional write,
- * so concurrent requests on any number of instances never exceed the limit.
- * Throws QuotaExceededError (402) when the month's quota is used up. An
- * unlimited token is counted too, so its usage can be reported.
+ * Spends `units` units (default one) of the token's monthly quota, each in a
+ * single conditional write, so concurrent requests on any number of
+ * instances never exceed the limit. Throws QuotaExceededError (402) when the
+ * month's quota cannot hold them all, after giving back the units it did
+ * count. An unlimited token is counted too, so its usage can be reported.
  */
-export async function spendQuota(store: UsageStore, token: TokenRecord, spendId: string, now = new Date()): Promise<QuotaSpend> {
+export async function spendQuota(store: UsageStore, token: TokenRecord, spendId: string, now = new Date(), units = 1): Promise<QuotaSpend> {
   const period = billingPeriod(now);
   const key = { tokenHash: token.tokenHash, period: period.key };
   const limit = token.monthlyLimit;
-  // A zero quota needs no write: the conditional one would accept the first unit of an absent counter.
-  const counted = limit !== null && limit <= 0 ? undefined : await store.spend(key, limit, expiry(period));
-  if (counted === undefined) {
-    throw new QuotaExceededError(
-      `Subscription limit reached: all ${limit} renders of this month are used; the quota renews at ${period.end.toISOString()}`,
-    );
+  const spend: QuotaSpend = { ...key, spendId, ...(units > 1 ? { units } : {}) };
+  const ids = unitSpendIds(spend);
+  for (let counted = 0; counted < ids.length; counted += 1) {
+    // A zero quota needs no write: the conditional one would accept the first unit of an absent counter.
+    const count = limit !== null && limit <= 0 ? undefined : await store.spend(key, limit, expiry(period));
+    if (count === undefined) {
+      for (const back of ids.slice(0, counted)) await store.refund(key, back, expiry(period));
+      throw new QuotaExceededError(
+        units > 1
+          ? `Subscription limit reached: this request needs ${units} renders and fewer are left of this month's ${limit}; the quota renews at ${period.end.toISOString()}`
+          : `Subscription limit reached: all ${limit} renders of this month are used; the quota renews at ${period.end.toISOString()}`,
+      );
+    }
   }
-  return { ...key, spendId };
+  return spend;
 }
 
 /**
- * Gives back the unit a request spent, once: a second refund for the same
- * spend (a retry, a redelivered message) changes nothing. Resolves true when
- * this call gave the unit back.
+ * Gives back the units a request spent, each once: a second refund for the
+ * same spend (a retry, a redelivered message) changes nothing. Resolves true
+ * when this call gave a unit back.
  */
-export function refundQuota(store: UsageStore, spend: QuotaSpend): Promise<boolean> {
+export async function refundQuota(store: UsageStore, spend: QuotaSpend): Promise<boolean> {
   const [year, month] = spend.period.split('-').map(Number);
   const period = billingPeriod(new Date(Date.UTC(year ?? 1970, (month ?? 1) - 1, 1)));
-  return store.refund({ tokenHash: spend.tokenHash, period: spend.period }, spend.spendId, expiry(period));
+  let refunded = false;
+  for (const id of unitSpendIds(spend)) {
+    if (await store.refund({ tokenHash: spend.tokenHash, period: spend.period }, id, expiry(period))) refunded = true;
+  }
+  return refunded;
 }
 
 /** The token's quota, units used and what is left in the month `now` falls in. */

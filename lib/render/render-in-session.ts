@@ -1,6 +1,5 @@
 import type { Deadline } from '../deadline.js';
-import { finishingSteps } from '../finishing/finishing-plan.js';
-import { finishPdf } from '../finishing/finish-pdf.js';
+import { needsPageFacts, type PageFacts } from '../finishing/finishing-plan.js';
 import type { PageSession } from './browser/browser-session.js';
 import { captureScreenshot } from './output/capture-screenshot.js';
 import { printPdf } from './output/print-pdf.js';
@@ -8,7 +7,12 @@ import { loadPage } from './page/load-page.js';
 import type { RenderPlan } from './render-plan.js';
 import type { RenderLog, RenderResult } from './types.js';
 
-/** Renders one plan in a prepared session: the page layer loads the page, the output layer prints or captures it, a PDF is finished. */
+/**
+ * Renders one plan in a prepared session: the page layer loads the page, the
+ * output layer prints or captures it. What the finishing needs from the page
+ * (its title and language) is read here, as data: the finishing itself runs
+ * after the session (renderer.ts), on bytes.
+ */
 export async function renderInSession(
   session: PageSession,
   plan: RenderPlan,
@@ -18,15 +22,21 @@ export async function renderInSession(
 ): Promise<RenderResult> {
   if (plan.output === 'PDF') {
     await loadPage(session, plan.page, deadline, null, timings, log);
+    const pageFacts = needsPageFacts(plan.finishing) ? await readPageFacts(session) : undefined;
     const started = Date.now();
-    const printed = await printPdf(session.page, plan, deadline);
-    const finished = await finishPdf(printed, finishingSteps(plan.finishing));
+    const body = await printPdf(session.page, plan, deadline);
     timings.capture = Date.now() - started;
-    return { body: Buffer.isBuffer(finished) ? finished : Buffer.from(finished), contentType: 'application/pdf', output: 'PDF', timings };
+    return { body, contentType: 'application/pdf', output: 'PDF', timings, ...(pageFacts ? { pageFacts } : {}) };
   }
   await loadPage(session, plan.page, deadline, plan.screen, timings, log);
   const started = Date.now();
   const { body, contentType } = await captureScreenshot(session, plan, deadline);
   timings.capture = Date.now() - started;
   return { body, contentType, output: 'IMAGE', timings };
+}
+
+/** Reads the page's title and language (the `lang` of its root element). */
+async function readPageFacts(session: PageSession): Promise<PageFacts> {
+  const facts = await session.page.evaluate(() => ({ title: document.title, language: document.documentElement.lang }));
+  return { ...(facts.title ? { title: facts.title } : {}), ...(facts.language ? { language: facts.language } : {}) };
 }

@@ -81,7 +81,7 @@ export type PdfPlan = {
   /** puppeteer's `page.pdf()` options, defaults applied and header/footer decoded (the timeout is the deadline's). */
   print: PDFOptions;
   headerFooter: HeaderFooterGiven;
-  /** Operations on the printed PDF, after the output layer (lib/finishing); none yet. */
+  /** Operations on the printed PDF, after the output layer (lib/finishing): archive, attach. */
   finishing: FinishingPlan;
 };
 
@@ -103,3 +103,19 @@ export type ImagePlan = {
 
 /** One render, ready to run. */
 export type RenderPlan = PdfPlan | ImagePlan;
+
+/** One part of a merge: a page printed by its own plan (no finishing of its own but a stamp), or an existing PDF. */
+export type MergePartPlan = { plan: PdfPlan; title?: string } | { document: Uint8Array; title?: string };
+
+/** A merge: its parts printed one after another, then one finishing (assemble, stamp, archive, attach, protect) of the whole. */
+export type MergePlan = {
+  output: 'PDF';
+  merge: true;
+  parts: MergePartPlan[];
+  /** Nest each part's own outline under its entry. */
+  outline: boolean;
+  finishing: FinishingPlan;
+};
+
+/** What the document renderer (lib/document-renderer.ts) produces: one render, or a merge. */
+export type DocumentPlan = RenderPlan | MergePlan;

@@ -1,10 +1,11 @@
 /**
  * The renderer: runs a render plan through the layers, browser → page →
- * output (→ finishing for a PDF), inside the render's time budget. The
+ * output, inside the render's time budget. The
  * browser layer supervises Chromium and pools its sessions; the page layer
  * loads and waits; the output layer prints or captures. After the budget
  * the render fails with `RenderTimeoutError` and whatever hung is closed or
- * the browser killed.
+ * the browser killed. A PDF's finishing runs after it, on the printed bytes
+ * (lib/document-renderer.ts).
  */
 import { before, startDeadline, type Deadline } from '../deadline.js';
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';

@@ -1,5 +1,6 @@
+import type { PageFacts } from '../finishing/finishing-plan.js';
 import type { EgressProxy } from '../net/index.js';
-import type { RenderPlan } from './render-plan.js';
+import type { DocumentPlan, RenderPlan } from './render-plan.js';
 import type { RenderStep } from '../step-bound.js';
 import type { LaunchedBrowser } from './browser/launch-browser.js';
 import type { SessionFactory } from './browser/browser-session.js';
@@ -17,6 +18,8 @@ export type RenderResult = {
   output: 'PDF' | 'IMAGE';
   /** Milliseconds per phase (context, navigate, wait, capture…) for the request log line. */
   timings: Record<string, number>;
+  /** The page's title and language, read for the finishing when the plan's metadata leaves them out. */
+  pageFacts?: PageFacts;
 };
 
 /** What renders plans: one Chromium, its sessions and the layers (see renderer.ts). */
@@ -36,6 +39,11 @@ export type Renderer = {
    */
   afterAnswer(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
+};
+
+/** A renderer that also merges: the finishing renderer (lib/finishing) the endpoints and jobs use. */
+export type DocumentRenderer = Omit<Renderer, 'render'> & {
+  render(plan: DocumentPlan, options?: { timeoutMs?: number }): Promise<RenderResult>;
 };
 
 /** How Chromium runs: separate processes, or everything in one (what Lambda images often force). */

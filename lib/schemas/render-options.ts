@@ -14,9 +14,12 @@ import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defa
 import { tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
+import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
+import { PageRangesSchema } from './page-ranges.js';
+import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { WEBHOOK_SIGNATURE_HEADER_NAMES } from '../webhook-signature-headers.js';
 
 // ---------------------------------------------------------------------------
@@ -308,33 +311,6 @@ function paperLength(allowZero: boolean) {
   );
 }
 
-// Chromium's syntax: single pages and ranges, open at either end ("-3", "5-").
-const PAGE_RANGE = /^(?:(\d+)(?:-(\d*))?|-(\d+))$/;
-
-function pageRangesProblem(ranges: string): string | undefined {
-  if (ranges.trim() === '') return undefined;
-  for (const part of ranges.split(',')) {
-    const match = PAGE_RANGE.exec(part.trim());
-    if (!match) return 'Must be pages and ranges separated by commas, e.g. "1-5, 8, 11-13"';
-    const [, first, last, upTo] = match;
-    const numbers = [first, last, upTo].filter((n): n is string => n !== undefined && n !== '').map(Number);
-    if (numbers.some((page) => page < 1)) return 'Page numbers start at 1';
-    if (first !== undefined && last && Number(first) > Number(last)) {
-      return `Range ${part.trim()} ends before it starts`;
-    }
-  }
-  return undefined;
-}
-
-const PageRangesSchema = v.pipe(
-  StringSchema,
-  v.maxLength(1000, 'Must be at most 1000 characters'),
-  v.check(
-    (ranges) => pageRangesProblem(ranges) === undefined,
-    (issue) => pageRangesProblem(issue.input) ?? 'Invalid page ranges',
-  ),
-);
-
 export const PAPER_FORMATS = [
   'letter', 'legal', 'tabloid', 'ledger', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6',
 ] as const;
@@ -598,8 +574,8 @@ const PdfMarginSchema = closedObject({
   right: v.nullish(paperLength(true)),
 });
 
-/** PDF options. Nothing here depends on another field, so templates reuse it as is. */
-export const PdfOptionsSchema = closedObject({
+/** The fields of the PDF options. */
+const PdfOptionsObjectSchema = closedObject({
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
   displayHeaderFooter: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.displayHeaderFooter, description: 'headerHtml and footerHtml print only when this is true.' }),
   headerHtml: documented(v.nullish(base64Text(true)), { description: 'Base64 HTML print header; elements with the classes date, title, url, pageNumber, totalPages are filled in.' }),
@@ -615,7 +591,15 @@ export const PdfOptionsSchema = closedObject({
   omitBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.omitBackground }),
   outline: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.outline }),
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
+  ...pdfFinishingEntries,
+  ...PDF_FINISHING_ENTRIES,
 });
+
+/**
+ * PDF options. The only rules between fields are the finishing ones, inside
+ * this object, so templates reuse it as is.
+ */
+export const PdfOptionsSchema = v.pipe(PdfOptionsObjectSchema, pdfFinishingCheck<v.InferOutput<typeof PdfOptionsObjectSchema>>(), protectionConflictRule());
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
 export const StorageOptionsSchema = closedObject({

@@ -51,7 +51,7 @@ const RUNTIME_OPTIONS = { allowProtoPropertiesByDefault: false, allowProtoMethod
 /** Thrown from inside a render when it outgrows its limits; becomes a ValidationError. */
 class TemplateLimitError extends Error {}
 
-type Budget = { iterations: number; built: number; lastHelperResult?: unknown };
+type Budget = { iterations: number; built: number; lastHelperResult?: unknown; xml?: boolean };
 // Renders are synchronous, so the budget of the one render in progress can live here.
 let activeBudget: Budget | null = null;
 
@@ -78,7 +78,8 @@ function boundEscaping(): void {
   const utils = Handlebars.Utils as { escapeExpression: (value: unknown) => string };
   const escape = utils.escapeExpression;
   utils.escapeExpression = function boundedEscape(value: unknown): string {
-    const out = escape(value);
+    // An XML template (an e-invoice) escapes as XML does: the five predefined entities and nothing else.
+    const out = activeBudget?.xml ? escapeXmlValue(value, escape) : escape(value);
     // A list is counted when it turns into text (listText), a helper's result when the helper returns it
     // (printed at once, `{{uppercase v}}`, it is not counted twice; escaping may only lengthen it, by 5x).
     const budget = activeBudget;
@@ -88,6 +89,15 @@ function boundEscaping(): void {
     else if (!helperResult && !Array.isArray(value) && !(value instanceof Handlebars.SafeString) && typeof out === 'string') countBuilt(out.length);
     return out;
   };
+}
+
+/** XML escaping with Handlebars' rules for what is not a string (SafeString as is, null as nothing). */
+function escapeXmlValue(value: unknown, htmlEscape: (value: unknown) => string): string {
+  if (typeof value !== 'string') {
+    if (value == null || (value as { toHTML?: unknown }).toHTML) return htmlEscape(value);
+    if (!value) return String(value);
+  }
+  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
 }
 
 /** A helper's result: counted as it is returned, and remembered so that printing it at once does not count it again. */
@@ -253,39 +263,43 @@ function describeFailure(error: unknown): string {
   return `Template could not be rendered: ${text}`;
 }
 
-/** Renders a base64 Handlebars template with caller data into HTML. Throws ValidationError({'page.htmlTemplate': reason}) on a template that does not compile/render. */
-export function renderHandlebars(templateBase64: string, data: unknown): string {
+/**
+ * Renders a base64 Handlebars template with caller data into HTML (or, with `xml`, into XML escaped as XML).
+ * Throws ValidationError({[field]: reason}) on a template that does not compile/render; field defaults to page.htmlTemplate.
+ */
+export function renderHandlebars(templateBase64: string, data: unknown, options: { field?: string; xml?: boolean } = {}): string {
+  const field = options.field ?? FIELD;
   const key = cacheKey(templateBase64);
   const cached = recall(key);
   if (cached) stats.hits += 1;
   else stats.misses += 1;
   const source = cached ? undefined : Buffer.from(templateBase64, 'base64').toString('utf8');
   if (source !== undefined && countExpressions(source, MAX_TEMPLATE_EXPRESSIONS) > MAX_TEMPLATE_EXPRESSIONS) {
-    throw new ValidationError({ [FIELD]: `Template has more than ${MAX_TEMPLATE_EXPRESSIONS} expressions (tags, path segments and arguments); repeat with #each` });
+    throw new ValidationError({ [field]: `Template has more than ${MAX_TEMPLATE_EXPRESSIONS} expressions (tags, path segments and arguments); repeat with #each` });
   }
   const template = cached?.template ?? env.compile(source ?? '', COMPILE_OPTIONS);
   const context = cleanData(data ?? {});
 
   let html: string;
-  activeBudget = { iterations: 0, built: 0 };
+  activeBudget = { iterations: 0, built: 0, xml: options.xml };
   try {
     // Compilation is lazy: syntax errors surface on this first call too.
     html = template(context, RUNTIME_OPTIONS);
   } catch (error) {
     if (error instanceof TemplateLimitError || error instanceof TemplateHelperError) {
-      throw new ValidationError({ [FIELD]: error.message }, { cause: error });
+      throw new ValidationError({ [field]: error.message }, { cause: error });
     }
     if (error instanceof RangeError) {
       // Stack or string-length exhaustion: the template is too big or too deep to render.
-      throw new ValidationError({ [FIELD]: 'Template is too large or too deeply nested to render' }, { cause: error });
+      throw new ValidationError({ [field]: 'Template is too large or too deeply nested to render' }, { cause: error });
     }
-    throw new ValidationError({ [FIELD]: describeFailure(error) }, { cause: error });
+    throw new ValidationError({ [field]: describeFailure(error) }, { cause: error });
   } finally {
     activeBudget = null;
   }
 
   if (html.length > MAX_OUTPUT_BYTES || Buffer.byteLength(html, 'utf8') > MAX_OUTPUT_BYTES) {
-    throw new ValidationError({ [FIELD]: `Rendered HTML is larger than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB` });
+    throw new ValidationError({ [field]: `Rendered HTML is larger than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB` });
   }
   if (!cached && source !== undefined) remember(key, { template, chars: source.length });
   return html;

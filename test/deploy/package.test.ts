@@ -33,7 +33,7 @@ const API_GATEWAY_LIMIT_SECONDS = 30;
 /** RENDER_TIMEOUT_MS's default (lib/config.ts): the render budget a rendering HTTP function must fit. */
 const RENDER_BUDGET_SECONDS = 25;
 
-const RENDERERS = ['pdf', 'screenshot', 'template-render', 'pdf-sync', 'screenshot-sync', 'template-render-sync', 'jobs-consume'];
+const RENDERERS = ['pdf', 'screenshot', 'template-render', 'pdf-sync', 'screenshot-sync', 'template-render-sync', 'pdf-merge', 'pdf-merge-sync', 'jobs-consume'];
 
 const ROUTES: Record<string, string> = {
   'POST /v1/pdf': 'pdf',
@@ -45,6 +45,9 @@ const ROUTES: Record<string, string> = {
   'POST /v1/template/{id}': 'template-render',
   'POST /v1/template/{id}/sync': 'template-render-sync',
   'POST /v1/template/{id}/async': 'template-render-async',
+  'POST /v1/pdf/merge': 'pdf-merge',
+  'POST /v1/pdf/merge/sync': 'pdf-merge-sync',
+  'POST /v1/pdf/merge/async': 'pdf-merge-async',
   'POST /v1/templates': 'template-create',
   'GET /v1/templates': 'template-list',
   'GET /v1/templates/{id}': 'template-get',
@@ -88,6 +91,10 @@ const PERMISSIONS: Record<string, string[]> = {
   'pdf-async': [...AUTH, ...SUBMIT_JOB],
   'screenshot-async': [...AUTH, ...SUBMIT_JOB],
   'template-render-async': [...AUTH, ...READ_TEMPLATE, ...SUBMIT_JOB],
+  // A merge's template parts are read before anything renders or is queued.
+  'pdf-merge': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-merge-sync': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-merge-async': [...AUTH, ...READ_TEMPLATE, ...SUBMIT_JOB],
   'job-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'template-create': [...AUTH, 'dynamodb:PutItem TemplatesTable', 's3:PutObject FilesBucket/templates/*'],
   'template-list': [...AUTH, 'dynamodb:Query TemplatesTable/index/byAccount'],

@@ -117,6 +117,11 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual([pdf.scale.anyOf[0].minimum, pdf.scale.anyOf[0].maximum], [0.1, 2]);
     assert.equal(pageOf('PdfRequest').waitForMilliseconds.anyOf[0].maximum, 5000);
     assert.equal(schemas.TemplateCreateRequest.properties.name.maxLength, 200);
+    // Finishing options (issue 23) and the merge body
+    assert.equal(pdf.watermark.anyOf[0].properties.opacity.default, 0.5);
+    assert.equal(pdf.watermark.anyOf[0].properties.layer.default, 'over');
+    assert.deepEqual(Object.keys(pdf.protection.anyOf[0].properties).sort(), ['ownerPassword', 'permissions', 'userPassword']);
+    assert.equal(schemas.MergeRequest.properties.parts.maxItems, 20);
     // Unknown fields are refused, as the service does
     assert.deepEqual(schemas.PdfRequest.additionalProperties, { not: {} });
     // Margin: numbers or strings with a unit
@@ -159,6 +164,9 @@ describe('GET /v1/openapi.json', () => {
     await call('POST', '/v1/template/{id}', { ...byId('/v1/template/{id}'), json: {} });
     await call('POST', '/v1/template/{id}/sync', { ...byId('/v1/template/{id}/sync'), json: {} });
     await call('POST', '/v1/template/{id}/async', { ...byId('/v1/template/{id}/async'), json: { webhook: { url: `${receiver.url}/hook` } } });
+    await call('POST', '/v1/pdf/merge', { json: { parts: [{ page: { html } }, { templateId: template.id }] } });
+    await call('POST', '/v1/pdf/merge/sync', { json: { parts: [{ page: { html } }] } });
+    await call('POST', '/v1/pdf/merge/async', { json: { parts: [{ page: { html } }], webhook: { url: `${receiver.url}/hook` } } });
 
     // Jobs, account, the document and the docs
     await waitFor('the webhook calls', () => (receiver.requests.length >= 3 ? true : undefined));

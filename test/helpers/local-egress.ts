@@ -1,6 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
+import { withFinishing } from '../../lib/document-renderer.js';
 import { createRenderer, type Renderer, type RendererOptions } from '../../lib/render/index.js';
+import { buildDocumentPlan } from '../../lib/plan/build-plan.js';
+import { renderForRequest } from '../../lib/plan/request-errors.js';
+import type { DocumentRenderer, RenderResult } from '../../lib/render/types.js';
+import type { DocumentInput } from '../../lib/schemas/merge-requests.js';
 
 /** What the test servers listen on: allowed here as `npm start` allows it, everything else private stays refused. */
 export const LOCAL_TEST_HOSTS = ['127.0.0.1', 'localhost'];
@@ -34,4 +39,15 @@ export async function warmRenderer(options: Partial<RendererOptions> = {}): Prom
   });
   await renderer.warm();
   return renderer;
+}
+
+/** A document renderer that takes validated requests: each is planned as the edge plans it. */
+export type RequestRenderer = Omit<DocumentRenderer, 'render'> & {
+  render(input: DocumentInput, options?: { timeoutMs?: number }): Promise<RenderResult>;
+};
+
+/** `warmRenderer()` behind the finishing stage (watermark, protection, merge), as the service renders: request → plan → render. */
+export async function warmFinishingRenderer(): Promise<RequestRenderer> {
+  const renderer = withFinishing(await warmRenderer(), 20_000);
+  return { ...renderer, render: (input, options) => renderForRequest(renderer, buildDocumentPlan(input), options) };
 }

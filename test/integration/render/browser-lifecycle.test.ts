@@ -1,21 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
 import type { Renderer } from '../../../lib/render/index.js';
 import { warmRenderer } from '../../helpers/local-egress.js';
+import { closedPort } from '../../helpers/closed-port.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { b64, pdfText, renderRequest } from './render-fixtures.js';
-
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Chromium processes this test process started (the renderer's browser). */
 function chromiumPids(): number[] {

@@ -6,6 +6,9 @@ import { finishingSteps } from '../../../lib/finishing/finishing-plan.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 
+/** A text drawer for plans without a text stamp. */
+const noText = async (): Promise<Uint8Array> => assert.fail('no text stamp is drawn');
+
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 describe('buildRenderPlan', () => {
@@ -83,6 +86,27 @@ describe('buildRenderPlan', () => {
     assert.equal(html.page.cookieConsent, false);
   });
 
+  it('plans the archive and attach stages from the pdf options, and fills the title and language the caller left out from the page', async () => {
+    // Prepare
+    const plan = buildRenderPlan({
+      output: 'PDF',
+      page: { html: b64('<p>x</p>') },
+      pdf: { metadata: { author: 'A' }, pdfua: true, attachments: [{ name: 'a.txt', content: b64('hi'), mimeType: 'text/plain' }] },
+    });
+    assert.ok(plan.output === 'PDF');
+
+    // Act
+    const steps = finishingSteps(plan.finishing, { title: 'Page title', language: 'de' }, noText);
+
+    // Assess
+    assert.equal(plan.print.tagged, true);
+    assert.equal(plan.finishing.archive?.metadata.author, 'A');
+    assert.equal(plan.finishing.archive?.metadata.title, undefined);
+    assert.equal(plan.finishing.archive?.pdfua, true);
+    assert.equal(plan.finishing.attach?.[0]?.name, 'a.txt');
+    assert.deepEqual(Object.keys(steps).sort(), ['archive', 'attach']);
+  });
+
   it('leaves the finishing seam: a PDF plan asks no finishing step, and its printed bytes are delivered as they are', async () => {
     // Prepare
     const plan = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') } });
@@ -90,7 +114,7 @@ describe('buildRenderPlan', () => {
 
     // Act
     assert.ok(plan.output === 'PDF');
-    const steps = finishingSteps(plan.finishing);
+    const steps = finishingSteps(plan.finishing, {}, noText);
     const finished = await finishPdf(printed, steps);
 
     // Assess

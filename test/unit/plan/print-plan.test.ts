@@ -41,6 +41,10 @@ describe('toPdfOptions', () => {
     assert.deepEqual([withSize.format, withSize.width, withSize.height], [undefined, 480, '7in']);
   });
 
+  it('tags the PDF for PDF/UA, even against tagged: false', () => {
+    assert.equal(toPdfOptions({ pdfua: true, tagged: false }).tagged, true);
+  });
+
   it('tags the PDF when an outline is asked for, even against tagged: false', () => {
     // Act
     const options = toPdfOptions({ outline: true, tagged: false });

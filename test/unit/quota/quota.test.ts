@@ -150,3 +150,38 @@ describe('readQuota', () => {
     assert.equal(report.remaining, 0);
   });
 });
+
+describe('spending several units (a merge: one per rendered part)', () => {
+  const NOW = new Date('2026-05-10T12:00:00Z');
+
+  it('spends all units or none: a request that does not fit answers 402 and leaves the count as it was', async () => {
+    // Prepare
+    const { store } = memoryUsageStore();
+    const limited = token(4);
+    await spendQuota(store, limited, 'before', NOW);
+
+    // Act
+    const spend = await spendQuota(store, limited, 'merge-1', NOW, 2);
+    const refused = spendQuota(store, limited, 'merge-2', NOW, 2);
+
+    // Assess
+    assert.equal(spend.units, 2);
+    await assert.rejects(refused, QuotaExceededError);
+    assert.equal((await readQuota(store, limited, NOW)).used, 3);
+  });
+
+  it('gives every unit back on refund, once', async () => {
+    // Prepare
+    const { store } = memoryUsageStore();
+    const spend = await spendQuota(store, token(null), 'merge', NOW, 3);
+
+    // Act
+    const first = await refundQuota(store, spend);
+    const again = await refundQuota(store, spend);
+
+    // Assess
+    assert.equal(first, true);
+    assert.equal(again, false);
+    assert.equal((await readQuota(store, token(null), NOW)).used, 0);
+  });
+});

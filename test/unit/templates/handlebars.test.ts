@@ -206,3 +206,31 @@ describe('renderHandlebars', () => {
     assert.equal(handlebarsCacheStats().misses - before.misses, 2);
   });
 });
+
+describe('renderHandlebars for XML (pdf.eInvoice.xmlTemplate)', () => {
+  it('escapes as XML: the five predefined entities, nothing HTML-only', () => {
+    // Act
+    const xml = renderHandlebars(b64('<n a="{{v}}">{{v}}</n>'), { v: `Müller & Söhne's <b> "q" = \`x\`` }, { xml: true });
+    // Assess
+    assert.equal(xml, '<n a="Müller &amp; Söhne&apos;s &lt;b&gt; &quot;q&quot; = `x`">Müller &amp; Söhne&apos;s &lt;b&gt; &quot;q&quot; = `x`</n>');
+  });
+
+  it('keeps HTML escaping for HTML templates rendered after an XML one', () => {
+    renderHandlebars(b64('{{v}}'), { v: "'" }, { xml: true });
+    assert.equal(renderHandlebars(b64('{{v}}'), { v: "'" }), '&#x27;');
+  });
+
+  it('names the XML template field in its errors, with the same helpers and bounds', () => {
+    // Act
+    let fields: Record<string, string> = {};
+    try {
+      renderHandlebars(b64('{{#each}}'), {}, { field: 'pdf.eInvoice.xmlTemplate', xml: true });
+    } catch (error) {
+      assert.ok(error instanceof ValidationError);
+      fields = error.fields;
+    }
+    // Assess
+    assert.deepEqual(Object.keys(fields), ['pdf.eInvoice.xmlTemplate']);
+    assert.match(renderHandlebars(b64('{{formatCurrency 5 "EUR" locale="de-DE"}}'), {}, { xml: true }), /^5,00\s€$/);
+  });
+});

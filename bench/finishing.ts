@@ -1,0 +1,81 @@
+/**
+ * The finishing phase of `npm run bench`: what protection, a watermark and a
+ * merge cost the service, measured against the service itself in the same
+ * run (rotating order, same pauses), since bare Puppeteer has no
+ * counterpart: a protected and a watermarked 1-page PDF against the plain
+ * one, and a merge of three 1-page parts against three single renders.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SMALL_HTML } from './pages.js';
+import type { BenchService } from './service-client.js';
+import { summarize, type Summary } from './stats.js';
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+type Variant = { id: string; title: string; calls: Array<{ endpoint: string; body: unknown }> };
+
+const page = { html: b64(SMALL_HTML) };
+const VARIANTS: Variant[] = [
+  { id: 'plain', title: '1-page PDF, plain', calls: [{ endpoint: '/v1/pdf', body: { page } }] },
+  {
+    id: 'protected',
+    title: '1-page PDF, protected (AES-256, permissions)',
+    calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { protection: { userPassword: 'bench-user', ownerPassword: 'bench-owner', permissions: { copy: false } } } } }],
+  },
+  {
+    id: 'watermarked',
+    title: '1-page PDF, text watermark',
+    calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { watermark: { text: 'PAID', rotation: 45, opacity: 0.3 } } } }],
+  },
+  {
+    id: 'merge3',
+    title: 'merge of three 1-page parts (one request)',
+    calls: [{ endpoint: '/v1/pdf/merge', body: { parts: [{ page }, { page }, { page }] } }],
+  },
+  {
+    id: 'singles3',
+    title: 'three single 1-page renders (three requests, summed)',
+    calls: [1, 2, 3].map(() => ({ endpoint: '/v1/pdf', body: { page } })),
+  },
+];
+
+/** Medians per variant, and the same-run ratios the issue asks about. */
+export type FinishingResult = {
+  variants: Array<{ id: string; title: string; ms: Summary }>;
+  ratios: { protectedVsPlain: number; watermarkedVsPlain: number; merge3VsSingles3: number };
+};
+
+/** Measures every variant `runs` times after `warmup` rounds, rotating which goes first. */
+export async function measureFinishing(bench: BenchService, opts: { runs: number; warmup: number; pauseMs: number }): Promise<FinishingResult> {
+  const times = new Map<string, number[]>(VARIANTS.map((variant) => [variant.id, []]));
+  for (let i = 0; i < opts.warmup + opts.runs; i += 1) {
+    const order = VARIANTS.map((_, k) => VARIANTS[(k + i) % VARIANTS.length] as Variant);
+    for (const variant of order) {
+      let total = 0;
+      for (const call of variant.calls) {
+        const result = await bench.call(call.endpoint, call.body);
+        if (result.status !== 200) throw new Error(`${variant.id}: the service answered ${result.status}`);
+        total += result.ms;
+        await sleep(opts.pauseMs);
+      }
+      if (i >= opts.warmup) times.get(variant.id)?.push(total);
+    }
+    bench.takeServerSide();
+  }
+  const variants = VARIANTS.map((variant) => ({ id: variant.id, title: variant.title, ms: summarize(times.get(variant.id) ?? []) }));
+  const median = (id: string) => variants.find((variant) => variant.id === id)?.ms.median ?? NaN;
+  const ratio = (a: string, b: string) => Math.round((median(a) / median(b)) * 100) / 100;
+  return {
+    variants,
+    ratios: { protectedVsPlain: ratio('protected', 'plain'), watermarkedVsPlain: ratio('watermarked', 'plain'), merge3VsSingles3: ratio('merge3', 'singles3') },
+  };
+}
+
+/** The phase's table, as the report prints it. */
+export function printFinishing(result: FinishingResult): string {
+  const lines = ['', 'Finishing (service against itself, same run; medians in ms):'];
+  for (const variant of result.variants) lines.push(`  ${variant.title.padEnd(56)} ${String(variant.ms.median).padStart(8)}  (min ${variant.ms.min}, max ${variant.ms.max}, n ${variant.ms.n})`);
+  const { protectedVsPlain, watermarkedVsPlain, merge3VsSingles3 } = result.ratios;
+  lines.push(`  protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`);
+  return `${lines.join('\n')}\n`;
+}

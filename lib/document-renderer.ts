@@ -1,0 +1,99 @@
+/**
+ * The document renderer: the renderer with the one finishing pipeline
+ * behind it (lib/finishing), for plain renders and merges alike.
+ */
+import { startDeadline, type Deadline } from './deadline.js';
+import { RenderTimeoutError } from './errors.js';
+import type { AssemblyPart } from './finishing/assemble.js';
+import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
+import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
+import { partFailure } from './finishing/merge-errors.js';
+import { chromiumTextDrawer } from './finishing/watermark-text.js';
+import { buildRenderPlan } from './plan/build-plan.js';
+import { toRequestError } from './plan/request-errors.js';
+import type { DocumentPlan, MergePlan, PdfPlan } from './render/render-plan.js';
+import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
+
+/** Whether `plan` is a merge of parts rather than one render. */
+export const isMergePlan = (plan: DocumentPlan): plan is MergePlan => 'merge' in plan;
+
+/**
+ * The one finishing pipeline behind a renderer: a PDF whose plan asks for
+ * finishing is printed (the page's title and language read as data in its
+ * session), then finished by `finishPdf` in FINISHING_ORDER (assemble →
+ * stamp → archive → attach → protect); a merge prints its parts one after
+ * another, then assembles and finishes the whole once. Either way all of it
+ * runs inside the one time budget of the request (a 504 when it runs out,
+ * never a partial file). Everything else passes straight through.
+ */
+export function withFinishing(renderer: Renderer, defaultTimeoutMs: number): DocumentRenderer {
+  // One drawer for the renderer keeps the drawn texts; each render hands it its own time left.
+  const drawer = chromiumTextDrawer((text, timeoutMs) => renderer.render(buildRenderPlan(text), { timeoutMs }));
+  // Loaded on first use: the PDF library is no part of a cold start that has no finishing to do.
+  const loadSteps = () => Promise.all([import('./finishing/finishing-plan.js'), import('./finishing/assemble.js')]);
+
+  const stepsFor = async (finishing: FinishingPlan, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> => {
+    const [{ finishingSteps }] = await loadSteps();
+    return finishingSteps(finishing, facts ?? {}, drawer(() => deadline.remaining()));
+  };
+
+  /** Prints the parts in order (an existing PDF as it is), then assembles and finishes them once. */
+  const merge = async (plan: MergePlan, deadline: Deadline): Promise<RenderResult> => {
+    const started = Date.now();
+    const printed: AssemblyPart[] = [];
+    let facts: PageFacts | undefined;
+    for (const [index, part] of plan.parts.entries()) {
+      if ('document' in part) {
+        printed.push({ pdf: part.document, title: part.title });
+        continue;
+      }
+      if (deadline.remaining() === 0) throw new RenderTimeoutError(deadline.budgetMs);
+      try {
+        const result = await single(part.plan, deadline);
+        // The merged file's title and language, when not given, are the first printed part's.
+        facts ??= result.pageFacts;
+        printed.push({ pdf: result.body, title: part.title });
+      } catch (error) {
+        throw partFailure(toRequestError(error, part.plan), index);
+      }
+    }
+    const [first, ...others] = printed as [AssemblyPart, ...AssemblyPart[]];
+    const [, { assembleStep }] = await loadSteps();
+    const steps: FinishingSteps = { ...(await stepsFor(plan.finishing, facts, deadline)), assemble: assembleStep(first, others, plan.outline) };
+    const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
+    return finishResult(rendered, steps, deadline);
+  };
+
+  /** One plan printed, then finished when it asks for it. */
+  const single = async (plan: PdfPlan, deadline: Deadline): Promise<RenderResult> => {
+    const result = await renderer.render(plan, { timeoutMs: deadline.remaining() });
+    if (!wantsFinishing(plan.finishing)) return result;
+    return finishResult(result, await stepsFor(plan.finishing, result.pageFacts, deadline), deadline);
+  };
+
+  return {
+    ...renderer,
+    render: async (plan, options) => {
+      if (!isMergePlan(plan) && (plan.output !== 'PDF' || !wantsFinishing(plan.finishing))) return renderer.render(plan, options);
+      const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
+      return isMergePlan(plan) ? merge(plan, deadline) : single(plan, deadline);
+    },
+  };
+}
+
+/** Runs `steps` over a printed result within what is left of `deadline`. */
+export async function finishResult(result: RenderResult, steps: FinishingSteps, deadline: Deadline): Promise<RenderResult> {
+  const started = Date.now();
+  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps), deadline);
+  return { ...result, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), timings: { ...result.timings, finish: Date.now() - started } };
+}
+
+/** `work`'s result, or RenderTimeoutError once the budget is spent (the work's late result is dropped). */
+export function withinDeadline<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RenderTimeoutError(deadline.budgetMs)), deadline.remaining());
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}

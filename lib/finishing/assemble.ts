@@ -1,0 +1,104 @@
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, type PDFObject, PDFRef, PDFString } from '@cantoo/pdf-lib';
+import type { PdfStep } from './finish-pdf.js';
+import { loadPdf } from './load-pdf.js';
+
+/** One part of an assembled document: its PDF and the outline title the caller gave it, if any. */
+export type AssemblyPart = { pdf: Uint8Array; title?: string | null | undefined };
+
+/** One outline entry: a title, the page it goes to (its destination array), and entries nested below. */
+type OutlineEntry = { title: string; dest: PDFObject[]; children: OutlineEntry[] };
+
+/**
+ * The `assemble` step: the PDF it is given is the first part; the others
+ * follow in order, their pages copied as they are (content streams byte for
+ * byte). The outline gets one entry per part (its `title`, else the part's
+ * document title, else "Part N"), with the part's own outline nested below
+ * when `nestOutlines` is on.
+ */
+export function assembleStep(first: { title?: string | null | undefined }, others: AssemblyPart[], nestOutlines: boolean): PdfStep {
+  return async (pdf) => {
+    const merged = await PDFDocument.create({ updateMetadata: false });
+    const entries: OutlineEntry[] = [];
+    const parts = [{ pdf, title: first.title }, ...others];
+    for (const [index, part] of parts.entries()) {
+      const source = await loadPdf(part.pdf, 'assemble');
+      const copied = await merged.copyPages(source, source.getPageIndices());
+      const pageMap = new Map<string, PDFRef>();
+      source.getPages().forEach((page, i) => {
+        const target = copied[i];
+        if (!target) return;
+        merged.addPage(target);
+        pageMap.set(page.ref.toString(), target.ref);
+      });
+      const firstPage = copied[0]?.ref;
+      if (!firstPage) continue;
+      entries.push({
+        title: part.title ?? source.getTitle() ?? `Part ${index + 1}`,
+        dest: [firstPage, PDFName.of('Fit')],
+        children: nestOutlines ? readOutline(source, pageMap, firstPage) : [],
+      });
+    }
+    writeOutline(merged, entries);
+    return merged.save({ useObjectStreams: false });
+  };
+}
+
+/** The outline of `source`, its destinations moved to the copied pages (else to the part's first page). */
+function readOutline(source: PDFDocument, pageMap: Map<string, PDFRef>, fallback: PDFRef): OutlineEntry[] {
+  const { context } = source;
+  const outlines = source.catalog.lookupMaybe(PDFName.of('Outlines'), PDFDict);
+  const seen = new Set<PDFDict>();
+  const items = (firstItem: PDFDict | undefined): OutlineEntry[] => {
+    const entries: OutlineEntry[] = [];
+    for (let item = firstItem; item && !seen.has(item); item = item.lookupMaybe(PDFName.of('Next'), PDFDict)) {
+      seen.add(item);
+      const title = item.lookup(PDFName.of('Title'));
+      const text = title instanceof PDFString || title instanceof PDFHexString ? title.decodeText() : '';
+      entries.push({ title: text, dest: destinationOf(item), children: items(item.lookupMaybe(PDFName.of('First'), PDFDict)) });
+    }
+    return entries;
+  };
+  const destinationOf = (item: PDFDict): PDFObject[] => {
+    const action = item.lookupMaybe(PDFName.of('A'), PDFDict);
+    const raw = item.lookup(PDFName.of('Dest')) ?? action?.lookup(PDFName.of('D'));
+    const array = raw instanceof PDFArray ? raw : undefined;
+    const page = array?.get(0);
+    const target = page instanceof PDFRef ? pageMap.get(page.toString()) : undefined;
+    if (!array || !target) return [fallback, PDFName.of('Fit')];
+    // The rest of an explicit destination is names and numbers: safe to carry over as they are.
+    return [target, ...array.asArray().slice(1).map((value) => context.lookup(value) ?? PDFNull)];
+  };
+  return items(outlines?.lookupMaybe(PDFName.of('First'), PDFDict));
+}
+
+/** Writes `entries` as the document's outline: part entries open, the parts' own outlines closed below them. */
+function writeOutline(document: PDFDocument, entries: OutlineEntry[]): void {
+  if (entries.length === 0) return;
+  const { context } = document;
+  const rootRef = context.nextRef();
+  const write = (items: OutlineEntry[], parent: PDFRef, open: boolean): { first: PDFRef; last: PDFRef; visible: number } => {
+    const refs = items.map(() => context.nextRef());
+    let visible = items.length;
+    items.forEach((item, i) => {
+      const dict = context.obj({}) as PDFDict;
+      dict.set(PDFName.of('Title'), PDFHexString.fromText(item.title));
+      dict.set(PDFName.of('Parent'), parent);
+      dict.set(PDFName.of('Dest'), context.obj(item.dest));
+      if (i > 0) dict.set(PDFName.of('Prev'), refs[i - 1] as PDFRef);
+      if (i < items.length - 1) dict.set(PDFName.of('Next'), refs[i + 1] as PDFRef);
+      if (item.children.length > 0) {
+        const children = write(item.children, refs[i] as PDFRef, false);
+        dict.set(PDFName.of('First'), children.first);
+        dict.set(PDFName.of('Last'), children.last);
+        // A positive count shows the children; a negative one keeps them folded.
+        dict.set(PDFName.of('Count'), PDFNumber.of(open ? children.visible : -children.visible));
+        if (open) visible += children.visible;
+      }
+      context.assign(refs[i] as PDFRef, dict);
+    });
+    return { first: refs[0] as PDFRef, last: refs[refs.length - 1] as PDFRef, visible };
+  };
+  const top = write(entries, rootRef, true);
+  context.assign(rootRef, context.obj({ Type: 'Outlines', First: top.first, Last: top.last, Count: top.visible }));
+  document.catalog.set(PDFName.of('Outlines'), rootRef);
+}

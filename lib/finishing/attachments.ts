@@ -1,0 +1,39 @@
+/**
+ * The `attach` finishing step: files embedded in the PDF, each also listed
+ * as an associated file of the document (`/AF`, with its relationship), which
+ * is what PDF/A-3 asks of an embedded file and how Factur-X finds its XML.
+ */
+import { AFRelationship } from '@cantoo/pdf-lib';
+import type { PdfStep } from './finish-pdf.js';
+import { openPdf, savePdf } from './pdf-document.js';
+
+import { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship } from '../schemas/pdf-finishing.js';
+
+export { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship };
+
+/** One file to embed. */
+export type Attachment = {
+  name: string;
+  content: Uint8Array;
+  mimeType: string;
+  description?: string;
+  relationship: AttachmentRelationship;
+};
+
+/** The `attach` step: embeds `files` in order, dated `now`. */
+export function attachStep(files: Attachment[], now: () => Date = () => new Date()): PdfStep {
+  return async (pdf) => {
+    const doc = await openPdf(pdf, 'attach');
+    const date = now();
+    for (const file of files) {
+      await doc.attach(file.content, file.name, {
+        mimeType: file.mimeType,
+        description: file.description,
+        creationDate: date,
+        modificationDate: date,
+        afRelationship: AFRelationship[file.relationship],
+      });
+    }
+    return savePdf(doc, 'attach');
+  };
+}

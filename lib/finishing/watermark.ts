@@ -1,0 +1,133 @@
+import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
+import { ValidationError } from '../errors.js';
+import { selectPages } from '../schemas/page-ranges.js';
+import { decodeWatermarkImage, type WatermarkOutput } from '../schemas/protection-watermark.js';
+import type { PdfStep } from './finish-pdf.js';
+import { loadPdf } from './load-pdf.js';
+
+/** What a text watermark looks like before it is placed: the fields that change its drawing. */
+export type WatermarkText = { text: string; fontSize: number; color: string };
+
+/**
+ * Draws a watermark text as a one-page PDF whose page is the text's box.
+ * The service prints it with its own Chromium (see watermark-text.ts), so the
+ * text is shaped with the layer's fonts in any script and stays real text.
+ */
+export type TextDrawer = (text: WatermarkText) => Promise<Uint8Array>;
+
+/** Defaults of the request's watermark fields (README, OpenAPI). */
+export const WATERMARK_DEFAULTS = { opacity: 0.5, rotation: 0, fontSize: 48, color: '#808080', position: 'center', layer: 'over' } as const;
+
+/** Distance of a corner or edge anchor from the page's edge, in points (a quarter inch). */
+const EDGE_MARGIN = 18;
+/** Images are drawn at 96 dpi, the CSS pixel the rest of the API measures in. */
+const POINTS_PER_PIXEL = 0.75;
+
+type Stamp = { draw: (page: PDFPage, at: Placement) => void; width: number; height: number };
+type Placement = { x: number; y: number; width: number; height: number; rotation: number; opacity: number };
+
+/**
+ * The `stamp` step: draws the watermark on the selected pages (after
+ * assembly, so page numbers count the merged document), over or under the
+ * content, with the requested opacity and rotation, at one of nine anchors.
+ */
+export function stampStep(watermark: WatermarkOutput, drawText: TextDrawer): PdfStep {
+  return async (pdf) => {
+    const document = await loadPdf(pdf, 'stamp');
+    const { pages, beyond } = selectPages(watermark.pages ?? '', document.getPageCount());
+    if (beyond) throw new ValidationError({ 'pdf.watermark.pages': 'The document has fewer pages than the range asks for' });
+    const stamp = await prepareStamp(document, watermark, drawText);
+    const rotation = watermark.rotation ?? WATERMARK_DEFAULTS.rotation;
+    const opacity = watermark.opacity ?? WATERMARK_DEFAULTS.opacity;
+    const position = watermark.position ?? WATERMARK_DEFAULTS.position;
+    const under = (watermark.layer ?? WATERMARK_DEFAULTS.layer) === 'under';
+    for (const index of pages) {
+      const page = document.getPage(index);
+      const box = page.getMediaBox();
+      // A stamp larger than the page shrinks to fit inside its margins.
+      const fit = Math.min(1, (box.width - 2 * EDGE_MARGIN) / stamp.width, (box.height - 2 * EDGE_MARGIN) / stamp.height);
+      const width = stamp.width * fit;
+      const height = stamp.height * fit;
+      const { x, y } = placeAt(position, box, width, height, rotation);
+      isolatePageContent(page);
+      stamp.draw(page, { x, y, width, height, rotation, opacity });
+      if (under) moveLastContentFirst(page);
+    }
+    return document.save({ useObjectStreams: false });
+  };
+}
+
+async function prepareStamp(document: PDFDocument, watermark: WatermarkOutput, drawText: TextDrawer): Promise<Stamp> {
+  if (watermark.image != null) {
+    const decoded = decodeWatermarkImage(watermark.image);
+    if ('problem' in decoded) throw new ValidationError({ 'pdf.watermark.image': decoded.problem });
+    let image: PDFImage;
+    try {
+      image = decoded.kind === 'png' ? await document.embedPng(decoded.bytes) : await document.embedJpg(decoded.bytes);
+    } catch (error) {
+      throw new ValidationError({ 'pdf.watermark.image': 'The image could not be read' }, { cause: error });
+    }
+    return {
+      width: image.width * POINTS_PER_PIXEL,
+      height: image.height * POINTS_PER_PIXEL,
+      draw: (page, at) => page.drawImage(image, { x: at.x, y: at.y, width: at.width, height: at.height, rotate: degrees(at.rotation), opacity: at.opacity }),
+    };
+  }
+  const textPdf = await drawText({
+    text: watermark.text ?? '',
+    fontSize: watermark.fontSize ?? WATERMARK_DEFAULTS.fontSize,
+    color: watermark.color ?? WATERMARK_DEFAULTS.color,
+  });
+  const [embedded] = (await document.embedPdf(textPdf, [0])) as [PDFEmbeddedPage];
+  return {
+    width: embedded.width,
+    height: embedded.height,
+    draw: (page, at) => page.drawPage(embedded, { x: at.x, y: at.y, width: at.width, height: at.height, rotate: degrees(at.rotation), opacity: at.opacity }),
+  };
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/**
+ * Where the unrotated stamp's lower-left corner goes so that the stamp,
+ * rotated about that corner (as PDF drawing rotates), has its bounding box's
+ * centre at the anchor: the page centre, or an edge or corner less the margin.
+ */
+export function placeAt(position: string, page: Box, width: number, height: number, rotation: number): { x: number; y: number } {
+  const angle = (rotation * Math.PI) / 180;
+  const cos = Math.cos(angle);
+  const sin = Math.sin(angle);
+  const halfW = (Math.abs(width * cos) + Math.abs(height * sin)) / 2;
+  const halfH = (Math.abs(width * sin) + Math.abs(height * cos)) / 2;
+  const horizontal = /left/i.test(position) ? 'left' : /right/i.test(position) ? 'right' : 'center';
+  const vertical = /top/i.test(position) ? 'top' : /bottom/i.test(position) ? 'bottom' : 'center';
+  const cx =
+    horizontal === 'left' ? page.x + EDGE_MARGIN + halfW : horizontal === 'right' ? page.x + page.width - EDGE_MARGIN - halfW : page.x + page.width / 2;
+  const cy =
+    vertical === 'bottom' ? page.y + EDGE_MARGIN + halfH : vertical === 'top' ? page.y + page.height - EDGE_MARGIN - halfH : page.y + page.height / 2;
+  // The centre of the stamp, rotated about its corner, sits at corner + R·(w/2, h/2).
+  return { x: cx - (width / 2) * cos + (height / 2) * sin, y: cy - (width / 2) * sin - (height / 2) * cos };
+}
+
+/**
+ * Wraps the page's own content in q…Q, so whatever graphics state it leaves
+ * (Chromium's content flips the y axis with a `cm`) cannot bend the stamp
+ * drawn after it. pdf-lib appends its drawings without that guard.
+ */
+function isolatePageContent(page: PDFPage): void {
+  page.node.normalize();
+  const { context } = page.doc;
+  page.node.wrapContentStreams(context.register(context.stream('q')), context.register(context.stream('Q')));
+}
+
+/**
+ * Puts the content stream just drawn (pdf-lib appends it, and wraps what was
+ * there in q…Q) first, so that the page's own content paints over it.
+ */
+function moveLastContentFirst(page: PDFPage): void {
+  const contents = page.node.Contents();
+  if (!(contents instanceof PDFArray) || contents.size() < 2) return;
+  const last = contents.get(contents.size() - 1);
+  contents.remove(contents.size() - 1);
+  contents.insert(0, last);
+}

@@ -1,0 +1,55 @@
+import { PDFDocument } from '@cantoo/pdf-lib';
+import { ValidationError } from '../errors.js';
+import type { MergeInput, MergePartInput } from '../schemas/merge-requests.js';
+import type { MergeRequestOutput } from '../schemas/merge-requests.js';
+import type { Template } from '../templates/template-store.js';
+import { templateRenderInput } from '../templates/templates.js';
+import { partFailure } from '../finishing/merge-errors.js';
+
+/**
+ * What a merge request renders: its parts in order, each template part
+ * resolved to the page and pdf options of its template with the part's
+ * overrides (another account's template is 404 as everywhere), each existing
+ * PDF checked to parse and not to be encrypted. All of it before anything
+ * renders or any quota is spent, so a bad part is a 400 naming it.
+ */
+export async function mergeInput(body: Pick<MergeRequestOutput, 'parts' | 'pdf'>, loadTemplate: (id: string) => Promise<Template>): Promise<MergeInput> {
+  const parts: MergePartInput[] = [];
+  for (const [index, part] of body.parts.entries()) {
+    if ('document' in part) {
+      await checkDocument(part.document, `parts.${index}.document`);
+      parts.push({ document: part.document, title: part.title ?? null });
+    } else if ('templateId' in part) {
+      const template = await loadTemplate(part.templateId);
+      if (template.output !== 'PDF') throw new ValidationError({ [`parts.${index}.templateId`]: 'Must be a PDF template' });
+      let input;
+      try {
+        input = templateRenderInput(template, { page: part.page, pdf: part.pdf });
+      } catch (error) {
+        throw partFailure(error, index);
+      }
+      if (input.output === 'PDF') parts.push({ page: input.page, pdf: input.pdf ?? null, title: part.title ?? null });
+    } else {
+      parts.push({ page: part.page, pdf: part.pdf ?? null, title: part.title ?? null });
+    }
+  }
+  return { output: 'PDF', parts, pdf: body.pdf ?? null };
+}
+
+/** Units of quota a merge spends: one per part that renders; an existing PDF costs nothing. */
+export function mergeUnits(input: MergeInput): number {
+  return input.parts.filter((part) => !('document' in part)).length;
+}
+
+async function checkDocument(document: string, field: string): Promise<void> {
+  let problem: string | undefined;
+  try {
+    const parsed = await PDFDocument.load(Buffer.from(document, 'base64'), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
+    if (parsed.isEncrypted) problem = 'Must not be encrypted: remove its password first';
+    // pdf-lib parses leniently: a file without a page tree only fails once its pages are read.
+    else if (parsed.getPageCount() === 0) problem = 'Has no pages';
+  } catch {
+    problem = 'Is not a readable PDF';
+  }
+  if (problem) throw new ValidationError({ [field]: problem });
+}

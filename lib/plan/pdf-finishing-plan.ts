@@ -1,0 +1,85 @@
+/**
+ * From a render's `pdf` options to its finishing plan (issue 22): metadata,
+ * PDF/A, PDF/UA (the `archive` stage), attachments with the e-invoice XML
+ * (the `attach` stage), watermark (`stamp`, issue 23) and protection (`protect`). The invoice XML is resolved and checked here, at the
+ * edge, so a bad one is a 400 and nothing renders.
+ */
+import { ValidationError } from '../errors.js';
+import type { PdfaLevel } from '../finishing/archive.js';
+import type { Attachment } from '../finishing/attachments.js';
+import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
+import type { FinishingPlan } from '../finishing/finishing-plan.js';
+import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
+import type { PdfOptionsOutput } from '../schemas/render-options.js';
+import { renderHandlebars } from '../templates/handlebars.js';
+
+/** The e-invoice XML of a render, ready to embed. */
+export type ResolvedInvoice = { xml: string; profile: EInvoiceProfile };
+
+/**
+ * The invoice XML: `xml` decoded, or `xmlTemplate` rendered with the page's
+ * `templateData` by the same Handlebars (helpers, bounds) with XML escaping,
+ * then checked as the schema checks `xml` (well-formed, CII root, profile).
+ */
+export function resolveInvoice(pdf: Pick<PdfOptionsOutput, 'eInvoice'> | null | undefined, templateData: Record<string, unknown> | null | undefined): ResolvedInvoice | undefined {
+  const invoice = pdf?.eInvoice;
+  if (!invoice) return undefined;
+  const field = invoice.xml != null ? 'pdf.eInvoice.xml' : 'pdf.eInvoice.xmlTemplate';
+  const xml =
+    invoice.xml != null
+      ? Buffer.from(invoice.xml, 'base64').toString('utf8')
+      : renderHandlebars(invoice.xmlTemplate ?? '', templateData ?? {}, { field, xml: true });
+  if (Buffer.byteLength(xml) > MAX_INVOICE_XML_BYTES) throw new ValidationError({ [field]: `The invoice XML must be at most ${MAX_INVOICE_XML_BYTES} bytes` });
+  const problem = profileProblem(xml, invoice.profile);
+  if (problem) {
+    const fields: Record<string, string> = { [field]: problem };
+    if (invoice.profile && !/^(Not well-formed|The root element|Must not contain)/.test(problem)) fields['pdf.eInvoice.profile'] = problem;
+    throw new ValidationError(fields);
+  }
+  const facts = readInvoiceXml(xml);
+  return { xml, profile: ('profile' in facts && facts.profile) || (invoice.profile as EInvoiceProfile) };
+}
+
+const date = (value: string | null | undefined) => (value != null ? new Date(value) : undefined);
+
+/** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
+type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection'>;
+
+/** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate`. */
+export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templateData?: Record<string, unknown> | null): FinishingPlan {
+  if (!pdf) return {};
+  const invoice = resolveInvoice(pdf, templateData);
+  const plan: FinishingPlan = {};
+  if (pdf.metadata != null || pdf.pdfa != null || pdf.pdfua === true || invoice) {
+    const meta = pdf.metadata ?? {};
+    // An e-invoice is PDF/A-3: 3b unless the caller asked for 3u.
+    const pdfa: PdfaLevel | undefined = invoice ? (pdf.pdfa === 'PDF/A-3u' ? 'PDF/A-3u' : 'PDF/A-3b') : (pdf.pdfa ?? undefined);
+    const metadata = {
+      title: meta.title ?? undefined,
+      author: meta.author ?? undefined,
+      subject: meta.subject ?? undefined,
+      keywords: meta.keywords ?? undefined,
+      creator: meta.creator ?? undefined,
+      language: meta.language ?? undefined,
+      creationDate: date(meta.creationDate),
+      modificationDate: date(meta.modificationDate),
+    };
+    plan.archive = { metadata, pdfua: pdf.pdfua === true, ...(pdfa ? { pdfa } : {}), ...(invoice ? { xmp: invoiceXmp(invoice.profile) } : {}) };
+  }
+  const files: Attachment[] = (pdf.attachments ?? []).map((file) => ({
+    name: file.name,
+    content: Buffer.from(file.content, 'base64'),
+    mimeType: file.mimeType,
+    description: file.description ?? undefined,
+    relationship: file.relationship ?? 'Unspecified',
+  }));
+  if (invoice) {
+    const { fileName, relationship } = invoiceAttachment(invoice.profile);
+    const standard = pdf.eInvoice?.standard ?? 'Factur-X';
+    files.push({ name: fileName, content: Buffer.from(invoice.xml, 'utf8'), mimeType: 'text/xml', description: `${standard} invoice (${invoice.profile})`, relationship });
+  }
+  if (files.length > 0) plan.attach = files;
+  if (pdf.watermark != null) plan.stamp = pdf.watermark;
+  if (pdf.protection != null) plan.protect = pdf.protection;
+  return plan;
+}

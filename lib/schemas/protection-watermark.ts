@@ -1,0 +1,158 @@
+/**
+ * Schemas of the finishing options of `pdf` (issue 23): `protection`
+ * (AES-256 encryption and permissions) and `watermark` (text or image
+ * stamped over or under the pages). They are entries of the `pdf` object of
+ * every PDF render and of the top-level `pdf` of a merge, where they apply to
+ * the merged file.
+ */
+import * as v from 'valibot';
+import { closedObject } from './closed-object.js';
+import { PageRangesSchema } from './page-ranges.js';
+
+/** PDF passwords are cut at 127 bytes of UTF-8 (ISO 32000-2 §7.6.4.3.3); longer ones would silently mean less. */
+export const MAX_PASSWORD_BYTES = 127;
+/** Largest watermark image, decoded. */
+export const MAX_WATERMARK_IMAGE_BYTES = 1024 * 1024;
+/** Longest watermark text: a stamp, not a document. */
+export const MAX_WATERMARK_TEXT = 500;
+
+/** The nine anchors a watermark is placed at. */
+export const WATERMARK_POSITIONS = ['center', 'top', 'bottom', 'left', 'right', 'topLeft', 'topRight', 'bottomLeft', 'bottomRight'] as const;
+
+const described = <const S extends v.GenericSchema>(schema: S, meta: { default?: unknown; description?: string }) =>
+  v.pipe(schema, v.metadata(meta));
+
+const BooleanSchema = v.boolean('Must be a boolean');
+
+// The message never repeats the value: a password must not reach an error body or a log line.
+const PasswordSchema = v.pipe(
+  v.string('Must be a string'),
+  v.minLength(1, 'Must not be empty'),
+  v.check((password) => Buffer.byteLength(password) <= MAX_PASSWORD_BYTES, `Must be at most ${MAX_PASSWORD_BYTES} bytes in UTF-8 (127 ASCII characters)`),
+);
+
+const PermissionsSchema = closedObject({
+  print: described(v.nullish(v.picklist(['none', 'lowResolution', 'highResolution'], 'Must be one of: none, lowResolution, highResolution')), {
+    default: 'highResolution',
+  }),
+  modify: described(v.nullish(BooleanSchema), { default: true, description: 'Change the content (other than annotations, forms and assembly).' }),
+  copy: described(v.nullish(BooleanSchema), { default: true, description: 'Copy or extract text and images.' }),
+  annotate: described(v.nullish(BooleanSchema), { default: true, description: 'Add or change annotations.' }),
+  fillForms: described(v.nullish(BooleanSchema), { default: true, description: 'Fill in form fields.' }),
+  accessibility: described(v.nullish(BooleanSchema), { default: true, description: 'Extract text for accessibility.' }),
+  assemble: described(v.nullish(BooleanSchema), { default: true, description: 'Insert, rotate or delete pages, create bookmarks.' }),
+});
+
+/** `pdf.protection`: AES-256 (PDF 2.0, revision 6) with at least one password; permissions need the owner password. */
+export const ProtectionSchema = v.pipe(
+  closedObject({
+    userPassword: described(v.nullish(PasswordSchema), { description: 'Needed to open the document.' }),
+    ownerPassword: described(v.nullish(PasswordSchema), { description: 'Unlocks everything; required with permissions.' }),
+    permissions: described(v.nullish(PermissionsSchema), { description: 'What a reader with the user password (or none) may do; unset means allowed.' }),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const { userPassword, ownerPassword, permissions } = dataset.value;
+    if (userPassword == null && ownerPassword == null) {
+      addIssue({ message: 'Give userPassword, ownerPassword or both' });
+    } else if (permissions != null && ownerPassword == null) {
+      const input = dataset.value;
+      addIssue({
+        message: 'Required when permissions are set: without it the user password unlocks everything',
+        path: [{ type: 'object', origin: 'value', input, key: 'ownerPassword', value: undefined }],
+      });
+    }
+  }),
+);
+
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const JPEG_MAGIC = [0xff, 0xd8, 0xff];
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+/** Decodes a watermark image: PNG or JPEG bytes with their kind, or why not. */
+export function decodeWatermarkImage(encoded: string): { kind: 'png' | 'jpeg'; bytes: Buffer } | { problem: string } {
+  if (!BASE64.test(encoded)) return { problem: 'Must be valid base64' };
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.length > MAX_WATERMARK_IMAGE_BYTES) return { problem: 'Must be at most 1 MB decoded' };
+  const starts = (magic: number[]) => magic.every((byte, i) => bytes[i] === byte);
+  if (starts(PNG_MAGIC)) return { kind: 'png', bytes };
+  if (starts(JPEG_MAGIC)) return { kind: 'jpeg', bytes };
+  return { problem: 'Must be a base64 PNG or JPEG image' };
+}
+
+const ImageSchema = v.pipe(
+  v.string('Must be a string'),
+  // Checked on the encoded length first: decoding 5 MB only to refuse it is work for nothing.
+  v.maxLength(Math.ceil(MAX_WATERMARK_IMAGE_BYTES / 3) * 4 + 1024, 'Must be at most 1 MB decoded'),
+  v.check((image) => !('problem' in decodeWatermarkImage(image)), (issue) => {
+    const decoded = decodeWatermarkImage(issue.input);
+    return 'problem' in decoded ? decoded.problem : 'Invalid image';
+  }),
+);
+
+const numberBetween = (min: number, max: number) =>
+  v.pipe(v.number('Must be a number'), v.minValue(min, `Must be at least ${min}`), v.maxValue(max, `Must be at most ${max}`));
+
+/** `pdf.watermark`: text (real, selectable text in any script) or a PNG/JPEG image, stamped on the selected pages. */
+export const WatermarkSchema = v.pipe(
+  closedObject({
+    text: described(v.nullish(v.pipe(v.string('Must be a string'), v.minLength(1, 'Must not be empty'), v.maxLength(MAX_WATERMARK_TEXT, `Must be at most ${MAX_WATERMARK_TEXT} characters`))), {
+      description: 'Text in any script (CJK and emoji included); stays selectable and searchable. One of text or image.',
+    }),
+    image: described(v.nullish(ImageSchema), { description: 'Base64 PNG or JPEG, at most 1 MB; drawn at 96 dpi, shrunk to fit the page. One of text or image.' }),
+    opacity: described(v.nullish(numberBetween(0, 1)), { default: 0.5 }),
+    rotation: described(v.nullish(numberBetween(-360, 360)), { default: 0, description: 'Degrees, counter-clockwise.' }),
+    fontSize: described(v.nullish(numberBetween(1, 500)), { default: 48, description: 'Points; text only.' }),
+    color: described(v.nullish(v.pipe(v.string('Must be a string'), v.regex(/^#(?:[0-9a-fA-F]{3}){1,2}$/, 'Must be a hex colour such as "#c00" or "#cc0000"'))), {
+      default: '#808080',
+      description: 'Text only.',
+    }),
+    position: described(v.nullish(v.picklist(WATERMARK_POSITIONS, `Must be one of: ${WATERMARK_POSITIONS.join(', ')}`)), { default: 'center' }),
+    pages: described(v.nullish(PageRangesSchema), { description: 'Pages to stamp, in pageRanges syntax; default all. Applies after a merge, so it counts the merged pages.' }),
+    layer: described(v.nullish(v.picklist(['over', 'under'], 'Must be one of: over, under')), { default: 'over' }),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value;
+    const at = (key: string): [v.IssuePathItem] => [{ type: 'object', origin: 'value', input, key, value: undefined }];
+    const hasText = input.text != null;
+    const hasImage = input.image != null;
+    if (hasText === hasImage) {
+      const message = hasText ? 'Only one of text or image may be given' : 'One of text or image is required';
+      addIssue({ message, path: at('text') });
+      addIssue({ message, path: at('image') });
+    }
+    if (hasImage && input.fontSize != null) addIssue({ message: 'Only used with text', path: at('fontSize') });
+    if (hasImage && input.color != null) addIssue({ message: 'Only used with text', path: at('color') });
+  }),
+);
+
+/** The finishing entries of a `pdf` object. */
+export const PDF_FINISHING_ENTRIES = {
+  protection: described(v.nullish(ProtectionSchema), { description: 'Encrypts the PDF (AES-256) with passwords and permissions.' }),
+  watermark: described(v.nullish(WatermarkSchema), { description: 'Stamps text or an image over or under the pages.' }),
+};
+
+/**
+ * PDF/A forbids encryption: `protection` with the archival option `pdfa`
+ * (or `eInvoice`, which is PDF/A-3) is a 400 naming both. Read by name, so it holds whichever of the two
+ * options a `pdf` schema carries.
+ */
+export function protectionConflictRule<T extends object>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value as Record<string, unknown>;
+    if (input.protection == null) return;
+    // An e-invoice is a PDF/A-3 file, so it conflicts alike.
+    for (const archival of ['pdfa', 'eInvoice']) {
+      if (input[archival] == null) continue;
+      const message = `protection and ${archival} cannot be combined: PDF/A forbids encryption`;
+      for (const key of ['protection', archival]) {
+        addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
+      }
+    }
+  });
+}
+
+export type ProtectionOutput = v.InferOutput<typeof ProtectionSchema>;
+export type WatermarkOutput = v.InferOutput<typeof WatermarkSchema>;

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import * as v from 'valibot';
+import { closedObject } from '../../../lib/schemas/closed-object.js';
+import { MergeRequestSchema } from '../../../lib/schemas/merge-requests.js';
+import { selectPages } from '../../../lib/schemas/page-ranges.js';
+import { PDF_FINISHING_ENTRIES, protectionConflictRule } from '../../../lib/schemas/protection-watermark.js';
+import { PdfRequestSchema } from '../../../lib/schemas/render-requests.js';
+import { issuesToFields } from '../../../lib/schemas/parse.js';
+
+const page = { html: 'PHA+eDwvcD4=' };
+const fields = (schema: v.GenericSchema, input: unknown) => {
+  const result = v.safeParse(schema, input, { abortEarly: false });
+  return result.success ? {} : issuesToFields(result.issues);
+};
+const pdfFields = (pdf: unknown) => fields(PdfRequestSchema, { page, pdf });
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+describe('pdf.protection and pdf.watermark schemas', () => {
+  it('needs a password, an owner password with permissions, and at most 127 bytes', () => {
+    assert.deepEqual(Object.keys(pdfFields({ protection: {} })), ['pdf.protection']);
+    assert.deepEqual(Object.keys(pdfFields({ protection: { userPassword: 'u', permissions: { copy: false } } })), ['pdf.protection.ownerPassword']);
+    assert.deepEqual(Object.keys(pdfFields({ protection: { ownerPassword: 'é'.repeat(64) } })), ['pdf.protection.ownerPassword']);
+    assert.deepEqual(pdfFields({ protection: { ownerPassword: 'o', permissions: { print: 'lowResolution', copy: false } } }), {});
+    assert.deepEqual(Object.keys(pdfFields({ protection: { userPassword: 'u', permissions: { print: 'never' } } })), ['pdf.protection.permissions.print']);
+  });
+
+  it('never repeats a password in a message', () => {
+    const secret = 'S3cret-that-is-far-too-long-'.repeat(6);
+    const messages = Object.values(pdfFields({ protection: { userPassword: secret, ownerPassword: 42 } }));
+    assert.ok(messages.length > 0);
+    for (const message of messages) assert.ok(!message.includes('S3cret'), message);
+  });
+
+  it('takes exactly one of text or image, a PNG or JPEG image, and a valid range of pages', () => {
+    assert.deepEqual(Object.keys(pdfFields({ watermark: {} })), ['pdf.watermark.text', 'pdf.watermark.image']);
+    assert.deepEqual(Object.keys(pdfFields({ watermark: { text: 'A', image: PNG_1X1 } })), ['pdf.watermark.text', 'pdf.watermark.image']);
+    assert.deepEqual(Object.keys(pdfFields({ watermark: { image: Buffer.from('GIF89a').toString('base64') } })), ['pdf.watermark.image']);
+    assert.deepEqual(Object.keys(pdfFields({ watermark: { image: PNG_1X1, fontSize: 20 } })), ['pdf.watermark.fontSize']);
+    assert.deepEqual(Object.keys(pdfFields({ watermark: { text: 'PAID', pages: '3-1', opacity: 2, position: 'middle' } })), [
+      'pdf.watermark.opacity',
+      'pdf.watermark.position',
+      'pdf.watermark.pages',
+    ]);
+    assert.deepEqual(pdfFields({ watermark: { text: '已付 😀', rotation: 45, color: '#c00', position: 'bottomRight', layer: 'under', pages: '2-' } }), {});
+  });
+
+  it('refuses protection together with pdfa, naming both (PDF/A forbids encryption)', () => {
+    // Prepare: a pdf object that also carries the archival option, as issue 22 adds it.
+    const WithPdfa = v.pipe(closedObject({ ...PDF_FINISHING_ENTRIES, pdfa: v.nullish(v.string()) }), protectionConflictRule());
+
+    // Act / Assess
+    assert.deepEqual(Object.keys(fields(WithPdfa, { protection: { userPassword: 'u' }, pdfa: 'PDF/A-2b' })), ['protection', 'pdfa']);
+    assert.deepEqual(fields(WithPdfa, { pdfa: 'PDF/A-2b' }), {});
+  });
+
+  it('selects the pages of a range, and tells a range past the end', () => {
+    assert.deepEqual(selectPages('', 3), { pages: [0, 1, 2], beyond: false });
+    assert.deepEqual(selectPages('2-, 1', 3), { pages: [0, 1, 2], beyond: false });
+    assert.deepEqual(selectPages('-2', 5), { pages: [0, 1], beyond: false });
+    assert.deepEqual(selectPages('4', 3), { pages: [], beyond: true });
+  });
+});
+
+describe('merge request schema', () => {
+  it('names the part and field at fault', () => {
+    const result = fields(MergeRequestSchema, {
+      parts: [{ page }, { document: 'bm90IGEgcGRm' }, { templateId: '' }, { page: {} }, { page, pdf: { protection: { userPassword: 'u' } } }],
+    });
+    assert.deepEqual(Object.keys(result), ['parts.1.document', 'parts.2.templateId', 'parts.3.page.url', 'parts.3.page.html', 'parts.3.page.htmlTemplate', 'parts.4.pdf.protection']);
+  });
+
+  it('takes 1 to 20 parts', () => {
+    assert.deepEqual(Object.keys(fields(MergeRequestSchema, { parts: [] })), ['parts']);
+    assert.deepEqual(Object.keys(fields(MergeRequestSchema, { parts: Array.from({ length: 21 }, () => ({ page })) })), ['parts']);
+    assert.deepEqual(fields(MergeRequestSchema, { parts: Array.from({ length: 20 }, () => ({ page })), pdf: { outline: true, watermark: { text: 'DRAFT' } } }), {});
+  });
+});
