@@ -93,7 +93,7 @@ describe('GET /docs', () => {
     // Assess
     assert.deepEqual(problems, []);
     assert.deepEqual(foreign, []);
-    assert.equal(summaries.length, 23);
+    assert.equal(summaries.length, 26);
     for (const shown of ['DocRender API', 'OpenAPI 3.1.0', 'POST /v1/pdf', ...summaries]) {
       assert.ok(text.replace(/\s+/g, ' ').includes(shown), `the page shows "${shown}"`);
     }
