@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import { parse } from 'yaml';
+import { CHROMIUM_PACK_FILE } from '../lib/render/chromium-pack.js';
+import { CHROMIUM_LAYER_DIR, packageBinDir, writeChromiumPack } from '../scripts/build-layer.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_DIR = join(root, 'bench', 'results', 'build');
@@ -47,6 +49,7 @@ export function deployedBuild(file = join(root, 'serverless.yml')): { options: B
  * built on its own so that they share no chunk.
  */
 export async function buildColdStartBundles(): Promise<void> {
+  await ensureChromiumPack();
   // Chunks of an earlier build would sit beside the new ones, unused: start clean.
   rmSync(BUILD_DIR, { recursive: true, force: true });
   mkdirSync(BUILD_DIR, { recursive: true });
@@ -54,6 +57,19 @@ export async function buildColdStartBundles(): Promise<void> {
   const local = { absWorkingDir: root, outdir: BUILD_DIR, logLevel: 'error' } satisfies BuildOptions;
   await build({ ...deployed, ...local, entryPoints: { 'cold-handler': 'bench/cold-handler.ts' } });
   await build({ ...deployed, ...local, entryPoints: { 'cold-bare': 'bench/cold-bare.ts' }, splitting: false, sourcemap: false });
+}
+
+const PACK = join(CHROMIUM_LAYER_DIR, CHROMIUM_PACK_FILE);
+
+/**
+ * The layer's Chromium pack, which the service's cold start unpacks as it
+ * would from /opt/chromium on Lambda: written by `npm run build:layer`, or
+ * here when missing or older than the installed @sparticuz/chromium.
+ */
+async function ensureChromiumPack(): Promise<void> {
+  if (existsSync(PACK) && statSync(PACK).mtimeMs >= statSync(join(packageBinDir(), 'chromium.br')).mtimeMs) return;
+  console.error('Writing the Chromium layer pack once (layers/chromium/chromium/; npm run build:layer does the whole layer)…');
+  await writeChromiumPack(CHROMIUM_LAYER_DIR);
 }
 
 /**
@@ -85,8 +101,13 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
   let freshTmp: string | undefined;
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   // The service runs with the deployed functions' NODE_OPTIONS (source maps, say: they cost a cold start); bare with none.
-  if (side === 'service') childEnv.NODE_OPTIONS = deployedBuild().nodeOptions;
-  else delete childEnv.NODE_OPTIONS;
+  if (side === 'service') {
+    childEnv.NODE_OPTIONS = deployedBuild().nodeOptions;
+    // The layer's pack, where Lambda would find it at /opt/chromium; bare unpacks the package's brotli file.
+    childEnv.CHROMIUM_PACK_DIR = dirname(PACK);
+  } else {
+    delete childEnv.NODE_OPTIONS;
+  }
   if (!unpacked) {
     freshTmp = mkdtempSync(join(tmpdir(), 'docrender-bench-cold-'));
     childEnv.TMPDIR = freshTmp;

@@ -46,6 +46,8 @@ const EnvSchema = v.object({
   CHROMIUM_MODE: v.optional(v.picklist(['multi-process', 'single-process']), 'multi-process'),
   /** Use this Chromium binary instead of the one unpacked from @sparticuz/chromium. */
   CHROMIUM_PATH: v.optional(v.string(), ''),
+  /** The Chromium layer's pack (chromium.zst and archives); Lambda mounts the layer at /opt. */
+  CHROMIUM_PACK_DIR: v.optional(v.string(), '/opt/chromium'),
   /** Comma-separated host names, IPs or CIDR ranges that may be reached although private. */
   ALLOW_PRIVATE_HOSTS: v.pipe(
     v.optional(v.string(), ''),
@@ -68,6 +70,7 @@ export type Config = {
   renderTimeoutMs: number;
   chromiumMode: 'multi-process' | 'single-process';
   chromiumPath: string | undefined;
+  chromiumPackDir: string;
   allowPrivateHosts: string[];
 };
 
@@ -94,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderTimeoutMs: e.RENDER_TIMEOUT_MS,
     chromiumMode: e.CHROMIUM_MODE,
     chromiumPath: e.CHROMIUM_PATH || undefined,
+    chromiumPackDir: e.CHROMIUM_PACK_DIR,
     allowPrivateHosts: splitList(e.ALLOW_PRIVATE_HOSTS),
   };
 }

@@ -68,6 +68,7 @@ function start(): Started {
   const renderer = createRenderer({
     mode: config.chromiumMode,
     executablePath: config.chromiumPath,
+    chromiumPackDir: config.chromiumPackDir,
     timeoutMs: config.renderTimeoutMs,
     // Every address a page was refused or could not reach is a log line (host and port, never the path):
     // a refusal is often someone probing the network. The logger may still be loading when the proxy starts.

@@ -6,6 +6,11 @@
  *   (whose content script the renderer reads from its package at run time)
  *   with their runtime dependencies, which Lambda mounts under
  *   /opt/nodejs/node_modules;
+ * - chromium/: @sparticuz/chromium's Chromium binary as chromium.zst, the
+ *   very bytes its chromium.br inflates to, recompressed with zstd, which
+ *   unpacks several times faster on every cold start, beside the package's
+ *   other archives (.tar.br) as they ship. Lambda mounts it at /opt/chromium;
+ *   lib/render/chromium-pack.ts unpacks it. The package's bin/ is left out;
  * - fonts/: Noto Sans CJK (Japanese, Simplified and Traditional Chinese,
  *   Korean; regular and bold) and Noto Color Emoji, which Lambda mounts under
  *   /opt/fonts. Lambda has no system fonts: Chromium only sees Open Sans
@@ -14,10 +19,14 @@
  *
  * Run as `npm run build:layer`; `npm run package` runs it first.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliDecompress, constants, zstdCompress } from 'node:zlib';
+import { CHROMIUM_PACK_ARCHIVES, CHROMIUM_PACK_FILE } from '../lib/render/chromium-pack.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -51,8 +60,69 @@ const LAYER_PACKAGES = ['@sparticuz/chromium', '@duckduckgo/autoconsent'];
 
 /** Parts of packages that nothing reads at run time (tests, browser-extension builds): left out of the layer. */
 const NOT_AT_RUN_TIME: Record<string, string[]> = {
+  // Its compressed files travel in chromium/ instead: the binary as chromium.zst, the archives as they are.
+  '@sparticuz/chromium': ['bin'],
   '@duckduckgo/autoconsent': ['tests', 'tests-wtr', 'docs', 'dist/addon-firefox', 'dist/addon-mv3', 'CHANGELOG.md'],
 };
+
+/**
+ * The zstd level of the Chromium pack, chosen with `npm run bench:unpack`
+ * under the CPU share of 1,536 MB (README, Performance): every level unpacks
+ * several times faster than brotli, within a few per cent of each other;
+ * 12 gives a file 1 MB smaller than 9 at twice its compression time (about a
+ * minute on a shared core, once per Chromium version thanks to the cache),
+ * and 19 took over 25 minutes here for 3 MB less.
+ */
+export const CHROMIUM_PACK_LEVEL = 12;
+
+/** Packs already made, by the brotli file's digest and the level: a rebuild of the layer copies instead of compressing. */
+const PACK_CACHE = join(root, '.cache', 'chromium-pack');
+
+/** The folder of the installed @sparticuz/chromium's compressed files (chromium.br and the .tar.br archives). */
+export function packageBinDir(): string {
+  return join(resolvePackageDir('@sparticuz/chromium', root), 'bin');
+}
+
+/**
+ * Compresses the Chromium binary with zstd at `level`, with a checksum so
+ * that a damaged pack fails its unpack instead of giving a broken binary.
+ */
+export function compressChromium(binary: Uint8Array, level = CHROMIUM_PACK_LEVEL): Promise<Buffer> {
+  return promisify(zstdCompress)(binary, {
+    params: {
+      [constants.ZSTD_c_compressionLevel]: level,
+      [constants.ZSTD_c_checksumFlag]: 1,
+      [constants.ZSTD_c_nbWorkers]: 0,
+    },
+    pledgedSrcSize: binary.byteLength,
+  });
+}
+
+/**
+ * Writes the layer's chromium/ folder into `layerDir`: chromium.zst, the
+ * binary @sparticuz/chromium tested and ships as chromium.br, inflated and
+ * recompressed with zstd, and the package's other archives copied as they are.
+ */
+export async function writeChromiumPack(layerDir: string, level = CHROMIUM_PACK_LEVEL): Promise<string> {
+  const bin = packageBinDir();
+  const brotli = readFileSync(join(bin, 'chromium.br'));
+  const file = join(layerDir, CHROMIUM_PACK_FILE);
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true });
+  for (const archive of CHROMIUM_PACK_ARCHIVES) {
+    if (existsSync(join(bin, archive))) cpSync(join(bin, archive), join(dir, archive));
+  }
+  const cached = join(PACK_CACHE, `${createHash('sha256').update(brotli).digest('hex').slice(0, 32)}-zstd${level}.zst`);
+  if (!existsSync(cached)) {
+    mkdirSync(PACK_CACHE, { recursive: true });
+    const binary = await promisify(brotliDecompress)(brotli);
+    writeFileSync(`${cached}.${process.pid}.partial`, await compressChromium(binary, level));
+    renameSync(`${cached}.${process.pid}.partial`, cached);
+  }
+  cpSync(cached, `${file}.partial`);
+  renameSync(`${file}.partial`, file);
+  return dir;
+}
 
 export type LayerSummary = {
   /** Packages copied under nodejs/node_modules. */
@@ -152,9 +222,11 @@ export async function buildChromiumLayer(layerDir = CHROMIUM_LAYER_DIR): Promise
   const fontsDir = join(layerDir, 'fonts');
   rmSync(join(layerDir, 'nodejs'), { recursive: true, force: true });
   rmSync(fontsDir, { recursive: true, force: true });
+  rmSync(join(layerDir, dirname(CHROMIUM_PACK_FILE)), { recursive: true, force: true });
   mkdirSync(modules, { recursive: true });
   const seen = new Set<string>();
   for (const pkg of LAYER_PACKAGES) copyWithDependencies(pkg, root, modules, seen);
+  await writeChromiumPack(layerDir);
   const fonts = await writeLayerFonts(fontsDir);
   return { packages: seen.size, fonts, bytes: folderBytes(layerDir) };
 }

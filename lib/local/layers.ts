@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_PACK_FILE } from '../render/chromium-pack.js';
 import { LocalSetupError } from './errors.js';
 
 /** Where the runner keeps the fontconfig files of its "mounted" layers, and fontconfig's cache. */
@@ -38,6 +39,18 @@ export function layerFontEnvironment(layerDirs: string[], taskRoot: string): Rec
   mkdirSync(configDir, { recursive: true });
   writeFileSync(path.join(configDir, 'fonts.conf'), conf);
   return { FONTCONFIG_PATH: configDir };
+}
+
+/**
+ * The environment that makes an instance unpack Chromium from its layer's
+ * pack as on Lambda, where the layer's chromium/ folder is /opt/chromium:
+ * the first of `layerDirs` whose pack `npm run build:layer` has written.
+ * Without one (the layer not built, or built before it had a pack) the
+ * instance unpacks @sparticuz/chromium's own brotli file, as before.
+ */
+export function layerChromiumEnvironment(layerDirs: string[]): Record<string, string> {
+  const dir = layerDirs.find((layer) => existsSync(path.join(layer, CHROMIUM_PACK_FILE)));
+  return dir === undefined ? {} : { CHROMIUM_PACK_DIR: path.dirname(path.join(dir, CHROMIUM_PACK_FILE)) };
 }
 
 function escapeXml(text: string): string {

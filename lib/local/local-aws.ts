@@ -1,6 +1,6 @@
 import { startEmulators, startEmulatorsApart } from './emulators.js';
 import { LocalSetupError } from './errors.js';
-import { layerFontEnvironment } from './layers.js';
+import { layerChromiumEnvironment, layerFontEnvironment } from './layers.js';
 import { emulatorEnvironment, type EmulatorEndpoints } from './local-endpoints.js';
 import { createResources, type LocalResources } from './resources.js';
 import { resolveService, type LocalFunction, type ResolvedService, type ServiceOptions } from './service-definition.js';
@@ -24,7 +24,7 @@ export type LocalAws = {
   resources: LocalResources;
   /**
    * The whole environment of an instance of `fn`: its own variables with
-   * local values, the emulators' endpoints, and its layers' fonts.
+   * local values, the emulators' endpoints, and its layers' fonts and Chromium pack.
    */
   environmentOf(fn: LocalFunction): Record<string, string>;
   stop(): Promise<void>;
@@ -56,7 +56,11 @@ export async function startLocalAws(opts: LocalAwsOptions = {}): Promise<LocalAw
       endpoints: emulators.endpoints,
       resources,
       // The layer fonts are looked for when an instance starts: provisioning alone does not need them.
-      environmentOf: (fn) => ({ ...(environments.get(fn.key) ?? endpointVariables), ...layerFontEnvironment(fn.layerDirs, service.serviceDir) }),
+      environmentOf: (fn) => ({
+        ...(environments.get(fn.key) ?? endpointVariables),
+        ...layerFontEnvironment(fn.layerDirs, service.serviceDir),
+        ...layerChromiumEnvironment(fn.layerDirs),
+      }),
       stop: () => emulators.stop(),
     };
   } catch (error) {

@@ -6,6 +6,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { RenderError } from '../errors.js';
 import type { EgressProxy } from '../net/index.js';
+import { unpackChromium } from './chromium-pack.js';
 import { chromiumArgs } from './launch-args.js';
 import type { ChromiumMode } from './types.js';
 
@@ -38,9 +39,9 @@ function trackProfile(dir: string): void {
   });
 }
 
-/** The bundled Chromium, unpacked to /tmp once per container. */
-function bundledExecutable(): Promise<string> {
-  unpacked ??= chromium.executablePath().catch((error: unknown) => {
+/** The bundled Chromium, unpacked to /tmp once per container (from the layer's pack when there is one). */
+function bundledExecutable(packDir: string | undefined): Promise<string> {
+  unpacked ??= unpackChromium(packDir).catch((error: unknown) => {
     unpacked = undefined;
     throw error;
   });
@@ -89,8 +90,13 @@ function coreDumpsOff(executablePath: string): Promise<string> {
  * profile directory under /tmp that is deleted when the browser goes away,
  * so /tmp does not fill up across warm invocations.
  */
-export async function launchBrowser(options: { mode: ChromiumMode; executablePath?: string; egress: EgressProxy }): Promise<LaunchedBrowser> {
-  const executablePath = await coreDumpsOff(options.executablePath ?? (await bundledExecutable()));
+export async function launchBrowser(options: {
+  mode: ChromiumMode;
+  executablePath?: string;
+  chromiumPackDir?: string;
+  egress: EgressProxy;
+}): Promise<LaunchedBrowser> {
+  const executablePath = await coreDumpsOff(options.executablePath ?? (await bundledExecutable(options.chromiumPackDir)));
   const userDataDir = await mkdtemp(join(tmpdir(), 'docrender-chromium-'));
   let browser: Browser;
   try {

@@ -93,7 +93,12 @@ export function createRenderer(options: RendererOptions): Renderer {
     }
     launching ??= (async () => {
       const egress = await (options.egress ?? sharedEgressProxy)();
-      const launched = await launchBrowser(options.executablePath ? { mode, egress, executablePath: options.executablePath } : { mode, egress });
+      const launched = await launchBrowser({
+        mode,
+        egress,
+        ...(options.executablePath ? { executablePath: options.executablePath } : {}),
+        ...(options.chromiumPackDir ? { chromiumPackDir: options.chromiumPackDir } : {}),
+      });
       let createSessionFactory: RenderModules['createSessionFactory'];
       try {
         ({ createSessionFactory } = await renderModules());

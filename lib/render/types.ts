@@ -30,6 +30,8 @@ export type RendererOptions = {
   mode: ChromiumMode;
   /** A Chromium binary to use instead of the one unpacked from `@sparticuz/chromium`. */
   executablePath?: string;
+  /** Where the Chromium layer's zstd pack is (`unpackChromium`); without one, `@sparticuz/chromium` unpacks its own. */
+  chromiumPackDir?: string;
   /** Default time budget of one render. */
   timeoutMs: number;
   /**
