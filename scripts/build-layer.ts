@@ -67,13 +67,13 @@ const NOT_AT_RUN_TIME: Record<string, string[]> = {
 
 /**
  * The zstd level of the Chromium pack, chosen with `npm run bench:unpack`
- * under the CPU share of 1,536 MB (README, Performance): every level unpacks
- * several times faster than brotli, within a few per cent of each other;
- * 12 gives a file 1 MB smaller than 9 at twice its compression time (about a
- * minute on a shared core, once per Chromium version thanks to the cache),
- * and 19 took over 25 minutes here for 3 MB less.
+ * under the CPU share of 1,536 MB (README, Performance): streamed, every
+ * level unpacked in 0.34–0.49× brotli's time (1.2–1.5 s of CPU against
+ * brotli's 2.9 s), level 3 fastest of them in that run; higher levels save
+ * up to 10 MB of layer for no faster unpack, and 12 takes a minute to
+ * compress on a shared core where 3 takes seconds.
  */
-export const CHROMIUM_PACK_LEVEL = 12;
+export const CHROMIUM_PACK_LEVEL = 3;
 
 /** Packs already made, by the brotli file's digest and the level: a rebuild of the layer copies instead of compressing. */
 const PACK_CACHE = join(root, '.cache', 'chromium-pack');
