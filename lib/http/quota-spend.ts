@@ -1,8 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { ServiceError, ValidationError } from '../errors.js';
-import { refundQuota, spendQuota, type QuotaSpend } from '../quota/quota.js';
+import { refundQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
-import type { TokenRecord } from '../tokens/token-store.js';
 import type { CallerContext, HttpResult } from './types.js';
 
 /**
@@ -18,17 +17,17 @@ export function earnsRefund(outcome: unknown): boolean {
 }
 
 /**
- * Spends one unit of the caller's monthly quota (402 when none is left),
- * then runs the render; if it fails in a way that `earnsRefund`, the unit is
- * given back once before the failure goes on to the error mapper. A failed
- * refund is logged, never allowed to replace the caller's answer.
+ * Runs the render of a request whose admission spent a unit of the monthly
+ * quota; if it fails in a way that `earnsRefund`, the unit is given back once
+ * before the failure goes on to the error mapper. A failed refund is logged,
+ * never allowed to replace the caller's answer.
  */
 export async function withQuotaSpend(
   deps: { usage: UsageStore; logger: Logger },
-  request: { token: TokenRecord; spendId: string; context: CallerContext },
+  request: { spend: QuotaSpend; context: CallerContext },
   render: (spend: QuotaSpend) => Promise<HttpResult>,
 ): Promise<HttpResult> {
-  const spend = await spendQuota(deps.usage, request.token, request.spendId);
+  const spend = request.spend;
   request.context.quota = 'spent';
   const giveBack = async () => {
     try {

@@ -1,4 +1,3 @@
-import { QuotaExceededError } from '../errors.js';
 import type { TokenRecord } from '../tokens/token-store.js';
 import type { UsageStore } from './usage-store.js';
 
@@ -45,26 +44,6 @@ export function billingPeriod(now: Date): BillingPeriod {
 }
 
 /**
- * Spends one unit of the token's monthly quota in a single conditional write,
- * so concurrent requests on any number of instances never exceed the limit.
- * Throws QuotaExceededError (402) when the month's quota is used up. An
- * unlimited token is counted too, so its usage can be reported.
- */
-export async function spendQuota(store: UsageStore, token: TokenRecord, spendId: string, now = new Date()): Promise<QuotaSpend> {
-  const period = billingPeriod(now);
-  const key = { tokenHash: token.tokenHash, period: period.key };
-  const limit = token.monthlyLimit;
-  // A zero quota needs no write: the conditional one would accept the first unit of an absent counter.
-  const counted = limit !== null && limit <= 0 ? undefined : await store.spend(key, limit, expiry(period));
-  if (counted === undefined) {
-    throw new QuotaExceededError(
-      `Subscription limit reached: all ${limit} renders of this month are used; the quota renews at ${period.end.toISOString()}`,
-    );
-  }
-  return { ...key, spendId };
-}
-
-/**
  * Gives back the unit a request spent, once: a second refund for the same
  * spend (a retry, a redelivered message) changes nothing. Resolves true when
  * this call gave the unit back.
@@ -88,6 +67,7 @@ export async function readQuota(store: UsageStore, token: TokenRecord, now = new
   };
 }
 
-function expiry(period: BillingPeriod): number {
+/** When what records a refund of `period` may go (epoch seconds). */
+export function expiry(period: BillingPeriod): number {
   return Math.floor(period.end.getTime() / 1000) + KEEP_PAST_MONTHS_SECONDS;
 }

@@ -61,7 +61,10 @@ const ROUTES: Record<string, string> = {
   'GET /studio/{file}': 'studio',
 };
 
-const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable'];
+/** Admission: one conditional write to the token's item (auth, rate, quota), a read to say why on a refusal. */
+const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem TokensTable'];
+/** A render's unit given back: marked once in the usage table, then returned on the token's item. */
+const REFUND = ['dynamodb:UpdateItem UsageTable'];
 const STORE_FILES = ['s3:PutObject FilesBucket/files/*', 's3:GetObject FilesBucket/files/*'];
 const READ_TEMPLATE = ['dynamodb:GetItem TemplatesTable', 's3:GetObject FilesBucket/templates/*'];
 const SUBMIT_JOB = [
@@ -79,15 +82,15 @@ const RECEIVE = (queue: string) => [`sqs:ReceiveMessage ${queue}`, `sqs:DeleteMe
  * code calls, checked against lib/aws/.
  */
 const PERMISSIONS: Record<string, string[]> = {
-  pdf: [...AUTH, ...STORE_FILES],
-  screenshot: [...AUTH, ...STORE_FILES],
-  'pdf-sync': [...AUTH, ...STORE_FILES],
-  'screenshot-sync': [...AUTH, ...STORE_FILES],
-  'template-render': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
-  'template-render-sync': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
-  'pdf-async': [...AUTH, ...SUBMIT_JOB],
-  'screenshot-async': [...AUTH, ...SUBMIT_JOB],
-  'template-render-async': [...AUTH, ...READ_TEMPLATE, ...SUBMIT_JOB],
+  pdf: [...AUTH, ...REFUND, ...STORE_FILES],
+  screenshot: [...AUTH, ...REFUND, ...STORE_FILES],
+  'pdf-sync': [...AUTH, ...REFUND, ...STORE_FILES],
+  'screenshot-sync': [...AUTH, ...REFUND, ...STORE_FILES],
+  'template-render': [...AUTH, ...REFUND, ...READ_TEMPLATE, ...STORE_FILES],
+  'template-render-sync': [...AUTH, ...REFUND, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-async': [...AUTH, ...REFUND, ...SUBMIT_JOB],
+  'screenshot-async': [...AUTH, ...REFUND, ...SUBMIT_JOB],
+  'template-render-async': [...AUTH, ...REFUND, ...READ_TEMPLATE, ...SUBMIT_JOB],
   'job-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'template-create': [...AUTH, 'dynamodb:PutItem TemplatesTable', 's3:PutObject FilesBucket/templates/*'],
   'template-list': [...AUTH, 'dynamodb:Query TemplatesTable/index/byAccount'],
@@ -101,7 +104,7 @@ const PERMISSIONS: Record<string, string[]> = {
   ],
   'template-delete': [...AUTH, 'dynamodb:DeleteItem TemplatesTable', 's3:DeleteObject FilesBucket/templates/*'],
   devices: [...AUTH],
-  usage: [...AUTH, 'dynamodb:GetItem UsageTable'],
+  usage: [...AUTH],
   'jobs-consume': [
     ...RECEIVE('JobsQueue'),
     'dynamodb:GetItem JobsTable',
@@ -110,7 +113,8 @@ const PERMISSIONS: Record<string, string[]> = {
     's3:DeleteObject FilesBucket/job-inputs/*',
     ...STORE_FILES,
     'sqs:SendMessage WebhooksQueue',
-    'dynamodb:UpdateItem UsageTable',
+    ...REFUND,
+    'dynamodb:UpdateItem TokensTable',
   ],
   'jobs-dead-letter': [
     ...RECEIVE('JobsDeadLetterQueue'),
@@ -118,7 +122,8 @@ const PERMISSIONS: Record<string, string[]> = {
     'dynamodb:UpdateItem JobsTable',
     's3:DeleteObject FilesBucket/job-inputs/*',
     'sqs:SendMessage WebhooksQueue',
-    'dynamodb:UpdateItem UsageTable',
+    ...REFUND,
+    'dynamodb:UpdateItem TokensTable',
   ],
   'webhooks-deliver': [
     ...RECEIVE('WebhooksQueue'),

@@ -14,7 +14,8 @@ import {
 } from '../../../lib/errors.js';
 import { billingPeriod } from '../../../lib/quota/quota.js';
 import { hashToken } from '../../../lib/tokens/tokens.js';
-import type { TokenRecord, TokenStore } from '../../../lib/tokens/token-store.js';
+import type { TokenRecord } from '../../../lib/tokens/token-store.js';
+import type { AdmissionRequest } from '../../../lib/quota/usage-store.js';
 import type { HttpEvent, HttpRequest, HttpResult } from '../../../lib/http/types.js';
 import { memoryUsageStore } from '../quota/memory-usage-store.js';
 
@@ -25,7 +26,8 @@ const LIMITED = 'dr_limited_token_0123456789abcdef';
 /** Past its rate in every window (see `saturate`). */
 const HAMMERED = 'dr_hammered_token_0123456789abcdef';
 
-function fakeTokens(): TokenStore {
+/** The token records the in-memory counters admit against, by hash. */
+function fakeTokens(): (tokenHash: string) => TokenRecord | undefined {
   const records = new Map<string, TokenRecord>();
   const add = (token: string, active: boolean, monthlyLimit: number | null = null) =>
     records.set(hashToken(token), {
@@ -36,11 +38,7 @@ function fakeTokens(): TokenStore {
   add(INACTIVE, false);
   add(LIMITED, true, 1);
   add(HAMMERED, true, 1);
-  return {
-    findByHash: async (hash) => records.get(hash),
-    create: async () => undefined,
-    setActive: async () => true,
-  };
+  return (hash) => records.get(hash);
 }
 
 /** A logger that keeps its lines for the test to read. */
@@ -88,7 +86,7 @@ type Options = {
 /** A real middy pipeline around a fake endpoint, with in-memory tokens and usage counters. */
 function build(opts: Options = {}) {
   const { logger, lines } = capturingLogger();
-  const usage = memoryUsageStore();
+  const usage = memoryUsageStore(fakeTokens());
   usage.saturate(hashToken(HAMMERED));
   let handled = 0;
   const handler = httpEndpoint(
@@ -104,7 +102,7 @@ function build(opts: Options = {}) {
         return opts.handle ? opts.handle(req) : json(200, { ok: true });
       },
     },
-    { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger, usage: usage.store },
+    { config: { maxBodyBytes: 100 }, logger, usage: usage.store },
   );
   const call = async (e: HttpEvent) => {
     const res = await handler(e, context());
@@ -187,10 +185,10 @@ describe('httpEndpoint (the shared middleware stack)', () => {
   it('never answers 413 on an endpoint that takes no body (interface.md lists 413 only for bodies it reads)', async () => {
     // Prepare: a GET or DELETE endpoint; whatever body comes along is ignored, as it would be unread.
     const { logger } = capturingLogger();
-    const usage = memoryUsageStore();
+    const usage = memoryUsageStore(fakeTokens());
     const handler = httpEndpoint(
       { name: 'no-body', handle: async () => json(200, { ok: true }) },
-      { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger, usage: usage.store },
+      { config: { maxBodyBytes: 100 }, logger, usage: usage.store },
     );
 
     // Act
@@ -412,7 +410,7 @@ describe('httpEndpoint quota', () => {
     // Assess
     assert.deepEqual(statuses, [401, 403, 429, 413, 404, 400, 400]);
     for (const e of [endpoint, notFound, unprepared]) {
-      assert.equal(e.usage.calls.filter((c) => c.method === 'spend').length, 0);
+      assert.equal(e.usage.calls.filter((c) => (c.args[0] as AdmissionRequest).spendPeriod !== undefined).length, 0);
     }
   });
 
@@ -427,6 +425,35 @@ describe('httpEndpoint quota', () => {
     // Assess
     assert.equal(again.status, 200);
     assert.equal(endpoint.usedBy(LIMITED), 0);
+  });
+
+  it('admits a valid render in one call to the counters, rate and quota together, before the render starts', async () => {
+    // Prepare
+    let callsBeforeRender = -1;
+    const endpoint = build({ spendsQuota: true, handle: async () => { callsBeforeRender = endpoint.usage.calls.length; return json(200, {}); } });
+
+    // Act
+    const res = await endpoint.call(event({ token: LIMITED, body: VALID }));
+
+    // Assess
+    assert.equal(res.status, 200);
+    assert.equal(callsBeforeRender, 1);
+    const [admission] = endpoint.usage.calls.map((c) => c.args[0] as AdmissionRequest);
+    assert.equal(admission?.countRate, true);
+    assert.equal(admission?.spendPeriod, billingPeriod(new Date()).key);
+  });
+
+  it('admits a template render once its token is known here in one call too (the first one takes two)', async () => {
+    // Prepare
+    const counts: number[] = [];
+    const endpoint = build({ spendsQuota: true, preload: async () => 'template', handle: async () => { counts.push(endpoint.usage.calls.length); return json(200, {}); } });
+
+    // Act
+    await endpoint.call(event({ body: VALID }));
+    await endpoint.call(event({ body: VALID }));
+
+    // Assess: calls before each render, cumulated: 2 for the first, then 1 more
+    assert.deepEqual(counts, [2, 3]);
   });
 
   it('hands the handler its spend, keyed by the API Gateway request id', async () => {
@@ -518,7 +545,7 @@ describe('httpEndpoint quota', () => {
   it('answers 500 without rendering when the quota cannot be checked', async () => {
     // Prepare
     const endpoint = build({ spendsQuota: true });
-    endpoint.usage.fail('spend');
+    endpoint.usage.fail('admit');
 
     // Act
     const res = await endpoint.call(event({ body: VALID }));
