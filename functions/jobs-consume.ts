@@ -1,4 +1,4 @@
 import { renderingHandler } from '../lib/render-app.js';
 
 // Imported dynamically, so that it loads while Chromium starts (see renderingHandler).
-export const handler = await renderingHandler(async () => (await import('../lib/jobs/job-consumers.js')).jobsConsumer);
+export const handler = await renderingHandler(async () => (await import('../lib/job-runner/job-consumers.js')).jobsConsumer);

@@ -1,4 +1,4 @@
 import { appDeps } from '../lib/app.js';
-import { deadJobsConsumer } from '../lib/jobs/job-consumers.js';
+import { deadJobsConsumer } from '../lib/job-runner/job-consumers.js';
 
 export const handler = deadJobsConsumer(appDeps());

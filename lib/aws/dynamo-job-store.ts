@@ -1,4 +1,5 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   DeleteCommand,
   GetCommand,
@@ -7,20 +8,13 @@ import {
   type DynamoDBDocumentClient,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { JobConflictError } from '../jobs/errors.js';
 import type { Job, JobKey, JobStore } from '../jobs/job-store.js';
 import type { RenderInput } from '../render/types.js';
-import { nestsWithin } from '../schemas/json-depth.js';
 import { awsErrorName, storageError } from './errors.js';
+import { createS3Spill } from './s3-spill.js';
 
-/** Inputs larger than this go to S3: DynamoDB items stop at 400 KB, and the rest of the job needs room. */
-const INLINE_INPUT_LIMIT_BYTES = 300 * 1024;
-/**
- * Inputs nesting deeper than this go to S3 too: DynamoDB refuses an item whose
- * maps and lists nest more than 32 levels (a ValidationException, which no
- * emulator here reproduces), and `templateData` alone may nest 100; the item
- * itself and `input.page` take a few of the 32.
- */
-export const INLINE_INPUT_MAX_DEPTH = 24;
 /** Where oversized inputs live in the files bucket (a lifecycle rule expires them as a backstop). */
 export const JOB_INPUTS_PREFIX = 'job-inputs/';
 
@@ -40,6 +34,8 @@ export type DynamoJobStoreOptions = {
 
 const CONDITION_FAILED = 'ConditionalCheckFailedException';
 
+type Change = Omit<UpdateCommandInput, 'TableName' | 'Key' | 'ReturnValues' | 'ReturnValuesOnConditionCheckFailure'>;
+
 /**
  * Jobs in DynamoDB, keyed (accountId, jobId) so every read is scoped to the
  * owner. Each state change is one UpdateItem whose condition states the
@@ -49,47 +45,82 @@ const CONDITION_FAILED = 'ConditionalCheckFailedException';
  * local emulator has neither); TTL only tidies old records away.
  */
 export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
-  const { dynamo, s3, tableName, bucket } = opts;
+  const { dynamo, tableName, bucket } = opts;
+  const spill = createS3Spill(opts);
   const inputKey = (key: JobKey) => `${JOB_INPUTS_PREFIX}${key.accountId}/${key.jobId}.json`;
   const dynamoKey = (key: JobKey) => ({ accountId: key.accountId, jobId: key.jobId });
 
-  /** Runs a conditional update; resolves to the new item, or undefined when the condition did not hold. */
-  const update = async (action: string, input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>) => {
+  const read = async (key: JobKey) => {
     try {
-      const { Attributes } = await dynamo.send(new UpdateCommand({ ...input, TableName: tableName, ReturnValues: 'ALL_NEW' }));
-      return Attributes as Item | undefined;
+      const { Item: item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: dynamoKey(key), ConsistentRead: true }));
+      return item ? toJob(item as Item) : undefined;
     } catch (error) {
-      if (awsErrorName(error) === CONDITION_FAILED) return undefined;
-      throw storageError(`${action} in table ${tableName}`, error);
+      throw storageError(`Reading a job from table ${tableName}`, error);
+    }
+  };
+
+  /**
+   * The one conditional write of every change of state: resolves to the
+   * item as changed, or throws a JobConflictError carrying the item as it
+   * stood, which DynamoDB sends back with the refusal
+   * (`ReturnValuesOnConditionCheckFailure`), so losing a race costs no read.
+   */
+  const change = async (action: string, key: JobKey, input: Change): Promise<Item> => {
+    try {
+      const { Attributes } = await dynamo.send(
+        new UpdateCommand({ ...input, TableName: tableName, Key: dynamoKey(key), ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      );
+      return Attributes as Item;
+    } catch (error) {
+      if (awsErrorName(error) !== CONDITION_FAILED) throw storageError(`${action} in table ${tableName}`, error);
+      // The document client leaves the returned item in DynamoDB's attribute-value form. The SDK
+      // exception is not kept as the cause: a logger would print its item, credentials and all.
+      const old = (error as ConditionalCheckFailedException).Item;
+      throw new JobConflictError(key.jobId, old ? toJob(unmarshall(old) as Item) : undefined);
+    }
+  };
+
+  /**
+   * A change that takes the job (or its webhook attempt): its caller acts on
+   * the job as it stood when the change was refused. Read only when the
+   * refusal came without it: the job is gone, or the store is the local
+   * emulator (dynalite), which ignores `ReturnValuesOnConditionCheckFailure`.
+   */
+  const claim = async (action: string, key: JobKey, input: Change): Promise<Item> => {
+    try {
+      return await change(action, key, input);
+    } catch (error) {
+      if (!(error instanceof JobConflictError) || error.current) throw error;
+      throw new JobConflictError(key.jobId, await read(key));
+    }
+  };
+
+  /** A change whose caller only needs to know whether it happened. */
+  const tryChange = async (action: string, key: JobKey, input: Change): Promise<Item | undefined> => {
+    try {
+      return await change(action, key, input);
+    } catch (error) {
+      if (error instanceof JobConflictError) return undefined;
+      throw error;
     }
   };
 
   /** Once a job has ended its input is no longer needed; it may hold page credentials, so it goes. */
   const discardInput = async (item: Item | undefined) => {
     if (!item?.inputKey) return;
-    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: item.inputKey })).catch(() => undefined);
-  };
-
-  const finish = async (action: string, key: JobKey, input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues' | 'Key'>) => {
-    const item = await update(action, { ...input, Key: dynamoKey(key) });
-    await discardInput(item);
-    return item ? toJob(item) : undefined;
+    await spill.discard(item.inputKey).catch(() => undefined);
   };
 
   return {
     async create(job) {
       const { input, ...rest } = job;
-      const serialized = JSON.stringify(input ?? null);
-      let item: Item = { ...rest, input };
-      if (Buffer.byteLength(serialized) > INLINE_INPUT_LIMIT_BYTES || !nestsWithin(input, INLINE_INPUT_MAX_DEPTH)) {
-        const key = inputKey(job);
-        try {
-          await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: serialized, ContentType: 'application/json' }));
-        } catch (error) {
-          throw storageError(`Storing a job input in bucket ${bucket}`, error);
-        }
-        item = { ...rest, inputKey: key };
+      let kept;
+      try {
+        kept = await spill.keep(input, inputKey(job));
+      } catch (error) {
+        throw storageError(`Storing a job input in bucket ${bucket}`, error);
       }
+      const item: Item = 'inline' in kept ? { ...rest, input: kept.inline } : { ...rest, inputKey: kept.key };
       try {
         await dynamo.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(jobId)' }));
       } catch (error) {
@@ -97,20 +128,12 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
       }
     },
 
-    async get(key) {
-      try {
-        const { Item: item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: dynamoKey(key), ConsistentRead: true }));
-        return item ? toJob(item as Item) : undefined;
-      } catch (error) {
-        throw storageError(`Reading a job from table ${tableName}`, error);
-      }
-    },
+    get: read,
 
     async loadInput(job) {
       if (job.input) return job.input;
       try {
-        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: inputKey(job) }));
-        return JSON.parse(await object.Body!.transformToString('utf8')) as RenderInput;
+        return await spill.load<RenderInput>(inputKey(job));
       } catch (error) {
         throw storageError(`Reading a job input from bucket ${bucket}`, error);
       }
@@ -122,12 +145,11 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
       } catch (error) {
         throw storageError(`Deleting a job from table ${tableName}`, error);
       }
-      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: inputKey(key) })).catch(() => undefined);
+      await spill.discard(inputKey(key)).catch(() => undefined);
     },
 
     async claimRun(key, lease, now) {
-      const item = await update('Claiming a job', {
-        Key: dynamoKey(key),
+      const item = await claim('Claiming a job', key, {
         UpdateExpression: 'SET #status = :running, #lease = :lease, #updatedAt = :at ADD #runs :one',
         ConditionExpression: 'attribute_exists(jobId) AND (#status = :pending OR (#status = :running AND #lease.#until < :now))',
         ExpressionAttributeNames: { '#status': 'status', '#lease': 'lease', '#until': 'until', '#updatedAt': 'updatedAt', '#runs': 'runs' },
@@ -140,12 +162,11 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           ':one': 1,
         },
       });
-      return item ? toJob(item) : undefined;
+      return toJob(item);
     },
 
     async releaseRun(key, runId, now) {
-      const item = await update('Releasing a job', {
-        Key: dynamoKey(key),
+      const item = await tryChange('Releasing a job', key, {
         UpdateExpression: 'SET #status = :pending, #updatedAt = :at REMOVE #lease',
         ConditionExpression: '#status = :running AND #lease.#runId = :runId',
         ExpressionAttributeNames: { '#status': 'status', '#lease': 'lease', '#runId': 'runId', '#updatedAt': 'updatedAt' },
@@ -160,7 +181,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
         outcome.status === 'COMPLETED'
           ? { set: '#file = :file, #signedUrlStatus = :signedUrlStatus', values: { ':file': outcome.file, ':signedUrlStatus': outcome.signedUrlStatus } }
           : { set: '#error = :error', values: { ':error': outcome.error } };
-      return finish('Finishing a job', key, {
+      const item = await tryChange('Finishing a job', key, {
         UpdateExpression: `SET #status = :status, #completedAt = :at, #updatedAt = :at, ${result.set} REMOVE #lease, #input`,
         ConditionExpression: '#status = :running AND #lease.#runId = :runId',
         ExpressionAttributeNames: {
@@ -174,11 +195,13 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
         },
         ExpressionAttributeValues: { ':status': outcome.status, ':running': 'RUNNING', ':runId': runId, ':at': at, ...result.values },
       });
+      await discardInput(item);
+      return item && toJob(item);
     },
 
     async failUnfinished(key, error, now) {
       const at = new Date(now).toISOString();
-      return finish('Failing a job', key, {
+      const item = await claim('Failing a job', key, {
         UpdateExpression: 'SET #status = :failed, #error = :error, #completedAt = :at, #updatedAt = :at REMOVE #lease, #input',
         ConditionExpression: 'attribute_exists(jobId) AND (#status = :pending OR (#status = :running AND #lease.#until < :now))',
         ExpressionAttributeNames: {
@@ -192,11 +215,12 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
         },
         ExpressionAttributeValues: { ':failed': 'FAILED', ':pending': 'PENDING', ':running': 'RUNNING', ':error': error, ':now': now, ':at': at },
       });
+      await discardInput(item);
+      return toJob(item);
     },
 
     async claimWebhookAttempt(key, attempt, lease, now) {
-      const item = await update('Claiming a webhook attempt', {
-        Key: dynamoKey(key),
+      const item = await claim('Claiming a webhook attempt', key, {
         UpdateExpression: 'SET #attempts = :attempt, #webhookLease = :lease, #updatedAt = :at',
         ConditionExpression:
           '#status IN (:completed, :failed) AND #webhookStatus IN (:pending, :retrying) AND (' +
@@ -222,12 +246,11 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           ':at': new Date(now).toISOString(),
         },
       });
-      return item ? toJob(item) : undefined;
+      return toJob(item);
     },
 
     async recordWebhookAttempt(key, attempt, runId, record, now) {
-      const item = await update('Recording a webhook attempt', {
-        Key: dynamoKey(key),
+      const item = await tryChange('Recording a webhook attempt', key, {
         UpdateExpression:
           'SET #webhookStatus = :status, #log = list_append(if_not_exists(#log, :empty), :entry), #updatedAt = :at REMOVE #webhookLease',
         ConditionExpression: '#attempts = :attempt AND #webhookLease.#runId = :runId',

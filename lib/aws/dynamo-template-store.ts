@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   DeleteCommand,
   GetCommand,
@@ -7,13 +7,8 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { Template, TemplatePage, TemplateStore, TemplateVariables } from '../templates/template-store.js';
-import { nestsWithin } from '../schemas/json-depth.js';
 import { awsErrorName, storageError } from './errors.js';
-
-/** Variables larger than this go to S3: DynamoDB items stop at 400 KB. */
-const INLINE_LIMIT_BYTES = 300 * 1024;
-/** Variables nesting deeper than this go to S3 too: DynamoDB refuses items nested more than 32 levels (see the job store). */
-export const INLINE_VARIABLES_MAX_DEPTH = 24;
+import { createS3Spill } from './s3-spill.js';
 /** The index that lists an account's templates without reading their variables. */
 export const TEMPLATES_BY_ACCOUNT_INDEX = 'byAccount';
 
@@ -43,26 +38,18 @@ export type DynamoTemplateStoreOptions = {
  * keeps listing cheap. Oversized variables are stored in S3 beside the item.
  */
 export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): TemplateStore {
-  const { dynamo, s3, tableName, bucket } = opts;
+  const { dynamo, tableName } = opts;
+  const spill = createS3Spill(opts);
   const variablesKey = (accountId: string, id: string) => `templates/${accountId}/${id}.json`;
 
   const toItem = async (template: Template): Promise<Item> => {
     const { id, variables, ...rest } = template;
-    const serialized = JSON.stringify(variables);
-    if (Buffer.byteLength(serialized) <= INLINE_LIMIT_BYTES && nestsWithin(variables, INLINE_VARIABLES_MAX_DEPTH)) {
-      return { ...rest, templateId: id, variables };
-    }
-    const key = variablesKey(template.accountId, id);
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: serialized, ContentType: 'application/json' }));
-    return { ...rest, templateId: id, variablesKey: key };
+    const kept = await spill.keep(variables, variablesKey(template.accountId, id));
+    return 'inline' in kept ? { ...rest, templateId: id, variables: kept.inline } : { ...rest, templateId: id, variablesKey: kept.key };
   };
 
   const fromItem = async (item: Item): Promise<Template> => {
-    let variables = item.variables ?? {};
-    if (item.variablesKey) {
-      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: item.variablesKey }));
-      variables = JSON.parse(await object.Body!.transformToString('utf8')) as TemplateVariables;
-    }
+    const variables = item.variablesKey ? await spill.load<TemplateVariables>(item.variablesKey) : (item.variables ?? {});
     return {
       id: item.templateId,
       accountId: item.accountId,
@@ -73,6 +60,19 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       variables,
     };
   };
+
+  /** One page of an account's templates from the index, newest first; only their keys when skipping. */
+  const queryByAccount = (accountId: string, limit: number, startKey: Record<string, unknown> | undefined, keysOnly = false) =>
+    dynamo.send(new QueryCommand({
+      TableName: tableName,
+      IndexName: TEMPLATES_BY_ACCOUNT_INDEX,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ScanIndexForward: false,
+      ...(keysOnly ? { ProjectionExpression: 'accountId, templateId' } : {}),
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    }));
 
   const getItem = async (accountId: string, id: string) => {
     const { Item: item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: { accountId, templateId: id } }));
@@ -99,16 +99,7 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       let startKey: Record<string, unknown> | undefined;
       let toSkip = (page - 1) * pageSize;
       while (toSkip > 0) {
-        const skipped = await dynamo.send(new QueryCommand({
-          TableName: tableName,
-          IndexName: TEMPLATES_BY_ACCOUNT_INDEX,
-          KeyConditionExpression: 'accountId = :a',
-          ExpressionAttributeValues: { ':a': accountId },
-          ScanIndexForward: false,
-          ProjectionExpression: 'accountId, templateId',
-          Limit: toSkip,
-          ExclusiveStartKey: startKey,
-        }));
+        const skipped = await queryByAccount(accountId, toSkip, startKey, true);
         toSkip -= skipped.Count ?? 0;
         startKey = skipped.LastEvaluatedKey;
         if (!startKey) break;
@@ -117,15 +108,7 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       if (toSkip > 0 || (page > 1 && !startKey)) return { items: [], hasNextPage: false, hasPreviousPage };
       const items: Item[] = [];
       do {
-        const result = await dynamo.send(new QueryCommand({
-          TableName: tableName,
-          IndexName: TEMPLATES_BY_ACCOUNT_INDEX,
-          KeyConditionExpression: 'accountId = :a',
-          ExpressionAttributeValues: { ':a': accountId },
-          ScanIndexForward: false,
-          Limit: pageSize + 1 - items.length,
-          ExclusiveStartKey: startKey,
-        }));
+        const result = await queryByAccount(accountId, pageSize + 1 - items.length, startKey);
         items.push(...((result.Items ?? []) as Item[]));
         startKey = result.LastEvaluatedKey;
       } while (startKey && items.length < pageSize + 1);
@@ -145,20 +128,19 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
     async replace(template) {
       const previous = await getItem(template.accountId, template.id);
       if (!previous) return false;
+      const item = await toItem(template);
       try {
         await dynamo.send(new PutCommand({
           TableName: tableName,
-          Item: await toItem(template),
+          Item: item,
           ConditionExpression: 'attribute_exists(templateId)',
         }));
       } catch (error) {
         if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
         throw error;
       }
-      const newKey = variablesKey(template.accountId, template.id);
-      if (previous.variablesKey && Buffer.byteLength(JSON.stringify(template.variables)) <= INLINE_LIMIT_BYTES) {
-        await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: newKey }));
-      }
+      // The variables moved back into the item: their copy in S3 goes. (Still in S3, they were overwritten in place.)
+      if (previous.variablesKey && !item.variablesKey) await spill.discard(previous.variablesKey);
       return true;
     },
 
@@ -170,7 +152,7 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       }));
       if (!old) return false;
       const key = (old as Item).variablesKey;
-      if (key) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      if (key) await spill.discard(key);
       return true;
     },
   };

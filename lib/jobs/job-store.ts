@@ -78,9 +78,12 @@ export type RunOutcome =
 /**
  * Port: where jobs live. Every change of state is a conditional write, so
  * that consumers racing on the same job (a duplicated or redelivered queue
- * message) cannot both take it, finish it or call its webhook: a method that
- * returns undefined or false did not change anything, because the job was
- * not in the state the change requires.
+ * message) cannot both take it, finish it or call its webhook. A change that
+ * did not happen, because the job was not in the state it requires, is told
+ * in one of two ways: the three that take a job (`claimRun`,
+ * `failUnfinished`, `claimWebhookAttempt`) reject with a JobConflictError
+ * carrying the job as it stood, since their callers act on it; the others
+ * resolve to undefined or false.
  */
 export interface JobStore {
   /** Records a new PENDING job; its input may be kept outside the record when large. */
@@ -91,21 +94,21 @@ export interface JobStore {
   loadInput(job: Job): Promise<RenderInput>;
   /** Deletes a job that was never queued. */
   remove(key: JobKey): Promise<void>;
-  /** PENDING, or RUNNING under an expired lease → RUNNING under `lease`. Resolves to the job as claimed. */
-  claimRun(key: JobKey, lease: Lease, now: number): Promise<Job | undefined>;
+  /** PENDING, or RUNNING under an expired lease → RUNNING under `lease`. Resolves to the job as claimed; else JobConflictError. */
+  claimRun(key: JobKey, lease: Lease, now: number): Promise<Job>;
   /** RUNNING under `runId` → PENDING, so that the next delivery of the message can run it again. */
   releaseRun(key: JobKey, runId: string, now: number): Promise<boolean>;
   /** RUNNING under `runId` → COMPLETED or FAILED. Resolves to the finished job. */
   finishRun(key: JobKey, runId: string, outcome: RunOutcome, now: number): Promise<Job | undefined>;
-  /** PENDING, or RUNNING under an expired lease → FAILED (the job's message was given up on). */
-  failUnfinished(key: JobKey, error: JobError, now: number): Promise<Job | undefined>;
+  /** PENDING, or RUNNING under an expired lease → FAILED (the job's message was given up on); else JobConflictError. */
+  failUnfinished(key: JobKey, error: JobError, now: number): Promise<Job>;
   /**
    * Takes webhook attempt `attempt` of a finished job: the previous attempt
    * is recorded and failed (or `attempt` is 1), no attempt is under way, and
    * the webhook is neither DELIVERED nor FAILED; or `attempt` was taken by a
-   * consumer whose lease expired before it recorded the result.
+   * consumer whose lease expired before it recorded the result. Else JobConflictError.
    */
-  claimWebhookAttempt(key: JobKey, attempt: number, lease: Lease, now: number): Promise<Job | undefined>;
+  claimWebhookAttempt(key: JobKey, attempt: number, lease: Lease, now: number): Promise<Job>;
   /** Records how attempt `attempt` (held under `runId`) went and the webhook's new status. */
   recordWebhookAttempt(
     key: JobKey,

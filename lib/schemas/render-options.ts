@@ -14,7 +14,7 @@ import { closedObject, isPlainObject } from './closed-object.js';
 import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
-import { VENDOR_SIGNATURE_HEADER } from '../webhooks/signature.js';
+import { WEBHOOK_SIGNATURE_HEADER_NAMES } from '../webhook-signature-headers.js';
 
 // ---------------------------------------------------------------------------
 // Limits the contract leaves open (documented in the README's API section)
@@ -142,7 +142,7 @@ const RESERVED_HEADERS = new Set([...FRAMING_HEADERS, 'host']);
  * Webhooks' and the vendor's. A caller's value would be overwritten, so it is
  * refused instead of silently dropped.
  */
-const WEBHOOK_SIGNATURE_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature', VENDOR_SIGNATURE_HEADER]);
+const WEBHOOK_SIGNATURE_HEADERS = new Set(WEBHOOK_SIGNATURE_HEADER_NAMES);
 
 function headerNameProblem(name: string, extraReserved: ReadonlySet<string>): string | undefined {
   if (!HEADER_NAME.test(name)) return 'Must be a valid HTTP header name';

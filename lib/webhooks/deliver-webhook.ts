@@ -5,16 +5,15 @@ import { OUTBOUND_TIMEOUT_MS, sendOutbound, type OutboundRequest, type OutboundR
 import type { FileStore } from '../files/file-store.js';
 import { recordWebhookFailure } from '../observability/metrics.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
-import { JobBusyError } from '../jobs/errors.js';
+import { JobBusyError, JobConflictError } from '../jobs/errors.js';
 import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from '../jobs/queue-webhook.js';
 import { WebhookSecretError } from './errors.js';
 import { webhookSignatureHeaders } from './signature.js';
 import { webhookBody, type WebhookFile } from './webhook-body.js';
-import { maxWebhookAttempts } from '../jobs/webhook-schedule.js';
+import { maxWebhookAttempts, queueFollowingAttempt, queueWebhookAttempt } from './webhook-schedule.js';
 
 export type WebhookDeps = {
   jobs: JobStore;
@@ -38,8 +37,13 @@ export async function deliverWebhook(message: WebhookMessage, deps: WebhookDeps,
   const now = clock.now ?? Date.now;
   const { attempt } = message;
   const runId = randomUUID();
-  const job = await deps.jobs.claimWebhookAttempt(message, attempt, { runId, until: now() + clock.timeLeftMs() }, now());
-  if (!job) return whenNotClaimed(message, deps, now());
+  let job: Job;
+  try {
+    job = await deps.jobs.claimWebhookAttempt(message, attempt, { runId, until: now() + clock.timeLeftMs() }, now());
+  } catch (error) {
+    if (!(error instanceof JobConflictError)) throw error;
+    return whenNotClaimed(message, error.current, deps, now());
+  }
 
   const startedAt = now();
   const result = await callWebhook(job, deps, Math.min(OUTBOUND_TIMEOUT_MS, clock.timeLeftMs() - RECORD_MARGIN_MS), startedAt);
@@ -71,9 +75,8 @@ export async function deliverWebhook(message: WebhookMessage, deps: WebhookDeps,
   if (status === 'RETRYING') await queueWebhookAttempt(deps.queue, job, attempt + 1, delays);
 }
 
-/** The attempt was not claimable: made already (queue the next if that may have been missed), busy, or moot. */
-async function whenNotClaimed(message: WebhookMessage, deps: WebhookDeps, now: number): Promise<void> {
-  const job = await deps.jobs.get(message);
+/** The attempt was not claimable, as the job stands: made already (queue the next if that may have been missed), busy, or moot. */
+async function whenNotClaimed(message: WebhookMessage, job: Job | undefined, deps: WebhookDeps, now: number): Promise<void> {
   if (!job || !isFinished(job)) return;
   if ((job.webhookStatus === 'PENDING' || job.webhookStatus === 'RETRYING') && isLive(job.webhookLease, now)) {
     throw new JobBusyError(job.jobId);

@@ -1,10 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { VENDOR_SIGNATURE_HEADER } from '../webhook-signature-headers.js';
 import { WebhookSecretError } from './errors.js';
 
 const SECRET_PREFIX = 'whsec_';
-
-/** The header the vendor's SDK (`doczilla.webhook.verifyPayload`) checks. */
-export const VENDOR_SIGNATURE_HEADER = 'x-doczilla-signature';
 
 /** The HMAC key inside a `whsec_<base64>` secret. */
 function signingKey(secret: string): Buffer {

@@ -104,4 +104,19 @@ describe('createDynamoTemplateStore (against the DynamoDB and S3 emulators)', ()
     const stored = await aws.clients.s3.send(new ListObjectsV2Command({ Bucket: aws.config.filesBucket, Prefix: 'templates/acc-deep/' }));
     assert.equal(stored.KeyCount, 1);
   });
+
+  it('keeps the S3 copy of variables replaced by small ones that still nest too deep to stay in the item', async () => {
+    // Prepare: large variables (kept in S3), then a replacement under the size limit but nested past the depth limit.
+    const t = template('acc-redeep', 1, { variables: { page: { html: Buffer.from('x'.repeat(600_000)).toString('base64') } } });
+    await store.create(t);
+    const templateData = JSON.parse(`${'{"a":'.repeat(60)}1${'}'.repeat(60)}`) as Record<string, unknown>;
+    const deep = { page: { htmlTemplate: Buffer.from('{{a}}').toString('base64'), templateData } };
+
+    // Act
+    const replaced = await store.replace({ ...t, variables: deep });
+
+    // Assess
+    assert.equal(replaced, true);
+    assert.deepEqual((await store.get('acc-redeep', t.id))?.variables, deep);
+  });
 });

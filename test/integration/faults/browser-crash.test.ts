@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { RenderTimeoutError } from '../../../lib/errors.js';
-import { runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
+import { runJob, type RunJobDeps } from '../../../lib/job-runner/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import type { Renderer } from '../../../lib/render/index.js';

@@ -1,9 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoJobStore, JOB_INPUTS_PREFIX } from '../../../lib/aws/dynamo-job-store.js';
+import { JobConflictError } from '../../../lib/jobs/errors.js';
 import type { Job, JobStore } from '../../../lib/jobs/job-store.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
+import { startDynamoProxy } from '../../helpers/dynamo-proxy.js';
 import { withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
 import { b64 } from '../../helpers/service.js';
 
@@ -16,6 +20,16 @@ function job(options: { accountId?: string; html?: string } = {}): Job {
     storage: { preSignedUrl: 'https://bucket.example/put?sig=1' },
     webhook: { url: 'https://hooks.example/done', method: 'PUT', headers: { authorization: 'Bearer x' }, metadata: { order: '7' } },
   });
+}
+
+/** The job a change resolved to, or undefined when the store refused it (JobConflictError): the state did not allow it. */
+async function unlessRefused(change: Promise<Job>): Promise<Job | undefined> {
+  try {
+    return await change;
+  } catch (error) {
+    if (error instanceof JobConflictError) return undefined;
+    throw error;
+  }
 }
 
 const FILE = { key: 'files/acct-1/abc.pdf', contentType: 'application/pdf', size: 42, createdAt: '2026-11-22T00:00:00.000Z' };
@@ -80,8 +94,8 @@ describe('createDynamoJobStore', () => {
 
     // Act
     const [a, b] = await Promise.all([
-      store.claimRun(queued, { runId: 'a', until: now + 60_000 }, now),
-      store.claimRun(queued, { runId: 'b', until: now + 60_000 }, now),
+      unlessRefused(store.claimRun(queued, { runId: 'a', until: now + 60_000 }, now)),
+      unlessRefused(store.claimRun(queued, { runId: 'b', until: now + 60_000 }, now)),
     ]);
 
     // Assess
@@ -100,7 +114,7 @@ describe('createDynamoJobStore', () => {
     await store.claimRun(queued, { runId: 'first', until: now + 1_000 }, now);
 
     // Act
-    const whileLive = await store.claimRun(queued, { runId: 'second', until: now + 60_000 }, now + 500);
+    const whileLive = await unlessRefused(store.claimRun(queued, { runId: 'second', until: now + 60_000 }, now + 500));
     const afterExpiry = await store.claimRun(queued, { runId: 'second', until: now + 60_000 }, now + 1_001);
 
     // Assess
@@ -184,7 +198,7 @@ describe('createDynamoJobStore', () => {
     const error = { code: 'render.failed', message: 'given up' };
 
     // Act
-    const results = await Promise.all([pending, abandoned, live, finished].map((j) => store.failUnfinished(j, error, now)));
+    const results = await Promise.all([pending, abandoned, live, finished].map((j) => unlessRefused(store.failUnfinished(j, error, now))));
 
     // Assess
     assert.deepEqual(results.map((r) => r?.status), ['FAILED', 'FAILED', undefined, undefined]);
@@ -202,13 +216,13 @@ describe('createDynamoJobStore', () => {
     const lease = (runId: string) => ({ runId, until: now + 30_000 });
 
     // Act
-    const early = await store.claimWebhookAttempt(finished, 2, lease('x'), now);
+    const early = await unlessRefused(store.claimWebhookAttempt(finished, 2, lease('x'), now));
     const [a, b] = await Promise.all([
-      store.claimWebhookAttempt(finished, 1, lease('a'), now),
-      store.claimWebhookAttempt(finished, 1, lease('b'), now),
+      unlessRefused(store.claimWebhookAttempt(finished, 1, lease('a'), now)),
+      unlessRefused(store.claimWebhookAttempt(finished, 1, lease('b'), now)),
     ]);
     const winner = (a ?? b)!.webhookLease!.runId;
-    const whileUnderWay = await store.claimWebhookAttempt(finished, 2, lease('c'), now);
+    const whileUnderWay = await unlessRefused(store.claimWebhookAttempt(finished, 2, lease('c'), now));
     const recorded = await store.recordWebhookAttempt(
       finished,
       1,
@@ -216,7 +230,7 @@ describe('createDynamoJobStore', () => {
       { status: 'RETRYING', entry: { attempt: 1, at: new Date(now).toISOString(), durationMs: 12, statusCode: 500, error: 'answered 500' } },
       now,
     );
-    const repeat = await store.claimWebhookAttempt(finished, 1, lease('d'), now);
+    const repeat = await unlessRefused(store.claimWebhookAttempt(finished, 1, lease('d'), now));
     const second = await store.claimWebhookAttempt(finished, 2, lease('e'), now);
     await store.recordWebhookAttempt(
       finished,
@@ -225,7 +239,7 @@ describe('createDynamoJobStore', () => {
       { status: 'DELIVERED', entry: { attempt: 2, at: new Date(now).toISOString(), durationMs: 8, statusCode: 204 } },
       now,
     );
-    const afterDelivery = await store.claimWebhookAttempt(finished, 3, lease('f'), now);
+    const afterDelivery = await unlessRefused(store.claimWebhookAttempt(finished, 3, lease('f'), now));
 
     // Assess
     assert.equal(early, undefined, 'attempt 2 cannot come before attempt 1');
@@ -247,7 +261,7 @@ describe('createDynamoJobStore', () => {
     const now = Date.now();
     await store.failUnfinished(finished, { code: 'render.failed', message: 'x' }, now);
     await store.claimWebhookAttempt(finished, 1, { runId: 'dead', until: now + 1_000 }, now);
-    assert.equal(await store.claimWebhookAttempt(finished, 1, { runId: 'again', until: now + 60_000 }, now + 500), undefined);
+    assert.equal(await unlessRefused(store.claimWebhookAttempt(finished, 1, { runId: 'again', until: now + 60_000 }, now + 500)), undefined);
     const retaken = await store.claimWebhookAttempt(finished, 1, { runId: 'again', until: now + 60_000 }, now + 1_001);
     assert.equal(retaken?.webhookLease?.runId, 'again');
     assert.equal(retaken?.webhookAttempts, 1);
@@ -258,5 +272,114 @@ describe('createDynamoJobStore', () => {
     await store.create(created);
     await store.remove(created);
     assert.equal(await store.get(created), undefined);
+  });
+});
+
+describe('createDynamoJobStore › a refused change', () => {
+  let aws: LocalAwsForTests;
+
+  before(async () => {
+    aws = await withLocalAws();
+  });
+  after(() => aws.stop());
+
+  /** A job store whose DynamoDB calls go through a counting proxy in front of the emulator. */
+  async function storeBehind(proxyOptions: { returnItemOnConditionFailure: boolean }) {
+    const proxy = await startDynamoProxy(aws.local.endpoints.dynamodb, proxyOptions);
+    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: aws.config.region, endpoint: proxy.url }), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    const store = createDynamoJobStore({ dynamo, s3: aws.clients.s3, tableName: aws.config.tables.jobs, bucket: aws.config.filesBucket });
+    return { store, reads: () => proxy.calls.get('GetItem') ?? 0, stop: async () => (dynamo.destroy(), await proxy.stop()) };
+  }
+
+  /** A job a consumer named `holder` is running. */
+  async function heldJob(store: JobStore): Promise<Job> {
+    const now = Date.now();
+    const running = job();
+    await store.create(running);
+    await store.claimRun(running, { runId: 'holder', until: now + 60_000 }, now);
+    return running;
+  }
+
+  async function refusal(change: Promise<unknown>): Promise<JobConflictError> {
+    const error = await change.then(
+      () => assert.fail('the change was not refused'),
+      (thrown: unknown) => thrown,
+    );
+    assert.ok(error instanceof JobConflictError, `refused with ${String(error)}`);
+    return error;
+  }
+
+  it('carries the job as it stood, without reading it, when DynamoDB returns it with the refusal (as AWS does)', async (t) => {
+    // Prepare
+    const { store, reads, stop } = await storeBehind({ returnItemOnConditionFailure: true });
+    t.after(stop);
+    const now = Date.now();
+    const running = job();
+    const finished = job();
+    await store.create(running);
+    await store.create(finished);
+    await store.claimRun(running, { runId: 'holder', until: now + 60_000 }, now);
+    await store.failUnfinished(finished, { code: 'render.failed', message: 'x' }, now);
+    await store.claimWebhookAttempt(finished, 1, { runId: 'caller', until: now + 60_000 }, now);
+
+    // Act
+    const lostRun = await refusal(store.claimRun(running, { runId: 'late', until: now + 60_000 }, now));
+    const lostGiveUp = await refusal(store.failUnfinished(running, { code: 'render.failed', message: 'x' }, now));
+    const lostAttempt = await refusal(store.claimWebhookAttempt(finished, 1, { runId: 'late', until: now + 60_000 }, now));
+
+    // Assess
+    assert.equal(reads(), 0, 'no read after a refused change');
+    assert.equal(lostRun.current?.status, 'RUNNING');
+    assert.equal(lostRun.current?.lease?.runId, 'holder');
+    assert.equal(lostGiveUp.current?.lease?.runId, 'holder');
+    assert.equal(lostAttempt.current?.status, 'FAILED');
+    assert.equal(lostAttempt.current?.webhookLease?.runId, 'caller');
+    assert.deepEqual(lostRun.current, await store.get(running));
+  });
+
+  it('reads the job once when the refusal comes without it (the local emulator ignores ReturnValuesOnConditionCheckFailure)', async (t) => {
+    // Prepare
+    const { store, reads, stop } = await storeBehind({ returnItemOnConditionFailure: false });
+    t.after(stop);
+    const running = await heldJob(store);
+
+    // Act
+    const lost = await refusal(store.claimRun(running, { runId: 'late', until: Date.now() + 60_000 }, Date.now()));
+
+    // Assess
+    assert.equal(reads(), 1);
+    assert.equal(lost.current?.lease?.runId, 'holder');
+    assert.deepEqual(lost.current, await store.get(running));
+  });
+
+  it('carries no job when there is none', async (t) => {
+    // Prepare
+    const { store, stop } = await storeBehind({ returnItemOnConditionFailure: true });
+    t.after(stop);
+    const now = Date.now();
+
+    // Act
+    const lost = await refusal(store.claimRun({ accountId: 'acct-1', jobId: 'job_missing' }, { runId: 'a', until: now + 60_000 }, now));
+
+    // Assess
+    assert.equal(lost.current, undefined);
+  });
+
+  it('keeps the refused job out of anything that serializes the error (its input may hold credentials)', async (t) => {
+    // Prepare
+    const { store, stop } = await storeBehind({ returnItemOnConditionFailure: true });
+    t.after(stop);
+    const running = await heldJob(store);
+
+    // Act
+    const lost = await refusal(store.claimRun(running, { runId: 'late', until: Date.now() + 60_000 }, Date.now()));
+
+    // Assess
+    assert.equal(lost.current?.input?.page.cookies?.[0]?.value, 'secret');
+    // What Powertools' Logger prints of an error: its enumerable fields and its cause.
+    assert.doesNotMatch(JSON.stringify({ ...lost }), /secret/);
+    assert.equal(lost.cause, undefined);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { FileStore, StoredFile } from '../../../lib/files/file-store.js';
+import { JobConflictError } from '../../../lib/jobs/errors.js';
 import type { JobMessage, JobQueue, WebhookMessage } from '../../../lib/jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobKey, type JobStore } from '../../../lib/jobs/job-store.js';
 import type { RenderInput, RenderResult } from '../../../lib/render/types.js';
@@ -21,6 +22,15 @@ export function memoryJobStore(): MemoryJobStore {
     if (!job || !when(job)) return undefined;
     apply(job);
     return copy(job);
+  };
+  /** As the DynamoDB store: a change that takes the job rejects with the job as it stood when it does not apply. */
+  const take = (key: JobKey, when: (job: Job) => boolean, apply: (job: Job) => void): Job => {
+    const taken = change(key, when, apply);
+    if (!taken) {
+      const current = jobs.get(id(key));
+      throw new JobConflictError(key.jobId, current && copy(current));
+    }
+    return taken;
   };
   const unheld = (job: Job, now: number) => job.status === 'PENDING' || (job.status === 'RUNNING' && !!job.lease && job.lease.until < now);
   return {
@@ -40,7 +50,7 @@ export function memoryJobStore(): MemoryJobStore {
       jobs.delete(id(key));
     },
     async claimRun(key, lease, now) {
-      return change(key, (job) => unheld(job, now), (job) => {
+      return take(key, (job) => unheld(job, now), (job) => {
         job.status = 'RUNNING';
         job.lease = lease;
         job.runs += 1;
@@ -67,7 +77,7 @@ export function memoryJobStore(): MemoryJobStore {
       });
     },
     async failUnfinished(key, error, now) {
-      return change(key, (job) => unheld(job, now), (job) => {
+      return take(key, (job) => unheld(job, now), (job) => {
         job.status = 'FAILED';
         job.error = error;
         job.completedAt = new Date(now).toISOString();
@@ -76,7 +86,7 @@ export function memoryJobStore(): MemoryJobStore {
       });
     },
     async claimWebhookAttempt(key, attempt, lease, now) {
-      return change(
+      return take(
         key,
         (job) =>
           isFinished(job) &&

@@ -179,6 +179,20 @@ describe('deliverWebhook', () => {
     assert.equal(target.calls.length, 0);
   });
 
+  it('decides on a refused attempt from the job the store sent back with the refusal, without reading it again', async () => {
+    // Prepare
+    const { jobs, deps, target, job } = await setup();
+    const now = Date.now();
+    await jobs.claimWebhookAttempt(job, 1, { runId: 'other', until: now + 20_000 }, now);
+    let reads = 0;
+    jobs.get = async () => (reads++, undefined);
+
+    // Act / Assess
+    await assert.rejects(deliverWebhook(message(job, 1), deps, clock(now)), JobBusyError);
+    assert.equal(reads, 0);
+    assert.equal(target.calls.length, 0);
+  });
+
   it('makes the attempt again when the consumer making it died before recording it', async () => {
     // Prepare
     const { jobs, deps, target, job } = await setup();

@@ -2,13 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
 import { JobBusyError } from '../../../lib/jobs/errors.js';
-import { GIVEN_UP } from '../../../lib/jobs/job-failures.js';
-import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/jobs/run-job.js';
+import { GIVEN_UP } from '../../../lib/job-runner/job-failures.js';
+import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/job-runner/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import { b64 } from '../../helpers/service.js';
-import { fakeRenderer, memoryFileStore, memoryJobStore, recordingQueue, silentLogger } from './fakes.js';
+import { fakeRenderer, memoryFileStore, memoryJobStore, recordingQueue, silentLogger } from '../jobs/fakes.js';
 
 const DELAYS = [1, 2, 3, 4, 5];
 const SPEND: QuotaSpend = { tokenHash: 'hash', period: '2026-11', spendId: 'request-1' };
@@ -242,6 +242,22 @@ describe('runJob', () => {
     await assert.rejects(runJob(job, deps, clock(now)), JobBusyError);
     assert.equal(renderer.renders, 0);
     assert.equal(jobs.peek(job)?.lease?.runId, 'other-consumer');
+  });
+
+  it('decides on a job it could not take from the job the store sent back with the refusal, without reading it again', async () => {
+    // Prepare
+    const { jobs, renderer, deps } = setup();
+    const job = await queuedJob(jobs);
+    const now = Date.now();
+    await jobs.claimRun(job, { runId: 'other-consumer', until: now + 30_000 }, now);
+    let reads = 0;
+    jobs.get = async () => (reads++, undefined);
+
+    // Act / Assess
+    await assert.rejects(runJob(job, deps, clock(now)), JobBusyError);
+    await assert.rejects(giveUpJob(job, deps, clock(now)), JobBusyError);
+    assert.equal(reads, 0);
+    assert.equal(renderer.renders, 0);
   });
 
   it('takes over a job whose consumer died (its lease ran out) and finishes it', async () => {

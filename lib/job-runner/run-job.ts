@@ -9,12 +9,12 @@ import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { RenderInput, Renderer } from '../render/types.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
-import { RECORD_MARGIN_MS, type ConsumerClock } from './queue-consumer.js';
-import { queueFollowingAttempt, queueWebhookAttempt } from './queue-webhook.js';
-import { JobBusyError } from './errors.js';
+import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
+import { JobBusyError, JobConflictError } from '../jobs/errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
-import type { JobMessage, JobQueue } from './job-queue.js';
-import { isFinished, type Job, type JobStore, type RunOutcome } from './job-store.js';
+import type { JobMessage, JobQueue } from '../jobs/job-queue.js';
+import { isFinished, type Job, type JobStore, type RunOutcome } from '../jobs/job-store.js';
 
 export type RunJobDeps = {
   jobs: JobStore;
@@ -52,8 +52,13 @@ export const MAX_JOB_RUNS = 3;
 export async function runJob(message: JobMessage, deps: RunJobDeps, clock: ConsumerClock): Promise<void> {
   const now = clock.now ?? Date.now;
   const runId = randomUUID();
-  const job = await deps.jobs.claimRun(message, { runId, until: now() + clock.timeLeftMs() }, now());
-  if (!job) return whenNotClaimed(message, deps, now());
+  let job: Job;
+  try {
+    job = await deps.jobs.claimRun(message, { runId, until: now() + clock.timeLeftMs() }, now());
+  } catch (error) {
+    if (!(error instanceof JobConflictError)) throw error;
+    return whenNotClaimed(message, error.current, deps, now());
+  }
 
   let outcome: RunOutcome;
   const kind = job.output === 'PDF' ? 'pdf' : 'screenshot';
@@ -119,8 +124,13 @@ export async function giveUpJob(
   clock: Pick<ConsumerClock, 'now'> = {},
 ): Promise<void> {
   const now = clock.now ?? Date.now;
-  const failed = await deps.jobs.failUnfinished(message, GIVEN_UP, now());
-  if (!failed) return whenNotClaimed(message, deps, now());
+  let failed: Job;
+  try {
+    failed = await deps.jobs.failUnfinished(message, GIVEN_UP, now());
+  } catch (error) {
+    if (!(error instanceof JobConflictError)) throw error;
+    return whenNotClaimed(message, error.current, deps, now());
+  }
   deps.logger.warn('job given up after repeated failures', { jobId: failed.jobId, runs: failed.runs });
   await queueWebhookAttempt(deps.queue, failed, 1, deps.config.webhookRetryDelaysSeconds);
   await refundIfDeserved(failed, deps);
@@ -141,9 +151,13 @@ async function refundIfDeserved(job: Job, deps: Pick<RunJobDeps, 'usage' | 'logg
   }
 }
 
-/** A message whose job could not be taken: finished (make sure its webhook is queued), gone, or busy. */
-async function whenNotClaimed(message: JobMessage, deps: Pick<RunJobDeps, 'jobs' | 'queue' | 'logger' | 'config'>, now: number) {
-  const current = await deps.jobs.get(message);
+/** A message whose job could not be taken, as it stands: finished (make sure its webhook is queued), gone, or busy. */
+async function whenNotClaimed(
+  message: JobMessage,
+  current: Job | undefined,
+  deps: Pick<RunJobDeps, 'queue' | 'logger' | 'config'>,
+  now: number,
+) {
   if (!current) {
     deps.logger.warn('queued job not found; message dropped', { jobId: message.jobId });
     return;

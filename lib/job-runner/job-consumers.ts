@@ -1,5 +1,5 @@
-import { parseJobMessage } from './job-messages.js';
-import { queueConsumer } from './queue-consumer.js';
+import { parseJobMessage } from '../jobs/job-messages.js';
+import { queueConsumer } from '../jobs/queue-consumer.js';
 import { giveUpJob, runJob, type RunJobDeps } from './run-job.js';
 
 /** The jobs queue's consumer: renders each queued job (see `runJob`). */

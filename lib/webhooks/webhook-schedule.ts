@@ -1,6 +1,15 @@
-import type { JobQueue } from './job-queue.js';
-import { isFinished, isLive, type Job, type JobKey } from './job-store.js';
-import { delayBeforeAttempt, maxWebhookAttempts } from './webhook-schedule.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { isFinished, isLive, type Job, type JobKey } from '../jobs/job-store.js';
+
+/** How many times a webhook is attempted: the first call and one retry per configured delay. */
+export function maxWebhookAttempts(retryDelaysSeconds: readonly number[]): number {
+  return retryDelaysSeconds.length + 1;
+}
+
+/** Seconds to wait before attempt `attempt` (1-based): none before the first, then the configured delays in turn. */
+export function delayBeforeAttempt(attempt: number, retryDelaysSeconds: readonly number[]): number {
+  return attempt <= 1 ? 0 : (retryDelaysSeconds[attempt - 2] ?? retryDelaysSeconds.at(-1) ?? 0);
+}
 
 /** Queues webhook attempt `attempt` of a job after its delay. */
 export async function queueWebhookAttempt(

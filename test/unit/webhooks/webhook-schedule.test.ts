@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../../lib/config.js';
-import { delayBeforeAttempt, maxWebhookAttempts } from '../../../lib/jobs/webhook-schedule.js';
+import { delayBeforeAttempt, maxWebhookAttempts } from '../../../lib/webhooks/webhook-schedule.js';
 
 describe('webhook retry schedule', () => {
   it('by default retries within 60 s, makes at least 5 attempts, spans at least 15 minutes and fits SQS delays', () => {

@@ -1,5 +1,5 @@
 import { RenderTimeoutError, ValidationError } from '../errors.js';
-import type { JobError } from './job-store.js';
+import type { JobError } from '../jobs/job-store.js';
 
 /** What a job says when its message was given up on after repeated failures on the service's side. */
 export const GIVEN_UP: JobError = {
