@@ -10,7 +10,7 @@ import type { TokenRecord } from '../../../lib/tokens/token-store.js';
  * reject, as a store outage would; `saturate` puts a token past its rate
  * whatever the clock says.
  */
-export function memoryUsageStore(tokens: (tokenHash: string) => TokenRecord | undefined = () => undefined) {
+export function memoryUsageStore(tokens: (tokenHash: string) => TokenRecord | undefined) {
   const quota = new Map<string, { used: number; refunded: Set<string> }>();
   const windows = new Map<string, number>();
   const failing = new Set<keyof UsageStore>();
