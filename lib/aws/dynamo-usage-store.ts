@@ -76,11 +76,13 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
     const nowSeconds = Math.floor(nowMs / 1000);
     const windowStart = nowSeconds - (nowSeconds % window.seconds);
     const rateName = rateAttribute(window, windowStart);
-    const names: Record<string, string> = { '#rate': rateName };
+    // DynamoDB refuses names and values an expression does not use: each is added with its use.
+    const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':true': true, ':seconds': window.seconds };
     const sets: string[] = [];
     const conditions = ['attribute_exists(tokenHash)', 'active = :true', 'rateWindow = :seconds'];
     if (countRate) {
+      names['#rate'] = rateName;
       sets.push('#rate = if_not_exists(#rate, :zero) + :one');
       conditions.push('(attribute_not_exists(#rate) OR #rate < rateAllowed)');
       values[':zero'] = 0;

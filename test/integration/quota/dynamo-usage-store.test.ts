@@ -282,6 +282,22 @@ describe('createDynamoUsageStore', () => {
     assert.equal((await readQuota(store(), subscriber, NOW)).used, 0);
   });
 
+  it('spends in a second write after a rate-only admission (a template render that needed its account first), exactly', async () => {
+    // Prepare
+    const subscriber = await token({ monthlyLimit: 1 });
+    await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: true }, NOW.getTime());
+
+    // Act
+    const spent = await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: false, spendId: 'tpl-1' }, NOW.getTime());
+    await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: true }, NOW.getTime());
+    const again = await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: false, spendId: 'tpl-2' }, NOW.getTime()).catch((e: unknown) => e);
+
+    // Assess
+    assert.equal(spent.spend?.spendId, 'tpl-1');
+    assert.ok(again instanceof QuotaExceededError, String(again));
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 1);
+  });
+
   it('throws StorageError, not an SDK exception, when the table is missing', async () => {
     // Prepare
     const missing = createDynamoUsageStore(aws.clients.dynamo, { tokens: 'no-such-table', usage: 'no-such-table' });
