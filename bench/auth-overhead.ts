@@ -2,13 +2,11 @@
  * `npx tsx bench/auth-overhead.ts [--requests N]`: what bearer auth, the rate
  * limit and the monthly quota add to one request. Runs the real HTTP stack
  * (`httpEndpoint`) in this process against the embedded DynamoDB emulator,
- * provisioned from serverless.yml as `npm start` does, in four variants that
- * differ only in which counters are real:
+ * provisioned from serverless.yml as `npm start` does, in three variants:
  *
- *   none        tokens and usage counters in memory (the stack's own cost)
- *   auth        token looked up in DynamoDB (1 GetItem)
- *   auth+rate   … and the request counted in its rate window (+1 UpdateItem)
- *   auth+rate+quota  … and one quota unit spent, as every render does (+1 UpdateItem)
+ *   none             the admission in memory (the stack's own cost)
+ *   auth+rate        an endpoint that does not render: one conditional UpdateItem on the token's item
+ *   auth+rate+quota  a render's admission: the same single UpdateItem, also spending a unit
  *
  * Requests are sequential and the variants interleaved round by round, so
  * drift of the shared machine hits all alike. Prints median and p90 per
