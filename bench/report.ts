@@ -126,21 +126,21 @@ export function coldSummaries(runs: ColdRun[]) {
   };
 }
 
-/** The issue's targets (#15, Lambda-like mode), judged from one run's figures. */
+/** The issue's targets (#24, Lambda-like mode), judged from one run's figures. */
 export function judgeTargets(results: BenchResults): Target[] {
   const targets: Target[] = [];
   const latency = new Map((results.latency ?? []).map((l) => [l.id, l]));
   const small = latency.get('pdf-small');
   if (small) {
     const reused = ratio(small.service.median, small.bareReusedPage?.median ?? NaN);
-    targets.push({ name: 'pdf-small vs bare, reused page', value: `${reused}×`, goal: '≤ 2.0×', met: reused <= 2 });
+    targets.push({ name: 'pdf-small vs bare, reused page', value: `${reused}×`, goal: '≤ 3.0×', met: reused <= 3 });
     const fresh = ratio(small.service.median, small.bare.median);
-    targets.push({ name: 'pdf-small vs bare, fresh context', value: `${fresh}×`, goal: '≤ 0.75×', met: fresh <= 0.75 });
+    targets.push({ name: 'pdf-small vs bare, fresh context', value: `${fresh}×`, goal: '≤ 0.6×', met: fresh <= 0.6 });
   }
   const png = latency.get('png-1280x800');
   if (png) {
     const reused = ratio(png.service.median, png.bareReusedPage?.median ?? NaN);
-    targets.push({ name: 'png-1280x800 vs bare, reused page', value: `${reused}×`, goal: '≤ 1.2×', met: reused <= 1.2 });
+    targets.push({ name: 'png-1280x800 vs bare, reused page', value: `${reused}×`, goal: '≤ 1.3×', met: reused <= 1.3 });
   }
   const c4 = results.throughput?.levels.find((t) => t.concurrency === 4);
   if (c4) {
@@ -157,7 +157,8 @@ export function judgeTargets(results: BenchResults): Target[] {
   }
   if (results.coldStart?.length) {
     const cold = coldSummaries(results.coldStart);
-    for (const [label, pair, goal] of [['binary unpacked', cold.unpacked, 1.2], ['fresh /tmp', cold.fresh, 1.0]] as const) {
+    // Fresh /tmp first: every Lambda cold start has an empty /tmp.
+    for (const [label, pair, goal] of [['fresh /tmp', cold.fresh, 0.6], ['binary unpacked', cold.unpacked, 1.2]] as const) {
       if (!pair.service.n || !pair.bare.n) continue;
       const r = ratio(pair.service.median, pair.bare.median);
       targets.push({ name: `cold first PDF vs bare (${label})`, value: `${r}×`, goal: `≤ ${goal.toFixed(1)}×`, met: r <= goal });
@@ -280,8 +281,9 @@ export function printReport(results: BenchResults): string {
       table(
         ['Chromium binary', 'Service handler', 'Bare', 'Ratio'],
         [
-          ['already unpacked', fmt(cold.unpacked.service), fmt(cold.unpacked.bare), `${ratio(cold.unpacked.service.median, cold.unpacked.bare.median)}×`],
+          // The headline: a new Lambda execution environment starts with an empty /tmp.
           ['unpacked first (fresh /tmp)', fmt(cold.fresh.service), fmt(cold.fresh.bare), `${ratio(cold.fresh.service.median, cold.fresh.bare.median)}×`],
+          ['already unpacked', fmt(cold.unpacked.service), fmt(cold.unpacked.bare), `${ratio(cold.unpacked.service.median, cold.unpacked.bare.median)}×`],
         ],
         [3],
       ),
@@ -317,7 +319,7 @@ export function printReport(results: BenchResults): string {
 
   const targets = judgeTargets(results);
   if (targets.length) {
-    out.push('\nTargets (issue 15, Lambda-like)');
+    out.push('\nTargets (issue 24, Lambda-like)');
     out.push(table(['Target', 'Measured', 'Goal', 'Met'], targets.map((t) => [t.name, t.value, t.goal, t.met ? 'yes' : 'NO'])));
   }
 
