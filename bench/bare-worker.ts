@@ -6,7 +6,7 @@
  */
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { chromiumArgs } from '../lib/render/launch-args.js';
+import { chromiumArgs } from '../lib/render/browser/launch-args.js';
 import type { BareJob } from './scenarios.js';
 
 export type Isolation = 'context' | 'page';

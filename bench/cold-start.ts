@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import { parse } from 'yaml';
-import { CHROMIUM_PACK_FILE } from '../lib/render/chromium-pack.js';
+import { CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
 import { CHROMIUM_LAYER_DIR, packageBinDir, writeChromiumPack } from '../scripts/build-layer.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

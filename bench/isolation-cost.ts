@@ -18,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { chromiumArgs } from '../lib/render/launch-args.js';
+import { chromiumArgs } from '../lib/render/browser/launch-args.js';
 import { SMALL_HTML } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
 import { processCpuMs } from './process-memory.js';

@@ -70,6 +70,8 @@ function start(): Started {
     executablePath: config.chromiumPath,
     chromiumPackDir: config.chromiumPackDir,
     timeoutMs: config.renderTimeoutMs,
+    // The layers' log lines (a page that did not settle) go through the one logger, with the Lambda context.
+    log: (level, message, details) => void deps.then(({ logger }) => logger[level](message, details)),
     // Every address a page was refused or could not reach is a log line (host and port, never the path):
     // a refusal is often someone probing the network. The logger may still be loading when the proxy starts.
     egress: () =>

@@ -6,7 +6,7 @@
  * English, AdGuard Tracking Protection, AdGuard Cookie Notices). Later major
  * versions ship only DNR JSON, hence the pinned version below. The engine is
  * compiled with the `@ghostery/adblocker` installed in this project, so its
- * serialisation version always matches what `lib/render/adblock.ts` loads.
+ * serialisation version always matches what `lib/render/page/adblock.ts` loads.
  *
  *   npx tsx scripts/build-adblock-engine.ts              # npm pack the source package
  *   npx tsx scripts/build-adblock-engine.ts --from DIR   # an already unpacked package

@@ -26,7 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress, constants, zstdCompress } from 'node:zlib';
-import { CHROMIUM_PACK_ARCHIVES, CHROMIUM_PACK_FILE } from '../lib/render/chromium-pack.js';
+import { CHROMIUM_PACK_ARCHIVES, CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

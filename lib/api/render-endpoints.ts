@@ -8,11 +8,14 @@ import { json } from '../http/responses.js';
 import type { HttpRequest, HttpResult } from '../http/types.js';
 import { newJobId } from '../jobs/job-ids.js';
 import { submitJob } from '../jobs/submit-job.js';
-import type { RenderInput } from '../render/types.js';
+import { buildRenderPlan } from '../plan/build-plan.js';
+import { renderForRequest } from '../plan/request-errors.js';
+import type { RenderPlan } from '../render/render-plan.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput, StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 import {
   RENDER_REQUEST_SCHEMAS,
   type RenderDelivery,
+  type RenderInput,
   type RenderSource,
   type TemplateRenderRequestOutput,
 } from '../schemas/render-requests.js';
@@ -54,19 +57,22 @@ const SOURCES: Record<RenderSource, Source> = {
   },
 };
 
-type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpRequest<RenderBody>, input: RenderInput) => Promise<HttpResult>;
+/** What a request is once checked: the validated request (which an async job stores) and its render plan. */
+type Prepared = { input: RenderInput; plan: RenderPlan };
+
+type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpRequest<RenderBody>, prepared: Prepared) => Promise<HttpResult>;
 
 /** The deliveries of the table: what happens once the request passed every check and its quota unit is spent. */
 const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
   // The file itself, or a 303 to a temporary copy when it is too large for a Lambda response.
-  raw: async (deps, { caller, context }, input) => {
-    const result = await deps.renderer.render(input);
+  raw: async (deps, { caller, context }, { plan }) => {
+    const result = await renderForRequest(deps.renderer, plan);
     context.timings = result.timings;
     return rawFileResponse(deps, caller.accountId, result);
   },
   // `{id, status, fileUrl, signedUrlStatus}`, the file also PUT to the caller's storage when given.
-  sync: async (deps, { body, caller, context }, input) => {
-    const result = await deps.renderer.render(input);
+  sync: async (deps, { body, caller, context }, { plan }) => {
+    const result = await renderForRequest(deps.renderer, plan);
     context.timings = result.timings;
     return syncFileResponse(deps, {
       id: newJobId(),
@@ -77,7 +83,7 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
     });
   },
   // 201 `{id, status: "PENDING"}` at once; the job holds exactly what will be rendered, the webhook gets the result.
-  async: async (deps, { body, caller, spend }, input) => {
+  async: async (deps, { body, caller, spend }, { input }) => {
     const job = await submitJob(deps, {
       accountId: caller.accountId,
       tokenHash: caller.token.tokenHash,
@@ -91,17 +97,22 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
   },
 };
 
+/** The request checked and planned: its plan is built here, at the edge, so every rule between fields answers before any quota is spent. */
+function prepared(input: RenderInput): Prepared {
+  return { input, plan: buildRenderPlan(input) };
+}
+
 /**
  * One of the nine render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
  * `/v1/template/{id}/async`…): the source's schema for the delivery, the
- * template loaded first for a template (404 before 400), the render input
- * checked before the quota is spent (a 400 of the merged options ranks
- * before a 402), then the delivery.
+ * template loaded first for a template (404 before 400), the render plan
+ * built before the quota is spent (a 400 of the merged options or of a rule
+ * between fields ranks before a 402), then the delivery.
  */
 export function renderEndpoint<D extends RenderDelivery>(source: RenderSource, delivery: D, deps: DeliveryDeps[D]) {
   const { schemas, input } = SOURCES[source];
   const deliver = DELIVERIES[delivery] as Deliver<D>;
-  return httpEndpoint<v.GenericSchema, Template | undefined, RenderInput>(
+  return httpEndpoint<v.GenericSchema, Template | undefined, Prepared>(
     {
       name: delivery === 'raw' ? `render-${source}` : `render-${source}-${delivery}`,
       schema: schemas[delivery],
@@ -109,7 +120,7 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource, d
       begin: 'renderer' in deps ? () => deps.renderer.anticipate() : undefined,
       preload: input ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: ({ body }, template) =>
-        input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput),
+        prepared(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput)),
       handle: (req, _template, prepared) => deliver(deps, req as HttpRequest<RenderBody>, prepared),
     },
     deps,

@@ -11,7 +11,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { JobConflictError } from '../jobs/errors.js';
 import type { Job, JobKey, JobStore } from '../jobs/job-store.js';
-import type { RenderInput } from '../render/types.js';
+import type { RenderInput } from '../schemas/render-requests.js';
 import { awsErrorName, storageError } from './errors.js';
 import { createS3Spill } from './s3-spill.js';
 

@@ -8,6 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
+import { within } from '../deadline.js';
 import { EgressRefusedError } from '../net/errors.js';
 import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { egressLookup } from '../net/resolve-egress.js';
@@ -81,7 +82,7 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   // Resolved and checked once; the connection goes to a checked address (no second lookup to rebind).
   let lookup: LookupFunction;
   try {
-    const resolved = await withDeadline(egressLookup(url.hostname), deadline);
+    const resolved = await within(egressLookup(url.hostname), deadline - Date.now(), undefined);
     if (!resolved) return done({ ok: false, error: noAnswer });
     lookup = resolved;
   } catch (error) {
@@ -131,18 +132,6 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   });
 }
 
-/** The promise's value, or undefined when the deadline passes first (the promise is then left to settle unheard). */
-async function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([promise, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function statusOutcome(statusCode: number): Omit<OutboundResult, 'durationMs'> {
   if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode };

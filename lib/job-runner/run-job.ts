@@ -7,8 +7,10 @@ import type { FileStore } from '../files/file-store.js';
 import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
-import type { RenderInput, Renderer } from '../render/types.js';
-import { parseMergedOptions } from '../schemas/render-requests.js';
+import { buildRenderPlan } from '../plan/build-plan.js';
+import { renderForRequest } from '../plan/request-errors.js';
+import type { Renderer } from '../render/types.js';
+import { parseMergedOptions, type RenderInput } from '../schemas/render-requests.js';
 import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
@@ -173,8 +175,9 @@ async function whenNotClaimed(
 async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promise<RunOutcome> {
   let result;
   try {
-    const input = checkedInput(await deps.jobs.loadInput(job));
-    result = await deps.renderer.render(input);
+    // The job holds the request as accepted; its plan is built anew, as the edge built it then.
+    const plan = buildRenderPlan(checkedInput(await deps.jobs.loadInput(job)));
+    result = await renderForRequest(deps.renderer, plan);
   } catch (error) {
     const failure = permanentFailure(error);
     if (!failure) throw error;

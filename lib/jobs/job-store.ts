@@ -1,7 +1,7 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { StoredFile } from '../files/file-store.js';
 import type { QuotaSpend } from '../quota/quota.js';
-import type { RenderInput } from '../render/types.js';
+import type { RenderInput } from '../schemas/render-requests.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 
 /** decisions.md: PENDING (queued) → RUNNING (a consumer took it) → COMPLETED or FAILED. */

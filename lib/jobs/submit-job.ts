@@ -1,5 +1,5 @@
 import type { QuotaSpend } from '../quota/quota.js';
-import type { RenderInput } from '../render/types.js';
+import type { RenderInput } from '../schemas/render-requests.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 import { newJobId } from './job-ids.js';
 import type { JobQueue } from './job-queue.js';

@@ -1,2 +1,3 @@
 export { createRenderer } from './renderer.js';
-export type { ChromiumMode, RenderInput, RenderResult, Renderer, RendererOptions } from './types.js';
+export type { RenderPlan } from './render-plan.js';
+export type { ChromiumMode, RenderResult, Renderer, RendererOptions } from './types.js';

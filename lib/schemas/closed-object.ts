@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isPlainObject } from '../is-plain-object.js';
 
 const UNKNOWN_FIELD = 'Unknown field';
 
@@ -10,10 +11,6 @@ const objectMessage = (issue: v.ObjectWithRestIssue): string =>
 // here or they would be dropped silently instead of named.
 const SKIPPED_KEYS = ['__proto__', 'constructor', 'prototype'];
 
-/** True for a JSON object: not null, not an array. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The schema type of a closed object, as callers see it. */
 export type ClosedObjectSchema<E extends v.ObjectEntries> = v.GenericSchema<

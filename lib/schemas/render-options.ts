@@ -6,11 +6,14 @@
  * requires them. Schemas are built once, at module load.
  */
 import * as v from 'valibot';
+import { MAX_IMAGE_PIXELS } from '../image-limits.js';
+import { isPlainObject } from '../is-plain-object.js';
 import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defaults.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
-import { closedObject, isPlainObject } from './closed-object.js';
+import { closedObject } from './closed-object.js';
 import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
@@ -28,8 +31,6 @@ import { WEBHOOK_SIGNATURE_HEADER_NAMES } from '../webhook-signature-headers.js'
 export const MAX_WAIT_TIMEOUT_MS = 25_000;
 /** Fastest `waitForFunction` polling interval: faster only burns the render's CPU. */
 export const MIN_POLLING_MS = 10;
-/** Largest screenshot edge in device pixels (Chromium's maximum texture size). */
-export const MAX_IMAGE_PIXELS = 16_384;
 /** Largest `deviceScaleFactor` / `clip.scale`. */
 export const MAX_SCALE_FACTOR = 4;
 /** Largest paper edge or margin: 200 in, the largest page a PDF may declare (14 400 pt). */
@@ -419,13 +420,13 @@ const pageEntries = {
     ),
     { description: `Data for htmlTemplate (a JSON object, nested at most ${MAX_JSON_DEPTH} levels); only together with htmlTemplate.` },
   ),
-  waitUntil: documented(v.nullish(oneOf(['auto', 'load', 'domcontentloaded', 'networkidle0', 'networkidle2'])), { default: 'auto' }),
+  waitUntil: documented(v.nullish(oneOf(['auto', 'load', 'domcontentloaded', 'networkidle0', 'networkidle2'])), { default: RENDER_DEFAULTS.page.waitUntil }),
   waitForMilliseconds: v.nullish(numberBetween(0, 5000)),
   waitForSelector: v.nullish(WaitForSelectorSchema),
   waitForFunction: v.nullish(WaitForFunctionSchema),
   headers: v.nullish(PageHeadersSchema),
-  adblock: documented(v.nullish(BooleanSchema), { default: true }),
-  javascript: documented(v.nullish(BooleanSchema), { default: true }),
+  adblock: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.page.adblock }),
+  javascript: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.page.javascript }),
   cookies: v.nullish(v.array(CookieSchema, 'Must be an array')),
   authentication: v.nullish(AuthenticationSchema),
   // interface.md's only rule is the length: a 20-character value is valid input. Chromium emulates
@@ -514,15 +515,18 @@ export const OverlaySchema = closedObject({
 });
 
 const screenshotEntries = {
-  type: documented(v.nullish(oneOf(['png', 'jpeg', 'webp'])), { default: 'png' }),
-  device: documented(v.nullish(DeviceNameSchema), { default: DEFAULT_DEVICE.name, description: 'A preset name from GET /v1/devices; ignored when viewport is given.' }),
+  type: documented(v.nullish(oneOf(['png', 'jpeg', 'webp'])), { default: RENDER_DEFAULTS.screenshot.type }),
+  device: documented(v.nullish(DeviceNameSchema), { default: RENDER_DEFAULTS.screenshot.device, description: 'A preset name from GET /v1/devices; ignored when viewport is given.' }),
   viewport: v.nullish(ViewportSchema),
-  fullPage: documented(v.nullish(BooleanSchema), { default: false }),
-  fromSurface: documented(v.nullish(BooleanSchema), { default: true }),
-  omitBackground: documented(v.nullish(BooleanSchema), { default: false }),
-  optimizeForSpeed: documented(v.nullish(BooleanSchema), { default: true }),
+  fullPage: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.screenshot.fullPage }),
+  fromSurface: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.screenshot.fromSurface }),
+  omitBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.screenshot.omitBackground }),
+  optimizeForSpeed: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.screenshot.optimizeForSpeed }),
   quality: v.nullish(integerBetween(0, 100)),
-  captureBeyondViewport: documented(v.nullish(BooleanSchema), { default: false }),
+  captureBeyondViewport: documented(v.nullish(BooleanSchema), {
+    default: RENDER_DEFAULTS.screenshot.captureBeyondViewport.viewport,
+    description: CAPTURE_BEYOND_VIEWPORT_DEFAULTS,
+  }),
   clip: v.nullish(ClipSchema),
   element: v.nullish(textBetween(1, MAX_SELECTOR_LENGTH)),
   overlay: v.nullish(OverlaySchema),
@@ -579,21 +583,21 @@ const PdfMarginSchema = closedObject({
 
 /** PDF options. Nothing here depends on another field, so templates reuse it as is. */
 export const PdfOptionsSchema = closedObject({
-  scale: documented(v.nullish(numberBetween(0.1, 2)), { default: 1 }),
-  displayHeaderFooter: documented(v.nullish(BooleanSchema), { default: false, description: 'headerHtml and footerHtml print only when this is true.' }),
+  scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
+  displayHeaderFooter: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.displayHeaderFooter, description: 'headerHtml and footerHtml print only when this is true.' }),
   headerHtml: documented(v.nullish(base64Text(true)), { description: 'Base64 HTML print header; elements with the classes date, title, url, pageNumber, totalPages are filled in.' }),
   footerHtml: documented(v.nullish(base64Text(true)), { description: 'Base64 HTML print footer; same rules as headerHtml.' }),
-  printBackground: documented(v.nullish(BooleanSchema), { default: false }),
-  landscape: documented(v.nullish(BooleanSchema), { default: false }),
+  printBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.printBackground }),
+  landscape: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.landscape }),
   pageRanges: v.nullish(PageRangesSchema),
-  format: documented(v.nullish(PaperFormatSchema), { default: 'letter', description: 'Takes priority over width and height.' }),
+  format: documented(v.nullish(PaperFormatSchema), { default: RENDER_DEFAULTS.pdf.format, description: 'Takes priority over width and height.' }),
   width: v.nullish(paperLength(false)),
   height: v.nullish(paperLength(false)),
-  preferCSSPageSize: documented(v.nullish(BooleanSchema), { default: false }),
+  preferCSSPageSize: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.preferCSSPageSize }),
   margin: documented(v.nullish(PdfMarginSchema), { description: 'Each side a number of CSS pixels or a string with a unit (px, in, cm, mm).' }),
-  omitBackground: documented(v.nullish(BooleanSchema), { default: false }),
-  outline: documented(v.nullish(BooleanSchema), { default: false }),
-  tagged: documented(v.nullish(BooleanSchema), { default: false }),
+  omitBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.omitBackground }),
+  outline: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.outline }),
+  tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
 });
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
@@ -604,8 +608,8 @@ export const StorageOptionsSchema = closedObject({
 /** The webhook called when an async job ends. */
 export const WebhookOptionsSchema = closedObject({
   url: publicHttpUrl('webhook URL'),
-  receiveType: documented(v.nullish(oneOf(['base64', 'URL'])), { default: 'URL' }),
-  method: documented(v.nullish(oneOf(['POST', 'PUT'])), { default: 'POST' }),
+  receiveType: documented(v.nullish(oneOf(['base64', 'URL'])), { default: RENDER_DEFAULTS.webhook.receiveType }),
+  method: documented(v.nullish(oneOf(['POST', 'PUT'])), { default: RENDER_DEFAULTS.webhook.method }),
   headers: v.nullish(WebhookHeadersSchema),
   metadata: v.nullish(
     v.pipe(

@@ -10,6 +10,8 @@ import { parseInput } from './parse.js';
 import {
   PageOptionsSchema,
   type PageOptionsOutput,
+  type PdfOptionsOutput,
+  type ScreenshotOptionsOutput,
   PageOverridesSchema,
   PdfOptionsSchema,
   ScreenshotOptionsSchema,
@@ -169,6 +171,15 @@ export function parseMergedOptions(merged: unknown): MergedRenderOptionsOutput {
 }
 
 const PageOnlySchema = closedObject({ page });
+
+/**
+ * A validated render request: the page and the options of its output, as a
+ * direct render's body or a template's merged options hold them. What an
+ * async job stores; lib/plan turns it into the render plan.
+ */
+export type RenderInput =
+  | { output: 'PDF'; page: PageOptionsOutput; pdf?: PdfOptionsOutput | null }
+  | { output: 'IMAGE'; page: PageOptionsOutput; screenshot?: ScreenshotOptionsOutput | null };
 
 /** What is rendered: a page to a PDF, a page to an image, or a saved template (its output). */
 export type RenderSource = 'pdf' | 'screenshot' | 'template';

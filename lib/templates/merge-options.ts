@@ -1,7 +1,6 @@
-type Plain = Record<string, unknown>;
+import { isPlainObject } from '../is-plain-object.js';
 
-const isPlainObject = (value: unknown): value is Plain =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+type Plain = Record<string, unknown>;
 
 /**
  * Deep-merges `override` over `base` as template rendering defines it: the

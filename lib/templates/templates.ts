@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors.js';
-import type { RenderInput } from '../render/types.js';
+import type { RenderInput } from '../schemas/render-requests.js';
 import { parseMergedOptions, type TemplateRenderRequestOutput } from '../schemas/render-requests.js';
 import type { TemplateCreateOutput, TemplateUpdateOutput } from '../schemas/template-requests.js';
 import { mergeOptions } from './merge-options.js';

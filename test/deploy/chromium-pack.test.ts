@@ -8,8 +8,8 @@ import { brotliDecompressSync } from 'node:zlib';
 import chromium from '@sparticuz/chromium';
 import puppeteer from 'puppeteer-core';
 import { RenderError } from '../../lib/errors.js';
-import { unpackChromium } from '../../lib/render/chromium-pack.js';
-import { chromiumArgs } from '../../lib/render/launch-args.js';
+import { unpackChromium } from '../../lib/render/browser/chromium-pack.js';
+import { chromiumArgs } from '../../lib/render/browser/launch-args.js';
 import { packageBinDir, writeChromiumPack } from '../../scripts/build-layer.js';
 
 /**

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import { PNG } from 'pngjs';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { chromiumArgs } from '../../lib/render/launch-args.js';
+import { chromiumArgs } from '../../lib/render/browser/launch-args.js';
 import { buildChromiumLayer } from '../../scripts/build-layer.js';
 
 /**

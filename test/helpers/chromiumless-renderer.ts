@@ -1,23 +1,17 @@
-import { screenFor } from '../../lib/render/capture-screenshot.js';
-import { resolvePageSource } from '../../lib/render/page-source.js';
-import { toPdfOptions } from '../../lib/render/pdf-options.js';
-import type { RenderInput, RenderResult, Renderer } from '../../lib/render/types.js';
+import type { RenderPlan } from '../../lib/render/render-plan.js';
+import type { RenderResult, Renderer } from '../../lib/render/types.js';
 
 /**
- * A renderer with everything but the browser: it runs the steps of a render
- * that need no Chromium (page source with base64 and Handlebars, PDF options,
- * screen emulation), so what they throw reaches the error mapper as in a real
- * render, and answers a tiny file. For tests of the stack around the render.
+ * A renderer with everything but the browser: what a render checks without
+ * Chromium (page source with base64 and Handlebars, PDF options, screen
+ * emulation) is settled when its plan is built, at the edge, so what that
+ * throws reaches the error mapper as in a real render; this answers a tiny
+ * file. For tests of the stack around the render.
  */
 export function chromiumlessRenderer(): Renderer {
   return {
-    async render(input: RenderInput): Promise<RenderResult> {
-      resolvePageSource(input.page);
-      if (input.output === 'PDF') {
-        toPdfOptions(input.pdf);
-        return { body: Buffer.from('%PDF-1.7'), contentType: 'application/pdf', output: 'PDF', timings: {} };
-      }
-      screenFor(input.screenshot);
+    async render(plan: RenderPlan): Promise<RenderResult> {
+      if (plan.output === 'PDF') return { body: Buffer.from('%PDF-1.7'), contentType: 'application/pdf', output: 'PDF', timings: {} };
       return { body: Buffer.from('PNG'), contentType: 'image/png', output: 'IMAGE', timings: {} };
     },
     warm: async () => undefined,

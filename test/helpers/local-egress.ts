@@ -1,3 +1,4 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
 import { createRenderer, type Renderer } from '../../lib/render/index.js';
 
@@ -22,7 +23,14 @@ export function localEgress(): Promise<EgressProxy> {
  * ready) before it is returned. Close it in `after`.
  */
 export async function warmRenderer(): Promise<Renderer> {
-  const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 20_000, egress: localEgress });
+  const logger = new Logger({ serviceName: 'docrender' });
+  const renderer = createRenderer({
+    mode: 'multi-process',
+    timeoutMs: 20_000,
+    egress: localEgress,
+    // Its log lines go to a Powertools logger, as the service's do (render-app.ts).
+    log: (level, message, details) => logger[level](message, details),
+  });
   await renderer.warm();
   return renderer;
 }

@@ -12,6 +12,7 @@ import { LOCAL_TEST_HOSTS, warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { buildFuzzStack } from '../../unit/fuzz/fuzz-stack.js';
 import { memoryFileStore, memoryJobStore, recordingQueue } from '../../unit/jobs/fakes.js';
+import { renderRequest } from '../render/render-fixtures.js';
 
 /**
  * The real browser killed, crashed or frozen under a render: the request
@@ -115,11 +116,11 @@ describe('the browser failing under a render', { timeout: 120_000 }, () => {
     for (const pid of before) process.kill(pid, 'SIGSTOP');
 
     // Act
-    const frozen = renderer.render({ output: 'PDF', page: { html: b64('<p>frozen</p>') } }, { timeoutMs: 3_000 });
+    const frozen = renderRequest(renderer, { output: 'PDF', page: { html: b64('<p>frozen</p>') } }, { timeoutMs: 3_000 });
 
     // Assess
     await assert.rejects(frozen, (error: unknown) => error instanceof RenderTimeoutError && error.statusCode === 504);
-    const next = await renderer.render({ output: 'PDF', page: { html: b64('<p>thawed</p>') } });
+    const next = await renderRequest(renderer, { output: 'PDF', page: { html: b64('<p>thawed</p>') } });
     assert.equal(next.contentType, 'application/pdf');
     const after = browserPids();
     assert.equal(after.length, 1);

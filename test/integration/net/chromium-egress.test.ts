@@ -7,7 +7,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { createEgressPolicy } from '../../../lib/net/egress-policy.js';
 import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from '../../../lib/net/egress-proxy.js';
-import { chromiumArgs } from '../../../lib/render/launch-args.js';
+import { chromiumArgs } from '../../../lib/render/browser/launch-args.js';
 
 type Seen = { paths: string[]; upgrades: string[] };
 

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadedAdblockEngine } from '../../../lib/render/adblock.js';
+import { loadedAdblockEngine } from '../../../lib/render/page/adblock.js';
 import type { Renderer } from '../../../lib/render/index.js';
 import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';

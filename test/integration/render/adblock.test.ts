@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { loadAdblockEngine, readPageTokens, type AdblockEngine } from '../../../lib/render/adblock.js';
-import { DISMISS_BUDGET_MS, dismissCookieBanners, prepareCookieConsent } from '../../../lib/render/cookie-consent.js';
+import { loadAdblockEngine, readPageTokens, type AdblockEngine } from '../../../lib/render/page/adblock.js';
+import { DISMISS_BUDGET_MS, dismissCookieBanners, prepareCookieConsent } from '../../../lib/render/page/cookie-consent.js';
 
 const UNSAFE_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
 

@@ -6,7 +6,7 @@ import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/e
 import type { Renderer } from '../../../lib/render/index.js';
 import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { b64, pdfText } from './render-fixtures.js';
+import { b64, pdfText, renderRequest } from './render-fixtures.js';
 
 /** A port nothing listens on: bound once, then released. */
 async function closedPort(): Promise<number> {
@@ -66,7 +66,7 @@ describe('renderer › browser lifecycle', () => {
 
   it('throws NavigationError naming the reason when the server refuses the connection', async () => {
     // Act
-    const attempt = renderer.render({ output: 'PDF', page: { url: `http://127.0.0.1:${await closedPort()}/`, adblock: false } });
+    const attempt = renderRequest(renderer, { output: 'PDF', page: { url: `http://127.0.0.1:${await closedPort()}/`, adblock: false } });
 
     // Assess
     await assert.rejects(attempt, rejectsWith('net::ERR_CONNECTION_REFUSED'));
@@ -74,7 +74,7 @@ describe('renderer › browser lifecycle', () => {
 
   it('throws NavigationError when the host name does not resolve', async () => {
     // Act
-    const attempt = renderer.render({ output: 'PDF', page: { url: 'http://does-not-exist.invalid/', adblock: false } });
+    const attempt = renderRequest(renderer, { output: 'PDF', page: { url: 'http://does-not-exist.invalid/', adblock: false } });
 
     // Assess
     await assert.rejects(attempt, rejectsWith('net::ERR_NAME_NOT_RESOLVED'));
@@ -83,7 +83,7 @@ describe('renderer › browser lifecycle', () => {
   it('throws NavigationError when the page does not load in time, inside the budget', async () => {
     // Act
     const started = Date.now();
-    const attempt = renderer.render({ output: 'PDF', page: { url: `${site.url}/hang`, adblock: false } }, { timeoutMs: 3_000 });
+    const attempt = renderRequest(renderer, { output: 'PDF', page: { url: `${site.url}/hang`, adblock: false } }, { timeoutMs: 3_000 });
 
     // Assess
     await assert.rejects(attempt, rejectsWith('Navigation timeout'));
@@ -92,7 +92,7 @@ describe('renderer › browser lifecycle', () => {
 
   it('refuses a URL that is a download instead of hanging on it', async () => {
     // Act
-    const attempt = renderer.render({ output: 'PDF', page: { url: `${site.url}/file.bin`, adblock: false } }, { timeoutMs: 5_000 });
+    const attempt = renderRequest(renderer, { output: 'PDF', page: { url: `${site.url}/file.bin`, adblock: false } }, { timeoutMs: 5_000 });
 
     // Assess
     await assert.rejects(attempt, rejectsWith('ERR_ABORTED'));
@@ -101,7 +101,7 @@ describe('renderer › browser lifecycle', () => {
   it('throws RenderTimeoutError when the page hangs after loading, and the next render works', async () => {
     // Act
     const started = Date.now();
-    const attempt = renderer.render({ output: 'PDF', page: { url: `${site.url}/spin`, adblock: false } }, { timeoutMs: 3_000 });
+    const attempt = renderRequest(renderer, { output: 'PDF', page: { url: `${site.url}/spin`, adblock: false } }, { timeoutMs: 3_000 });
     await assert.rejects(attempt, (error: unknown) => error instanceof RenderTimeoutError && error.statusCode === 504);
     const elapsed = Date.now() - started;
     const next = await pdfText(renderer, { html: b64('<p>after the hang</p>') });
@@ -134,7 +134,7 @@ describe('renderer › browser lifecycle', () => {
     setTimeout(() => pids.forEach((pid) => process.kill(pid, 'SIGKILL')), 300);
 
     // Act
-    const attempt = renderer.render({ output: 'PDF', page: { url: `${site.url}/hang`, adblock: false } }, { timeoutMs: 10_000 });
+    const attempt = renderRequest(renderer, { output: 'PDF', page: { url: `${site.url}/hang`, adblock: false } }, { timeoutMs: 10_000 });
 
     // Assess
     await assert.rejects(attempt, (error: unknown) => error instanceof RenderError && error.statusCode === 500);

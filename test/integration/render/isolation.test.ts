@@ -5,7 +5,7 @@ import { createRenderer, type Renderer } from '../../../lib/render/index.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import type { ChromiumMode } from '../../../lib/render/types.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { b64, pdfText } from './render-fixtures.js';
+import { b64, pdfText, renderRequest } from './render-fixtures.js';
 
 /** Leaves a cookie (from the server and from script), localStorage and IndexedDB behind. */
 const writer = `<p>written</p><script>
@@ -152,7 +152,7 @@ for (const mode of ['multi-process', 'single-process'] as ChromiumMode[]) {
 
     it('renders again after a render that hung and timed out', async () => {
       // Act
-      const attempt = renderer.render({ output: 'PDF', page: { url: `${site.url}/spin`, adblock: false } }, { timeoutMs: 2_500 });
+      const attempt = renderRequest(renderer, { output: 'PDF', page: { url: `${site.url}/spin`, adblock: false } }, { timeoutMs: 2_500 });
       await assert.rejects(attempt, (error: unknown) => error instanceof RenderTimeoutError);
       const next = await pdfText(renderer, { url: `${site.url}/read`, adblock: false });
 

@@ -6,7 +6,12 @@ import chromium from '@sparticuz/chromium';
 import { imageSize } from 'image-size';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { ValidationError } from '../../../lib/errors.js';
-import { composeOverlay, FRAME_BAR_HEIGHT, type OverlayOptions, type OverlayShot, type OverlayTarget } from '../../../lib/render/overlay.js';
+import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
+import { toRequestError } from '../../../lib/plan/request-errors.js';
+import { composeOverlay, FRAME_BAR_HEIGHT, type OverlayOptions, type OverlayShot, type OverlayTarget } from '../../../lib/render/output/overlay.js';
+
+/** A screenshot plan with an overlay, for naming what the overlay refuses. */
+const OVERLAY_PLAN = buildRenderPlan({ output: 'IMAGE', page: { url: 'https://example.com/' }, screenshot: { overlay: {} } });
 
 const UNSAFE_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
 
@@ -47,6 +52,9 @@ describe('composeOverlay', () => {
     const page = await browser.newPage();
     try {
       return await composeOverlay(page, from, overlay, out, allowUrl ? { allowUrl } : {});
+    } catch (error) {
+      // Named by the request's fields as the edge names them.
+      throw toRequestError(error, OVERLAY_PLAN);
     } finally {
       await page.close();
     }

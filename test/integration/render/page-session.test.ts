@@ -1,8 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AdblockEngine } from '../../../lib/render/adblock.js';
-import { launchBrowser, type LaunchedBrowser } from '../../../lib/render/browser-process.js';
-import { createSessionFactory, type SessionFactory } from '../../../lib/render/page-session.js';
+import type { AdblockEngine } from '../../../lib/render/page/adblock.js';
+import { launchBrowser, type LaunchedBrowser } from '../../../lib/render/browser/launch-browser.js';
+import { createSessionFactory, type SessionFactory } from '../../../lib/render/browser/browser-session.js';
+import { preparePage } from '../../../lib/render/page/prepare-page.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
@@ -23,7 +24,7 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
       '/images/photo.png': (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(),
     });
     launched = await launchBrowser({ mode: 'multi-process', egress: await localEgress() });
-    sessions = createSessionFactory(launched);
+    sessions = createSessionFactory(launched, preparePage);
   });
   after(async () => {
     launched?.kill();
@@ -36,8 +37,7 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
     const session = await sessions.open();
     let loaded: (engine: AdblockEngine) => void = () => undefined;
     const loading = new Promise<AdblockEngine>((resolve) => (loaded = resolve));
-    session.policy.adblockLoading = () => loading;
-    session.policy.pageUrl = `${site.url}/article`;
+    session.policy.filter = { shouldBlock: (query) => loading.then((engine) => engine.shouldBlock({ ...query, sourceUrl: `${site.url}/article` })) };
     setTimeout(() => loaded(fakeEngine), 300);
 
     // Act
@@ -48,7 +48,7 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
     const paths = site.requests.map((r) => r.url);
     assert.ok(paths.includes('/images/photo.png'));
     assert.ok(!paths.includes('/ads/banner.png'), 'the ad went out before the engine had loaded');
-    assert.equal(session.policy.adblockFailed, false);
+    assert.equal(session.policy.filterFailed, false);
   });
 
   it('refuses the requests and flags the render when the engine cannot be loaded', async () => {
@@ -57,8 +57,7 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
     const before = site.requests.length;
     const failing = Promise.reject(new Error('engine file missing'));
     failing.catch(() => undefined);
-    session.policy.adblockLoading = () => failing;
-    session.policy.pageUrl = `${site.url}/article`;
+    session.policy.filter = { shouldBlock: () => failing.then(() => false) };
 
     // Act
     await session.page.goto(`${site.url}/article`, { waitUntil: 'load' });
@@ -66,6 +65,6 @@ describe('createSessionFactory › ad blocker still loading (right after a cold 
 
     // Assess: the page itself loads, none of its subresources do, and the render knows why
     assert.deepEqual(site.requests.slice(before).map((r) => r.url), ['/article']);
-    assert.equal(session.policy.adblockFailed, true);
+    assert.equal(session.policy.filterFailed, true);
   });
 });

@@ -4,7 +4,7 @@ import { ValidationError } from '../../../lib/errors.js';
 import type { Renderer } from '../../../lib/render/index.js';
 import { warmRenderer } from '../../helpers/local-egress.js';
 import { pngPixel } from '../../helpers/documents.js';
-import { b64, oneX, renderImage } from './render-fixtures.js';
+import { b64, oneX, renderImage, renderRequest } from './render-fixtures.js';
 
 const boxPage = { html: b64('<body style="margin:0;background:#fff"><div id="box" style="margin:40px;width:300px;height:150px;background:#00f"></div><p>hello</p></body>') };
 const green = b64('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#0f0"/></svg>');
@@ -100,7 +100,7 @@ describe('renderer › screenshot output', () => {
 
   it('answers 400 on screenshot.element when no element becomes visible', async () => {
     // Act
-    const attempt = renderer.render({ output: 'IMAGE', page: { html: b64('<p>none</p>') }, screenshot: { element: '#missing', viewport: oneX } }, { timeoutMs: 3_000 });
+    const attempt = renderRequest(renderer, { output: 'IMAGE', page: { html: b64('<p>none</p>') }, screenshot: { element: '#missing', viewport: oneX } }, { timeoutMs: 3_000 });
 
     // Assess
     await assert.rejects(attempt, (error: unknown) => {

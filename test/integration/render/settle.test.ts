@@ -6,7 +6,7 @@ import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { PNG } from 'pngjs';
 import { pdfImages } from '../../e2e/documents/document-fixtures.js';
-import { b64, oneX, pdfText, renderImage, renderPdf } from './render-fixtures.js';
+import { b64, oneX, pdfText, renderImage, renderPdf, renderRequest } from './render-fixtures.js';
 
 /** A 20×10 red PNG. */
 const RED_PNG = (() => {
@@ -142,7 +142,7 @@ describe('renderer › auto waits for the page to be finished', () => {
 
   it('captures a page that never settles at the bound, logs why, and the next render works', async () => {
     // Act
-    const { result: busy, lines } = await logged(() => renderer.render({ output: 'PDF', page: { html: b64(NEVER_SETTLES) } }));
+    const { result: busy, lines } = await logged(() => renderRequest(renderer, { output: 'PDF', page: { html: b64(NEVER_SETTLES) } }));
     const next = await pdfText(renderer, { html: b64('<p>next render</p>') });
 
     // Assess: no timeout error (the budget is 20 s), the reason logged, and the browser still good.
@@ -157,7 +157,7 @@ describe('renderer › auto waits for the page to be finished', () => {
 
   it('does not wait for an endless CSS animation: captured as it stands, without reaching the bound', async () => {
     // Act
-    const { result, lines } = await logged(() => renderer.render({ output: 'PDF', page: { html: b64(ENDLESS_SPINNER) } }));
+    const { result, lines } = await logged(() => renderRequest(renderer, { output: 'PDF', page: { html: b64(ENDLESS_SPINNER) } }));
 
     // Assess
     assert.equal(result.timings.unsettled, undefined, 'settled, not cut off at the bound');

@@ -8,7 +8,9 @@ import type { FileStore, StoredFile } from '../../../lib/files/file-store.js';
 import { JobConflictError } from '../../../lib/jobs/errors.js';
 import type { JobMessage, JobQueue, WebhookMessage } from '../../../lib/jobs/job-queue.js';
 import { isFinished, isLive, type Job, type JobKey, type JobStore } from '../../../lib/jobs/job-store.js';
-import type { RenderInput, RenderResult } from '../../../lib/render/types.js';
+import type { RenderPlan } from '../../../lib/render/render-plan.js';
+import type { RenderResult } from '../../../lib/render/types.js';
+import type { RenderInput } from '../../../lib/schemas/render-requests.js';
 
 const id = (key: JobKey) => `${key.accountId}/${key.jobId}`;
 const copy = <T>(value: T): T => structuredClone(value);
@@ -165,7 +167,7 @@ export function fakeRenderer(options: { failWith?: () => Error } = {}) {
   const renderer = {
     renders: 0,
     failWith: options.failWith,
-    async render(input: RenderInput): Promise<RenderResult> {
+    async render(input: RenderPlan): Promise<RenderResult> {
       renderer.renders += 1;
       if (renderer.failWith) throw renderer.failWith();
       const pdf = input.output === 'PDF';

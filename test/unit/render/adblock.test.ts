@@ -2,7 +2,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { ENGINE_VERSION } from '@ghostery/adblocker';
-import { loadAdblockEngine, type AdblockEngine } from '../../../lib/render/adblock.js';
+import { loadAdblockEngine, type AdblockEngine } from '../../../lib/render/page/adblock.js';
 
 const ASSETS = new URL('../../../lib/render/assets/', import.meta.url);
 const PAGE = 'https://news.example.com/article/1';

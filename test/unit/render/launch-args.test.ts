@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import chromium from '@sparticuz/chromium';
-import { chromiumArgs } from '../../../lib/render/launch-args.js';
+import { chromiumArgs } from '../../../lib/render/browser/launch-args.js';
 
 describe('chromiumArgs', () => {
   it('drops the flags that switch off web security and site isolation', () => {

@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NavigationError, RenderError } from '../../../lib/errors.js';
+import { RenderError } from '../../../lib/errors.js';
+import { PageLoadError } from '../../../lib/render/errors.js';
 import type { HTTPResponse } from 'puppeteer-core';
 import type { EgressEvent, EgressProxy } from '../../../lib/net/index.js';
-import { refusedByEgress, toNavigationError } from '../../../lib/render/navigation-error.js';
+import { refusedByEgress, toPageLoadError } from '../../../lib/render/page/navigation-error.js';
 
 /** An egress proxy that remembers one failure, for one host. */
 function proxyRemembering(host: string, event: Omit<EgressEvent, 'at' | 'host'>): EgressProxy {
@@ -24,14 +25,14 @@ const refusal = { outcome: 'refused', kind: 'connect', port: 443, reason: '10.0.
 /** The part of a puppeteer response `refusedByEgress` reads. */
 const responseOf = (url: string, headers: Record<string, string>) => ({ url: () => url, headers: () => headers }) as unknown as HTTPResponse;
 
-describe('toNavigationError', () => {
-  it('names the network error and says what it means, on the page source field', () => {
+describe('toPageLoadError', () => {
+  it('names the network error and says what it means', () => {
     // Act
-    const error = toNavigationError(new Error('net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/'), { field: 'page.url', timeoutMs: 1000 });
+    const error = toPageLoadError(new Error('net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/'), { timeoutMs: 1000 });
 
     // Assess
-    assert.ok(error instanceof NavigationError);
-    assert.deepEqual(error.fields, { 'page.url': 'net::ERR_CONNECTION_REFUSED (the server refused the connection)' });
+    assert.ok(error instanceof PageLoadError);
+    assert.equal((error as PageLoadError).reason, 'net::ERR_CONNECTION_REFUSED (the server refused the connection)');
     assert.equal(error.statusCode, 400);
   });
 
@@ -40,25 +41,25 @@ describe('toNavigationError', () => {
     const timeout = Object.assign(new Error('Navigation timeout of 20000 ms exceeded'), { name: 'TimeoutError' });
 
     // Act
-    const error = toNavigationError(timeout, { field: 'page.html', timeoutMs: 20_000 });
+    const error = toPageLoadError(timeout, { timeoutMs: 20_000 });
 
     // Assess
-    assert.ok(error instanceof NavigationError);
-    assert.match((error as NavigationError).fields['page.html'] ?? '', /within 20 s/);
+    assert.ok(error instanceof PageLoadError);
+    assert.match((error as PageLoadError).reason, /within 20 s/);
   });
 
-  it('blames the URL, on its field, when Chromium refuses to navigate to it (found by fuzzing: `https://١.com/`)', () => {
+  it('blames the URL when Chromium refuses to navigate to it (found by fuzzing: `https://١.com/`)', () => {
     // Act
-    const error = toNavigationError(new Error('Protocol error (Page.navigate): Cannot navigate to invalid URL'), { field: 'page.url', timeoutMs: 1000 });
+    const error = toPageLoadError(new Error('Protocol error (Page.navigate): Cannot navigate to invalid URL'), { timeoutMs: 1000 });
 
     // Assess
-    assert.ok(error instanceof NavigationError);
-    assert.match(error.fields['page.url'] ?? '', /ERR_INVALID_URL \(the URL is not valid\)/);
+    assert.ok(error instanceof PageLoadError);
+    assert.match(error.reason, /ERR_INVALID_URL \(the URL is not valid\)/);
   });
 
   it('blames the browser, not the caller, for anything else', () => {
     // Act
-    const error = toNavigationError(new Error('Protocol error: Target closed'), { field: 'page.url', timeoutMs: 1000 });
+    const error = toPageLoadError(new Error('Protocol error: Target closed'), { timeoutMs: 1000 });
 
     // Assess
     assert.ok(error instanceof RenderError);
@@ -71,25 +72,24 @@ describe('toNavigationError', () => {
     const egress = proxyRemembering('10.0.0.5', refusal);
 
     // Act
-    const error = toNavigationError(new Error('net::ERR_TUNNEL_CONNECTION_FAILED at https://public.example/'), {
-      field: 'page.url',
+    const error = toPageLoadError(new Error('net::ERR_TUNNEL_CONNECTION_FAILED at https://public.example/'), {
       timeoutMs: 1000,
       egress,
       lastUrl: 'https://10.0.0.5/after-redirect',
     });
 
     // Assess
-    assert.ok(error instanceof NavigationError);
-    assert.match(error.fields['page.url'] ?? '', /^net::ERR_ACCESS_DENIED \(refused by the egress policy: 10\.0\.0\.5 is a private address/);
+    assert.ok(error instanceof PageLoadError);
+    assert.match(error.reason, /^net::ERR_ACCESS_DENIED \(refused by the egress policy: 10\.0\.0\.5 is a private address/);
   });
 
   it('falls back to a plain explanation of a failed tunnel the proxy does not remember', () => {
     // Act
-    const error = toNavigationError(new Error('net::ERR_TUNNEL_CONNECTION_FAILED at https://x.example/'), { field: 'page.url', timeoutMs: 1000 });
+    const error = toPageLoadError(new Error('net::ERR_TUNNEL_CONNECTION_FAILED at https://x.example/'), { timeoutMs: 1000 });
 
     // Assess
-    assert.ok(error instanceof NavigationError);
-    assert.match(error.fields['page.url'] ?? '', /^net::ERR_TUNNEL_CONNECTION_FAILED \(/);
+    assert.ok(error instanceof PageLoadError);
+    assert.match(error.reason, /^net::ERR_TUNNEL_CONNECTION_FAILED \(/);
   });
 });
 
@@ -98,17 +98,17 @@ describe('refusedByEgress', () => {
 
   it('turns a plain-http answer marked by the proxy into a navigation error with the reason', () => {
     // Act
-    const error = refusedByEgress(responseOf('http://10.0.0.5/x', { 'x-docrender-egress': 'refused' }), egress, 'page.url');
+    const error = refusedByEgress(responseOf('http://10.0.0.5/x', { 'x-docrender-egress': 'refused' }), egress);
 
     // Assess
-    assert.ok(error instanceof NavigationError);
-    assert.match(error.fields['page.url'] ?? '', /private address/);
+    assert.ok(error instanceof PageLoadError);
+    assert.match(error.reason, /private address/);
   });
 
   it('lets through an answer without the marker, and an https answer that carries it (only the site could have written it)', () => {
     // Act
-    const plain = refusedByEgress(responseOf('http://10.0.0.5/x', {}), egress, 'page.url');
-    const tunnelled = refusedByEgress(responseOf('https://10.0.0.5/x', { 'x-docrender-egress': 'refused' }), egress, 'page.url');
+    const plain = refusedByEgress(responseOf('http://10.0.0.5/x', {}), egress);
+    const tunnelled = refusedByEgress(responseOf('https://10.0.0.5/x', { 'x-docrender-egress': 'refused' }), egress);
 
     // Assess
     assert.equal(plain, undefined);

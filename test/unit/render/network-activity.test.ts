@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HTTPRequest } from 'puppeteer-core';
-import { createNetworkActivity } from '../../../lib/render/network-activity.js';
+import { createNetworkActivity } from '../../../lib/render/browser/network-activity.js';
 
 const request = () => ({}) as HTTPRequest;
 

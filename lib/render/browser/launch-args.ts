@@ -1,4 +1,4 @@
-import type { ChromiumMode } from './types.js';
+import type { ChromiumMode } from '../types.js';
 
 /** Flags of `@sparticuz/chromium` that switch off protections an untrusted page must not escape. */
 const UNSAFE_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);

@@ -1,19 +1,18 @@
 import type { Page, ScreenshotOptions } from 'puppeteer-core';
-import { DEFAULT_DEVICE, findDevice } from '../devices.js';
-import { RenderError, ValidationError } from '../errors.js';
-import { MAX_IMAGE_PIXELS, VIEWPORT_FALLBACK, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
-import { waitAllowanceMs, within, type Deadline } from './deadline.js';
-import { assertSelector, type ScreenEmulation } from './load-page.js';
+import { waitAllowanceMs, within, type Deadline } from '../../deadline.js';
+import { RenderError } from '../../errors.js';
+import { MAX_IMAGE_PIXELS } from '../../image-limits.js';
+import type { PageSession } from '../browser/browser-session.js';
+import { PlanStepError } from '../errors.js';
+import { assertSelector } from '../page/selectors.js';
+import type { ImagePlan, ImageType } from '../render-plan.js';
 import { composeOverlay } from './overlay.js';
-import type { PageSession } from './page-session.js';
-
-export type ImageType = 'png' | 'jpeg' | 'webp';
 
 /** How long `screenshot.element` waits for its element to become visible (the contract's limit). */
 export const ELEMENT_WAIT_MS = 15_000;
 
 /** Tallest full-page capture, in CSS pixels; the rest of a longer page is cut off. */
-export const MAX_FULL_PAGE_CSS_HEIGHT = 16_384;
+export const MAX_FULL_PAGE_CSS_HEIGHT = MAX_IMAGE_PIXELS;
 
 /** How long a full-page capture may spend scrolling through the page to wake lazy content. */
 const LAZY_SCROLL_MS = 2_000;
@@ -23,26 +22,6 @@ const LAZY_LOAD_MS = 2_000;
 
 const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
-/** The screen a screenshot is taken on: the custom viewport if given, else the device preset (default Macbook Pro 16). */
-export function screenFor(screenshot: ScreenshotOptionsOutput | null | undefined): ScreenEmulation {
-  const viewport = screenshot?.viewport;
-  if (viewport) {
-    return {
-      viewport: {
-        width: viewport.width ?? VIEWPORT_FALLBACK.width,
-        height: viewport.height ?? VIEWPORT_FALLBACK.height,
-        deviceScaleFactor: viewport.deviceScaleFactor ?? VIEWPORT_FALLBACK.deviceScaleFactor,
-        isMobile: viewport.isMobile ?? false,
-        hasTouch: viewport.hasTouch ?? false,
-        isLandscape: viewport.isLandscape ?? false,
-      },
-    };
-  }
-  const device = screenshot?.device != null ? findDevice(screenshot.device) : DEFAULT_DEVICE;
-  if (!device) throw new ValidationError({ 'screenshot.device': 'Unknown device; see GET /v1/devices' });
-  return device.userAgent ? { viewport: { ...device.viewport }, userAgent: device.userAgent } : { viewport: { ...device.viewport } };
-}
-
 /**
  * Takes the screenshot of the loaded page as the `screenshot` options ask:
  * the viewport, a clip, one element, or the full page (lazy content woken
@@ -50,33 +29,30 @@ export function screenFor(screenshot: ScreenshotOptionsOutput | null | undefined
  */
 export async function captureScreenshot(
   session: PageSession,
-  screenshot: ScreenshotOptionsOutput | null | undefined,
-  screen: ScreenEmulation,
+  plan: Pick<ImagePlan, 'screen' | 'shot' | 'overlay'>,
   deadline: Deadline,
 ): Promise<{ body: Buffer; contentType: (typeof CONTENT_TYPES)[ImageType] }> {
-  const s = screenshot ?? {};
-  const type: ImageType = s.type ?? 'png';
-  const quality = type !== 'png' && s.quality != null ? s.quality : undefined;
-  const overlay = s.overlay ?? undefined;
+  const { shot, screen, overlay } = plan;
+  const { type, quality } = shot;
   const base: ScreenshotOptions = {
     // The overlay is composed from a lossless shot and encoded once, at the end.
     type: overlay ? 'png' : type,
-    omitBackground: s.omitBackground ?? false,
-    optimizeForSpeed: s.optimizeForSpeed ?? true,
-    fromSurface: s.fromSurface ?? true,
+    omitBackground: shot.omitBackground,
+    optimizeForSpeed: shot.optimizeForSpeed,
+    fromSurface: shot.fromSurface,
   };
   if (quality !== undefined && !overlay) base.quality = quality;
 
-  const data = await shoot(session, s, screen, base, deadline);
+  const data = await shoot(session, plan, base, deadline);
   if (!overlay) return { body: data, contentType: CONTENT_TYPES[type] };
 
   const side = await session.openSidePage();
   try {
     const { width, height } = pngSize(data);
-    const out: { type: ImageType; quality?: number; omitBackground?: boolean } = { type, omitBackground: base.omitBackground ?? false };
+    const out: { type: ImageType; quality?: number; omitBackground?: boolean } = { type, omitBackground: shot.omitBackground };
     if (quality !== undefined) out.quality = quality;
     // Image pixels per CSS pixel, so the overlay's margin and radius keep their CSS size on a 2× shot.
-    const scale = (screen.viewport.deviceScaleFactor ?? 1) * (s.element == null && s.fullPage !== true ? (s.clip?.scale ?? 1) : 1);
+    const scale = (screen.viewport.deviceScaleFactor ?? 1) * (shot.target.kind === 'clip' ? shot.target.clip.scale : 1);
     const body = await composeOverlay(side, { data, type: 'png', width, height, scale }, overlay, out);
     return { body, contentType: CONTENT_TYPES[type] };
   } finally {
@@ -86,31 +62,31 @@ export async function captureScreenshot(
 
 async function shoot(
   session: PageSession,
-  s: ScreenshotOptionsOutput,
-  screen: ScreenEmulation,
+  plan: Pick<ImagePlan, 'screen' | 'shot'>,
   base: ScreenshotOptions,
   deadline: Deadline,
 ): Promise<Buffer> {
   const { page } = session;
-  if (s.element != null) return await shootElement(page, s.element, base, deadline);
-  if (s.fullPage === true) {
-    await wakeLazyContent(session, deadline);
-    const height = await page.evaluate(() => document.documentElement.scrollHeight).catch(() => 0);
-    const maxHeight = maxFullPageHeight(screen.viewport.deviceScaleFactor ?? 1);
-    if (height <= maxHeight) {
-      return await capture(page, { ...base, fullPage: true, captureBeyondViewport: s.captureBeyondViewport ?? true });
+  const { target } = plan.shot;
+  const { viewport } = plan.screen;
+  switch (target.kind) {
+    case 'element':
+      return await shootElement(page, target.selector, base, deadline);
+    case 'fullPage': {
+      await wakeLazyContent(session, deadline);
+      const height = await page.evaluate(() => document.documentElement.scrollHeight).catch(() => 0);
+      const maxHeight = maxFullPageHeight(viewport.deviceScaleFactor ?? 1);
+      if (height <= maxHeight) {
+        return await capture(page, { ...base, fullPage: true, captureBeyondViewport: target.captureBeyondViewport });
+      }
+      return await capture(page, { ...base, clip: { x: 0, y: 0, width: viewport.width, height: maxHeight }, captureBeyondViewport: true });
     }
-    return await capture(page, {
-      ...base,
-      clip: { x: 0, y: 0, width: screen.viewport.width, height: maxHeight },
-      captureBeyondViewport: true,
-    });
+    case 'clip':
+      return await capture(page, { ...base, clip: target.clip, captureBeyondViewport: target.captureBeyondViewport });
+    case 'viewport':
+      // A capture of the viewport cannot reach beyond it (puppeteer sets false whatever is asked).
+      return await capture(page, { ...base, captureBeyondViewport: false });
   }
-  if (s.clip != null) {
-    const clip = { x: s.clip.x, y: s.clip.y, width: s.clip.width, height: s.clip.height, scale: s.clip.scale ?? 1 };
-    return await capture(page, { ...base, clip, captureBeyondViewport: s.captureBeyondViewport ?? true });
-  }
-  return await capture(page, { ...base, captureBeyondViewport: s.captureBeyondViewport ?? false });
 }
 
 /**
@@ -134,21 +110,21 @@ async function capture(page: Page, options: ScreenshotOptions): Promise<Buffer> 
 async function shootElement(page: Page, selector: string, base: ScreenshotOptions, deadline: Deadline): Promise<Buffer> {
   const waitMs = Math.max(1, Math.min(ELEMENT_WAIT_MS, waitAllowanceMs(deadline)));
   const notFound = `No visible element matches the selector within ${Math.round(waitMs / 1000)} s`;
-  await assertSelector(page, selector, 'screenshot.element');
+  await assertSelector(page, selector, 'element');
   let element;
   try {
     element = await page.waitForSelector(selector, { visible: true, timeout: waitMs });
   } catch (error) {
-    throw new ValidationError({ 'screenshot.element': notFound }, { cause: error });
+    throw new PlanStepError('element', notFound, { cause: error });
   }
-  if (!element) throw new ValidationError({ 'screenshot.element': notFound });
+  if (!element) throw new PlanStepError('element', notFound);
   try {
     const data = await element.screenshot(base);
     return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   } catch (error) {
     // The element can vanish or collapse between being found and being shot.
     if (/not visible|no longer attached|detached/i.test((error as Error).message)) {
-      throw new ValidationError({ 'screenshot.element': notFound }, { cause: error });
+      throw new PlanStepError('element', notFound, { cause: error });
     }
     throw new RenderError('Capturing the element failed', { cause: error });
   } finally {

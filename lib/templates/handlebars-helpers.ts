@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { isPlainObject } from '../is-plain-object.js';
 
 /**
  * Helpers for documents (invoices, reports, labels), registered beside the
@@ -45,9 +46,6 @@ function cachedFormatter<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key:
   formatters.set(key, made);
   return made;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function toNumber(helper: string, value: unknown, what = 'value'): number {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;

@@ -1,4 +1,4 @@
-/** The end of a render's time budget, and how much of it is left. */
+/** The end of a time budget (a render's), and how much of it is left; and the one way to race a timer. */
 export type Deadline = {
   readonly at: number;
   readonly budgetMs: number;
@@ -25,15 +25,37 @@ export function waitAllowanceMs(deadline: Deadline): number {
   return Math.max(0, deadline.remaining() - captureReserveMs(deadline.budgetMs));
 }
 
-/** Resolves to `fallback` if `promise` has not settled within `ms`; the promise keeps running. */
-export function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+/**
+ * The one race against a timer: `promise`'s outcome, or what `expire` gives
+ * (or throws) once `ms` have passed first. The promise keeps running; the
+ * timer never outlives the race.
+ */
+function raceTimer<T, F>(promise: Promise<T>, ms: number, expire: () => F): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise,
-    new Promise<F>((resolve) => {
-      timer = setTimeout(() => resolve(fallback), Math.max(0, ms));
+    new Promise<F>((resolve, reject) => {
+      timer = setTimeout(() => {
+        try {
+          resolve(expire());
+        } catch (error) {
+          reject(error);
+        }
+      }, Math.max(0, ms));
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves to `fallback` if `promise` has not settled within `ms`; the promise keeps running. */
+export function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  return raceTimer(promise, ms, () => fallback);
+}
+
+/** Rejects with `expired()` if `promise` has not settled within `ms`; the promise keeps running. */
+export function before<T>(promise: Promise<T>, ms: number, expired: () => Error): Promise<T> {
+  return raceTimer(promise, ms, (): never => {
+    throw expired();
+  });
 }
 
 /** Lets `ms` pass. */

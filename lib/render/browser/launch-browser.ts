@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { RenderError } from '../errors.js';
-import type { EgressProxy } from '../net/index.js';
+import { RenderError } from '../../errors.js';
+import type { EgressProxy } from '../../net/index.js';
 import { unpackChromium } from './chromium-pack.js';
 import { chromiumArgs } from './launch-args.js';
-import type { ChromiumMode } from './types.js';
+import type { ChromiumMode } from '../types.js';
 
 /** A running Chromium this process launched, with what it takes to get rid of it. */
 export type LaunchedBrowser = {
@@ -93,6 +93,7 @@ function coreDumpsOff(executablePath: string): Promise<string> {
 export async function launchBrowser(options: {
   mode: ChromiumMode;
   executablePath?: string;
+  /** The Chromium layer's zstd pack (`unpackChromium`); without one, `@sparticuz/chromium` unpacks its own. */
   chromiumPackDir?: string;
   egress: EgressProxy;
 }): Promise<LaunchedBrowser> {

@@ -1,5 +1,5 @@
 import type { HTTPRequest } from 'puppeteer-core';
-import { sleep } from './deadline.js';
+import { sleep } from '../../deadline.js';
 
 /** Requests of one page still in flight, fed by the page's request events. */
 export type NetworkActivity = {

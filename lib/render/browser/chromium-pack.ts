@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import chromium, { inflate } from '@sparticuz/chromium';
-import { RenderError } from '../errors.js';
+import { RenderError } from '../../errors.js';
 
 /** The Chromium binary, zstd-compressed, inside the Chromium layer (`npm run build:layer`). */
 export const CHROMIUM_PACK_FILE = 'chromium/chromium.zst';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { handlebarsCacheStats, renderHandlebars } from '../../../lib/render/handlebars.js';
+import { handlebarsCacheStats, renderHandlebars } from '../../../lib/templates/handlebars.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

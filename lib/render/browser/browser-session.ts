@@ -1,24 +1,24 @@
 import type { BrowserContext, CDPSession, HTTPRequest, Page, Target } from 'puppeteer-core';
-import type { AdblockEngine } from './adblock.js';
-import type { LaunchedBrowser } from './browser-process.js';
-import { prepareCookieConsent } from './cookie-consent.js';
+import type { LaunchedBrowser } from './launch-browser.js';
 import { createNetworkActivity, type NetworkActivity } from './network-activity.js';
-import { prepareSettleTracking } from './settle.js';
+
+/** A subresource request as a filter judges it. */
+export type FilterQuery = { url: string; type: string };
+
+/**
+ * Decides which subresources a page may load (the page layer's ad blocker is
+ * one). A promise while the filter is still loading: the request waits for
+ * it, so a page without subresources never waits; a rejected promise fails
+ * the request and marks the session (`policy.filterFailed`).
+ */
+export type RequestFilter = { shouldBlock(query: FilterQuery): boolean | Promise<boolean> };
 
 /** What the request handler of a session decides with; set per render before the page loads. */
 export type RequestPolicy = {
-  /** Consulted for every subresource when set (page option `adblock`). */
-  adblock: AdblockEngine | null;
-  /**
-   * Loads the engine when it is not loaded yet (the first renders that need it):
-   * called by the first request that has to be judged, which waits for it, so a
-   * page without subresources never loads or waits for it.
-   */
-  adblockLoading: (() => Promise<AdblockEngine>) | null;
-  /** A request needed the ad blocker and it could not be loaded: the render must fail, not show ads. */
-  adblockFailed: boolean;
-  /** The page the caller asked for (about:blank for HTML): the source the ad blocker judges every request from. */
-  pageUrl: string;
+  /** Consulted for every subresource but the page's own document when set. */
+  filter: RequestFilter | null;
+  /** A request needed the filter and it could not be loaded: the render must fail, not let everything through. */
+  filterFailed: boolean;
   /**
    * HTTP credentials were used (page option, or a URL with user:password@).
    * Chromium keeps them in a cache no DevTools call clears, so under
@@ -63,6 +63,13 @@ export type SessionFactory = {
   open(options?: SessionOptions): Promise<PageSession>;
 };
 
+/**
+ * What the layer above puts into every new page before it is handed out (its
+ * new-document scripts), in the same round of calls as the session's own set-up;
+ * `alongside` is this layer's script, to be registered with them in one call.
+ */
+export type PreparePage = (page: Page, options: { alongside: string; cookieConsent: boolean }) => Promise<unknown>;
+
 const noop = () => undefined;
 
 /**
@@ -98,7 +105,7 @@ function originOf(url: string): string | undefined {
  * creating a context kills the browser, it is a fresh page in the default
  * context whose cookies, storage and cache are wiped when it is disposed.
  */
-export function createSessionFactory(launched: LaunchedBrowser): SessionFactory {
+export function createSessionFactory(launched: LaunchedBrowser, preparePage: PreparePage): SessionFactory {
   const { browser, mode } = launched;
   const ownTargets = new WeakSet<Target>();
   let creating: Promise<unknown> = Promise.resolve();
@@ -157,7 +164,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
       const origins = new Set<string>();
       const trackOrigins = mode === 'single-process';
       const activity = createNetworkActivity();
-      const policy: RequestPolicy = { adblock: null, adblockLoading: null, adblockFailed: false, pageUrl: '', usedCredentials: false, navigationUrl: '' };
+      const policy: RequestPolicy = { filter: null, filterFailed: false, usedCredentials: false, navigationUrl: '' };
 
       const closeAll = async (): Promise<boolean> => {
         if (mode === 'multi-process') {
@@ -188,23 +195,21 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
             if (origin) origins.add(origin);
             if (USERINFO.test(url)) policy.usedCredentials = true;
           }
-          if ((policy.adblock || policy.adblockLoading) && url.startsWith('http')) {
+          if (policy.filter && url.startsWith('http')) {
             const type = request.resourceType();
             const mainDocument = type === 'document' && request.frame() === main && request.isNavigationRequest();
             if (!mainDocument) {
-              // The source is always the page the caller asked for: a new iframe's own URL is about:blank,
-              // which the engine would take for a top-level page and let through. Any other document is a frame.
-              const query = { url, type: type === 'document' ? 'sub_frame' : type, sourceUrl: policy.pageUrl };
-              if (policy.adblock) {
-                if (policy.adblock.shouldBlock(query)) {
-                  void request.abort('blockedbyclient').catch(noop);
-                  return;
-                }
-              } else if (policy.adblockLoading) {
-                policy.adblockLoading().then(
-                  (engine) => void (engine.shouldBlock(query) ? request.abort('blockedbyclient') : request.continue()).catch(noop),
+              // Any document but the page's own is a frame.
+              const verdict = policy.filter.shouldBlock({ url, type: type === 'document' ? 'sub_frame' : type });
+              if (verdict === true) {
+                void request.abort('blockedbyclient').catch(noop);
+                return;
+              }
+              if (verdict !== false) {
+                verdict.then(
+                  (block) => void (block ? request.abort('blockedbyclient') : request.continue()).catch(noop),
                   () => {
-                    policy.adblockFailed = true;
+                    policy.filterFailed = true;
                     void request.abort('failed').catch(noop);
                   },
                 );
@@ -224,10 +229,7 @@ export function createSessionFactory(launched: LaunchedBrowser): SessionFactory 
         await Promise.all([
           page.setRequestInterception(true),
           page.setUserAgent(launched.userAgent),
-          prepareSettleTracking(page, NO_POPUPS_SOURCE),
-          // A render that does not want it takes it off again (one small call); one that wants it and
-          // finds it missing registers it itself.
-          options.cookieConsent ? prepareCookieConsent(page) : undefined,
+          preparePage(page, { alongside: NO_POPUPS_SOURCE, cookieConsent: options.cookieConsent === true }),
         ]);
 
         return {

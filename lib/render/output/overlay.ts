@@ -1,7 +1,9 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { RenderError, ValidationError } from '../errors.js';
-import { resolveEgress } from '../net/index.js';
-import { cssValueProblem, hasUrlScheme } from '../schemas/css-value.js';
+import { RenderError } from '../../errors.js';
+import { MAX_IMAGE_PIXELS } from '../../image-limits.js';
+import { resolveEgress } from '../../net/index.js';
+import { cssValueProblem, hasUrlScheme } from '../../schemas/css-value.js';
+import { PlanStepError, type PlanStep } from '../errors.js';
 
 /**
  * Screenshot overlays: the shot laid on a background (colour, gradient or
@@ -54,20 +56,17 @@ export const DEFAULT_MARGIN = 40;
 export const FRAME_BAR_HEIGHT = 36;
 /** Corner radius of a drawn browser window when none is asked for. */
 const FRAMED_DEFAULT_RADIUS = 10;
-/** Largest image edge Chromium captures, in device pixels. */
-const MAX_EDGE_PX = 16_384;
 const LOAD_TIMEOUT_MS = 10_000;
 const BACKGROUND_IMAGE_WAIT_MS = 5_000;
 
-const FIELD = 'screenshot.overlay';
 
 type Background = { kind: 'css'; value: string } | { kind: 'image'; url: string } | { kind: 'none' };
 
-function cssValue(value: string, field: string, what: string): string {
+function cssValue(value: string, step: PlanStep, what: string): string {
   const trimmed = value.trim();
   // Checked again here, not only in the request schema: the value goes into the overlay page's style.
   if (trimmed.length > 2048 || cssValueProblem(trimmed) !== undefined) {
-    throw new ValidationError({ [field]: `Not a valid ${what}` });
+    throw new PlanStepError(step, `Not a valid ${what}`);
   }
   return trimmed;
 }
@@ -83,14 +82,14 @@ function parseBackground(background: string | null | undefined, omitBackground: 
     try {
       url = new URL(trimmed);
     } catch {
-      throw new ValidationError({ [`${FIELD}.background`]: 'Not a valid image URL' });
+      throw new PlanStepError('overlayBackground', 'Not a valid image URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new ValidationError({ [`${FIELD}.background`]: 'Only http and https image URLs are allowed' });
+      throw new PlanStepError('overlayBackground', 'Only http and https image URLs are allowed');
     }
     return { kind: 'image', url: url.href };
   }
-  return { kind: 'css', value: cssValue(trimmed, `${FIELD}.background`, 'CSS colour, gradient or image URL') };
+  return { kind: 'css', value: cssValue(trimmed, 'overlayBackground', 'CSS colour, gradient or image URL') };
 }
 
 function nonNegative(value: number | null | undefined, fallback: number): number {
@@ -156,7 +155,7 @@ export async function composeOverlay(
 ): Promise<Buffer> {
   const transparent = out.omitBackground === true && out.type !== 'jpeg';
   const background = parseBackground(overlay.background, transparent);
-  const filter = overlay.filter?.trim() ? cssValue(overlay.filter, `${FIELD}.filter`, 'CSS filter') : null;
+  const filter = overlay.filter?.trim() ? cssValue(overlay.filter, 'overlayFilter', 'CSS filter') : null;
   const frame = overlay.browser === 'light' || overlay.browser === 'dark' ? overlay.browser : null;
   const scale = shot.scale && Number.isFinite(shot.scale) && shot.scale > 0 ? shot.scale : 1;
   const margin = nonNegative(overlay.margin, DEFAULT_MARGIN);
@@ -175,8 +174,8 @@ export async function composeOverlay(
     // A shadow needs room to fall into; with no margin it would only darken the edge.
     shadow: margin >= 8,
   };
-  if (Math.round(layout.canvasWidth * scale) > MAX_EDGE_PX || Math.round(layout.canvasHeight * scale) > MAX_EDGE_PX) {
-    throw new ValidationError({ [`${FIELD}.margin`]: `The image with its overlay would be larger than ${MAX_EDGE_PX} pixels` });
+  if (Math.round(layout.canvasWidth * scale) > MAX_IMAGE_PIXELS || Math.round(layout.canvasHeight * scale) > MAX_IMAGE_PIXELS) {
+    throw new PlanStepError('overlayMargin', `The image with its overlay would be larger than ${MAX_IMAGE_PIXELS} pixels`);
   }
 
   const allowUrl = options.allowUrl ?? isPublicHttpUrl;
@@ -256,9 +255,9 @@ export async function composeOverlay(
     BACKGROUND_IMAGE_WAIT_MS,
   );
   if (problems.includes('background')) {
-    throw new ValidationError({ [`${FIELD}.background`]: 'Not a valid CSS colour, gradient or image URL' });
+    throw new PlanStepError('overlayBackground', 'Not a valid CSS colour, gradient or image URL');
   }
-  if (problems.includes('filter')) throw new ValidationError({ [`${FIELD}.filter`]: 'Not a valid CSS filter' });
+  if (problems.includes('filter')) throw new PlanStepError('overlayFilter', 'Not a valid CSS filter');
   if (problems.includes('shot')) throw new RenderError('The screenshot could not be decoded for the overlay');
 
   try {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { DOCUMENT_HELPERS } from '../../../lib/render/handlebars-helpers.js';
-import { MAX_ITERATIONS, renderHandlebars } from '../../../lib/render/handlebars.js';
+import { DOCUMENT_HELPERS } from '../../../lib/templates/handlebars-helpers.js';
+import { MAX_ITERATIONS, renderHandlebars } from '../../../lib/templates/handlebars.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const render = (template: string, data: unknown = {}) => renderHandlebars(b64(template), data);

@@ -1,6 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EMPTY_TEMPLATE, HEADER_FOOTER_MARGIN, toPdfOptions } from '../../../lib/render/pdf-options.js';
+import { EMPTY_TEMPLATE, HEADER_FOOTER_MARGIN, printPlan } from '../../../lib/plan/build-plan.js';
+
+/** puppeteer's print options of a plan, as the PDF's plan holds them. */
+const toPdfOptions = (pdf: Parameters<typeof printPlan>[0]) => printPlan(pdf).print;
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 

@@ -1,7 +1,7 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { Page } from 'puppeteer-core';
-import { within } from './deadline.js';
-import type { NetworkActivity } from './network-activity.js';
+import { within } from '../../deadline.js';
+import type { NetworkActivity } from '../browser/network-activity.js';
+import type { RenderLog } from '../types.js';
 
 /** Name under which the page-side helper hides on `window` (a registered symbol, never enumerated). */
 export const SETTLE_KEY = 'docrender.settle';
@@ -39,8 +39,6 @@ const PAGE_POLL_MS = 16;
 
 /** Rounds of "page quiet, then network quiet" before the bound; each ends early once both hold. */
 const MAX_ROUNDS = 50;
-
-const log = new Logger({ serviceName: 'docrender' });
 
 /**
  * Runs in every document before its own scripts (and is evaluated into the
@@ -249,7 +247,7 @@ export type SettleOutcome = { settled: boolean; waitedMs: number; reasons: strin
 export async function waitForSettled(
   page: Page,
   activity: NetworkActivity,
-  options: { until: number; javascript: boolean },
+  options: { until: number; javascript: boolean; log?: RenderLog },
 ): Promise<SettleOutcome> {
   const { until } = options;
   const started = Date.now();
@@ -276,9 +274,9 @@ export async function waitForSettled(
   }
   const outcome: SettleOutcome = { settled: reasons.length === 0, waitedMs: Date.now() - started, reasons };
   if (!outcome.settled) {
-    log.warn('Page did not settle within the auto wait; captured as it stands', { waitedMs: outcome.waitedMs, reasons });
+    options.log?.('warn', 'Page did not settle within the auto wait; captured as it stands', { waitedMs: outcome.waitedMs, reasons });
   } else if (endless > 0) {
-    log.info('Page runs endless animations; captured as they stand', { endless });
+    options.log?.('info', 'Page runs endless animations; captured as they stand', { endless });
   }
   return outcome;
 }

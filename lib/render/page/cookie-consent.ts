@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer-core';
+import { sleep, within } from '../../deadline.js';
 import { SETTLE_KEY } from './settle.js';
 
 /**
@@ -189,14 +190,6 @@ ${bundle}
 }`;
 }
 
-/**
- * Whether a render dismisses cookie banners: a site (page.url) with the ad
- * blocker on, and JavaScript on (without it nothing could dismiss them).
- */
-export function wantsCookieConsent(page: { url?: string | null; adblock?: boolean | null; javascript?: boolean | null }): boolean {
-  return page.url != null && page.adblock !== false && page.javascript !== false;
-}
-
 /** Script identifiers registered per page, so the hook can be taken off again. */
 const hooks = new WeakMap<Page, Promise<string | undefined>>();
 
@@ -251,8 +244,6 @@ async function statusOf(page: Page, hurry = false): Promise<Status | undefined> 
     )
     .catch(() => undefined);
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 async function settle(page: Page): Promise<void> {
   // Banners usually leave with a transition; give the page two frames to restyle.
@@ -311,17 +302,6 @@ async function dismiss(page: Page, deadline: number): Promise<void> {
  */
 export async function dismissCookieBanners(page: Page): Promise<void> {
   const deadline = Date.now() + DISMISS_BUDGET_MS;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      dismiss(page, deadline - 200),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, DISMISS_BUDGET_MS);
-      }),
-    ]);
-  } catch {
-    // A closed page or a navigation in progress: the banner simply stays.
-  } finally {
-    clearTimeout(timer);
-  }
+  // A closed page or a navigation in progress: the banner simply stays.
+  await within(dismiss(page, deadline - 200).catch(() => undefined), DISMISS_BUDGET_MS, undefined);
 }

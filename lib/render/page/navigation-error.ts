@@ -1,6 +1,7 @@
 import type { HTTPResponse } from 'puppeteer-core';
-import { NavigationError, RenderError, type ServiceError } from '../errors.js';
-import { EGRESS_HEADER, type EgressEvent, type EgressProxy } from '../net/index.js';
+import { RenderError, type ServiceError } from '../../errors.js';
+import { EGRESS_HEADER, type EgressEvent, type EgressProxy } from '../../net/index.js';
+import { PageLoadError } from '../errors.js';
 
 /** Chromium's network error names, with what they mean to someone who is not a Chromium developer. */
 const EXPLANATIONS: Record<string, string> = {
@@ -43,43 +44,43 @@ function egressReason(event: EgressEvent): string {
  * be the proxy's (https goes through a tunnel the proxy cannot write into),
  * and the proxy strips the header from what sites send, so a site cannot fake it.
  */
-export function refusedByEgress(response: HTTPResponse, egress: EgressProxy, field: string): NavigationError | undefined {
+export function refusedByEgress(response: HTTPResponse, egress: EgressProxy): PageLoadError | undefined {
   const url = response.url();
   if (!url.startsWith('http:') || response.headers()[EGRESS_HEADER] === undefined) return undefined;
   const event = egress.failureFor(url);
-  return new NavigationError(event ? egressReason(event) : 'net::ERR_ACCESS_DENIED (the address may not be loaded)', { field });
+  return new PageLoadError(event ? egressReason(event) : 'net::ERR_ACCESS_DENIED (the address may not be loaded)');
 }
 
 /**
  * Turns what puppeteer throws while loading the page into the error the
- * caller sees: a `NavigationError` with a readable reason when the page could
- * not be loaded, a `RenderError` (500) when the browser itself failed.
+ * caller sees: a `PageLoadError` with a readable reason when the page could
+ * not be loaded (the edge names the source field), a `RenderError` (500)
+ * when the browser itself failed.
  */
-export function toNavigationError(
+export function toPageLoadError(
   error: unknown,
-  options: { field: string; timeoutMs: number; egress?: EgressProxy; lastUrl?: string },
+  options: { timeoutMs: number; egress?: EgressProxy; lastUrl?: string },
 ): ServiceError {
-  const { field } = options;
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && error.name === 'TimeoutError') {
     const seconds = Math.round(options.timeoutMs / 100) / 10;
-    return new NavigationError(`Navigation timeout: the page did not finish loading within ${seconds} s`, { field, cause: error });
+    return new PageLoadError(`Navigation timeout: the page did not finish loading within ${seconds} s`, { cause: error });
   }
   const code = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
   // An https address (or a redirect to one) the proxy refused or could not connect to: say which and why.
   const event = code === 'ERR_TUNNEL_CONNECTION_FAILED' && options.lastUrl ? options.egress?.failureFor(options.lastUrl) : undefined;
-  if (event) return new NavigationError(egressReason(event), { field, cause: error });
+  if (event) return new PageLoadError(egressReason(event), { cause: error });
   if (code) {
     const explanation = EXPLANATIONS[code];
-    return new NavigationError(explanation ? `net::${code} (${explanation})` : `net::${code}`, { field, cause: error });
+    return new PageLoadError(explanation ? `net::${code} (${explanation})` : `net::${code}`, { cause: error });
   }
   // Chromium's URL parser is stricter than WHATWG's in places (IDNA bidi rules: `https://١.com/` parses in
   // Node, not in Chromium). The caller's URL, not the browser, is at fault: a 400 on the field, not a 500.
   if (/Cannot navigate to invalid URL/i.test(message)) {
-    return new NavigationError(`net::ERR_INVALID_URL (${EXPLANATIONS.ERR_INVALID_URL})`, { field, cause: error });
+    return new PageLoadError(`net::ERR_INVALID_URL (${EXPLANATIONS.ERR_INVALID_URL})`, { cause: error });
   }
   if (/frame was detached/i.test(message)) {
-    return new NavigationError('The page replaced itself while loading', { field, cause: error });
+    return new PageLoadError('The page replaced itself while loading', { cause: error });
   }
   return new RenderError('The browser failed while loading the page', { cause: error });
 }

@@ -27,12 +27,12 @@ export type AdblockEngine = {
 export type PageTokens = { classes?: string[]; ids?: string[]; hrefs?: string[] };
 
 /**
- * Where the engine files are: beside this module when run from source, and,
+ * Where the engine files are: in lib/render/assets when run from source, and,
  * in a bundle (functions/*.mjs) packaged with `lib/render/assets/**`, under
  * the package root.
  */
 const ASSET_DIRS = [
-  new URL('./assets/', import.meta.url),
+  new URL('../assets/', import.meta.url),
   new URL('../lib/render/assets/', import.meta.url),
   pathToFileURL(`${process.cwd()}/lib/render/assets/`),
 ];

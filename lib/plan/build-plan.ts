@@ -1,0 +1,241 @@
+/**
+ * Turns a validated render request into its render plan: sources decoded
+ * (base64 once, Handlebars rendered), every default applied from the one
+ * table the OpenAPI document reads (RENDER_DEFAULTS), and the rules between
+ * fields settled here, at the edge, where a problem can still be named by
+ * the request's field.
+ */
+import type { PDFOptions } from 'puppeteer-core';
+import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import { ValidationError } from '../errors.js';
+import type { CookiePlan, ImagePlan, PagePlan, PageSource, PdfPlan, RenderPlan, ScreenPlan, ShotTarget } from '../render/render-plan.js';
+import { decodeBase64Text } from '../schemas/base64-text.js';
+import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
+import { VIEWPORT_FALLBACK, type PageOptionsOutput, type PdfOptionsOutput, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
+import type { RenderInput } from '../schemas/render-requests.js';
+import { renderHandlebars } from '../templates/handlebars.js';
+
+/**
+ * Stands in for the header or footer the caller did not give: Chromium reads
+ * an empty template as "print the default date / title / URL / page line".
+ */
+export const EMPTY_TEMPLATE = '<span></span>';
+
+/** Margin given to a side that shows a header or footer when the caller set none for it. */
+export const HEADER_FOOTER_MARGIN = '1.5cm';
+
+/** The plan of a validated request (a direct render's body, or a template's merged options). */
+export function buildRenderPlan(input: RenderInput): RenderPlan {
+  if (input.output === 'PDF') {
+    const { print, headerFooter } = printPlan(input.pdf);
+    const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page), print, headerFooter, finishing: {} };
+    return plan;
+  }
+  const screenshot = input.screenshot ?? {};
+  const plan: ImagePlan = {
+    output: 'IMAGE',
+    page: pagePlan(input.page),
+    screen: screenPlan(screenshot),
+    shot: shotPlan(screenshot),
+    overlay: screenshot.overlay ?? null,
+  };
+  return plan;
+}
+
+/** The page source: `url`, base64 `html`, or a base64 Handlebars `htmlTemplate` filled with `templateData`. */
+export function pageSource(page: PageOptionsOutput): PageSource {
+  if (page.url != null) {
+    if (!/^https?:\/\//i.test(page.url)) throw new ValidationError({ 'page.url': 'Must be an http or https URL' });
+    return { kind: 'url', url: page.url };
+  }
+  if (page.html != null) {
+    try {
+      return { kind: 'html', html: decodeBase64Text(page.html), fromTemplate: false };
+    } catch (error) {
+      throw new ValidationError({ 'page.html': (error as Error).message }, { cause: error });
+    }
+  }
+  if (page.htmlTemplate != null) {
+    return { kind: 'html', html: renderHandlebars(page.htmlTemplate, page.templateData ?? {}), fromTemplate: true };
+  }
+  throw new ValidationError({ 'page.url': 'Give one of page.url, page.html or page.htmlTemplate' });
+}
+
+function pagePlan(page: PageOptionsOutput): PagePlan {
+  const defaults = RENDER_DEFAULTS.page;
+  const source = pageSource(page);
+  const pageUrl = source.kind === 'url' ? source.url : undefined;
+  const { cookie: cookieHeader, ...headers } = lowerCaseKeys(page.headers ?? {});
+  const adblock = page.adblock ?? defaults.adblock;
+  const javascript = page.javascript ?? defaults.javascript;
+  const selector = page.waitForSelector;
+  const fn = page.waitForFunction;
+  return {
+    source,
+    waitUntil: page.waitUntil ?? defaults.waitUntil,
+    headers,
+    cookies: [
+      ...(page.cookies ?? []).map((cookie, index) => cookiePlan(cookie, pageUrl, `page.cookies.${index}.url`)),
+      ...(cookieHeader ? cookiesOfHeader(cookieHeader, pageUrl) : []),
+    ],
+    authentication: page.authentication ? { username: page.authentication.username, password: page.authentication.password } : null,
+    adblock,
+    javascript,
+    // Banners are dismissed on sites, by the ad blocker's companion, which needs scripts to run.
+    cookieConsent: source.kind === 'url' && adblock && javascript,
+    colorScheme: page.colorScheme || null,
+    mediaType: page.mediaType ?? null,
+    timezone: page.timezone || null,
+    waitForSelector: selector
+      ? {
+          selector: selector.selector,
+          ...(selector.options?.visible != null ? { visible: selector.options.visible } : {}),
+          ...(selector.options?.hidden != null ? { hidden: selector.options.hidden } : {}),
+          timeoutMs: selector.options?.timeout ?? null,
+        }
+      : null,
+    waitForFunction: fn
+      ? { expression: fn.pageFunction, polling: fn.options?.polling ?? 'raf', timeoutMs: fn.options?.timeout ?? null }
+      : null,
+    waitForMilliseconds: page.waitForMilliseconds ?? 0,
+  };
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+function cookiePlan(cookie: NonNullable<PageOptionsOutput['cookies']>[number], pageUrl: string | undefined, field: string): CookiePlan {
+  const url = cookie.url ?? (cookie.domain ? undefined : pageUrl);
+  if (!url && !cookie.domain) {
+    throw new ValidationError({ [field]: 'Give url or domain: the page is given as HTML, so the cookie has no site' });
+  }
+  const plan: CookiePlan = { name: cookie.name, value: cookie.value };
+  if (url) plan.url = url;
+  if (cookie.domain) plan.domain = cookie.domain;
+  if (cookie.path != null) plan.path = cookie.path;
+  if (cookie.secure != null) plan.secure = cookie.secure;
+  if (cookie.httpOnly != null) plan.httpOnly = cookie.httpOnly;
+  if (cookie.sameSite != null) plan.sameSite = cookie.sameSite;
+  if (cookie.expires != null && cookie.expires >= 0) plan.expires = cookie.expires;
+  return plan;
+}
+
+/** `headers.cookie` is cookies for the page's site, as a browser would have sent them. */
+function cookiesOfHeader(header: string, pageUrl: string | undefined): CookiePlan[] {
+  if (!pageUrl) {
+    throw new ValidationError({ 'page.headers.cookie': 'Cookies need a site: use page.url, or page.cookies with a domain' });
+  }
+  return header
+    .split(';')
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      return at < 0 ? { name: '', value: pair.trim() } : { name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim() };
+    })
+    .filter((cookie) => cookie.name !== '')
+    .map((cookie) => ({ ...cookie, url: pageUrl }));
+}
+
+/** The screen a screenshot is taken on: the custom viewport if given, else the device preset (default Macbook Pro 16). */
+export function screenPlan(screenshot: ScreenshotOptionsOutput | null | undefined): ScreenPlan {
+  const viewport = screenshot?.viewport;
+  if (viewport) {
+    return {
+      viewport: {
+        width: viewport.width ?? VIEWPORT_FALLBACK.width,
+        height: viewport.height ?? VIEWPORT_FALLBACK.height,
+        deviceScaleFactor: viewport.deviceScaleFactor ?? VIEWPORT_FALLBACK.deviceScaleFactor,
+        isMobile: viewport.isMobile ?? false,
+        hasTouch: viewport.hasTouch ?? false,
+        isLandscape: viewport.isLandscape ?? false,
+      },
+    };
+  }
+  const device = screenshot?.device != null ? findDevice(screenshot.device) : DEFAULT_DEVICE;
+  if (!device) throw new ValidationError({ 'screenshot.device': 'Unknown device; see GET /v1/devices' });
+  return device.userAgent ? { viewport: { ...device.viewport }, userAgent: device.userAgent } : { viewport: { ...device.viewport } };
+}
+
+function shotPlan(s: ScreenshotOptionsOutput): ImagePlan['shot'] {
+  const defaults = RENDER_DEFAULTS.screenshot;
+  const type = s.type ?? defaults.type;
+  return {
+    type,
+    ...(type !== 'png' && s.quality != null ? { quality: s.quality } : {}),
+    omitBackground: s.omitBackground ?? defaults.omitBackground,
+    optimizeForSpeed: s.optimizeForSpeed ?? defaults.optimizeForSpeed,
+    fromSurface: s.fromSurface ?? defaults.fromSurface,
+    target: shotTarget(s),
+  };
+}
+
+/** `element` overrides clip and fullPage; fullPage overrides clip. */
+function shotTarget(s: ScreenshotOptionsOutput): ShotTarget {
+  const beyond = RENDER_DEFAULTS.screenshot.captureBeyondViewport;
+  if (s.element != null) return { kind: 'element', selector: s.element };
+  if (s.fullPage ?? RENDER_DEFAULTS.screenshot.fullPage) {
+    return { kind: 'fullPage', captureBeyondViewport: s.captureBeyondViewport ?? beyond.fullPage };
+  }
+  if (s.clip != null) {
+    const clip = { x: s.clip.x, y: s.clip.y, width: s.clip.width, height: s.clip.height, scale: s.clip.scale ?? 1 };
+    return { kind: 'clip', clip, captureBeyondViewport: s.captureBeyondViewport ?? beyond.clip };
+  }
+  return { kind: 'viewport' };
+}
+
+/**
+ * The contract's `pdf` options as puppeteer's `page.pdf()` options, with the
+ * service's defaults: US letter, untagged (Chromium would tag, which makes
+ * large documents many times bigger and slower), margins that leave room for
+ * a header or footer that is shown.
+ */
+export function printPlan(pdf: PdfOptionsOutput | null | undefined): Pick<PdfPlan, 'print' | 'headerFooter'> {
+  const o = pdf ?? {};
+  const defaults = RENDER_DEFAULTS.pdf;
+  const header = o.headerHtml != null ? decodeBase64Text(o.headerHtml) : undefined;
+  const footer = o.footerHtml != null ? decodeBase64Text(o.footerHtml) : undefined;
+  // The contract's default is false even when a header or footer is given: a
+  // template that stores one can then switch it on and off with this flag alone.
+  const displayHeaderFooter = o.displayHeaderFooter ?? defaults.displayHeaderFooter;
+
+  const options: PDFOptions = {
+    printBackground: o.printBackground ?? defaults.printBackground,
+    landscape: o.landscape ?? defaults.landscape,
+    preferCSSPageSize: o.preferCSSPageSize ?? defaults.preferCSSPageSize,
+    omitBackground: o.omitBackground ?? defaults.omitBackground,
+    outline: o.outline ?? defaults.outline,
+    // An outline is built from the structure tree, so it needs a tagged PDF.
+    tagged: o.outline === true ? true : (o.tagged ?? defaults.tagged),
+    displayHeaderFooter,
+  };
+  if (o.scale != null) options.scale = o.scale;
+  if (o.pageRanges != null && o.pageRanges.trim() !== '') options.pageRanges = o.pageRanges;
+
+  // The format wins over width and height; the default format only when no size is given at all.
+  if (o.format != null) options.format = o.format;
+  else if (o.width == null && o.height == null) options.format = defaults.format;
+  else {
+    if (o.width != null) options.width = o.width;
+    if (o.height != null) options.height = o.height;
+  }
+
+  const margin: NonNullable<PDFOptions['margin']> = {};
+  for (const side of ['top', 'bottom', 'left', 'right'] as const) {
+    const value = o.margin?.[side];
+    if (value != null) margin[side] = value;
+  }
+
+  if (displayHeaderFooter) {
+    const chromiumDefaults = header === undefined && footer === undefined;
+    if (!chromiumDefaults) {
+      options.headerTemplate = header || EMPTY_TEMPLATE;
+      options.footerTemplate = footer || EMPTY_TEMPLATE;
+    }
+    // Headers and footers are drawn inside the page margin: with none they would be cut away.
+    if (margin.top === undefined && (chromiumDefaults || Boolean(header))) margin.top = HEADER_FOOTER_MARGIN;
+    if (margin.bottom === undefined && (chromiumDefaults || Boolean(footer))) margin.bottom = HEADER_FOOTER_MARGIN;
+  }
+  if (Object.keys(margin).length > 0) options.margin = margin;
+  const given = displayHeaderFooter && !(header === undefined && footer === undefined);
+  return { print: options, headerFooter: { header: given && Boolean(o.headerHtml), footer: given && Boolean(o.footerHtml) } };
+}

@@ -1,0 +1,56 @@
+/**
+ * The edge's half of the layers' errors: a layer says which step of the plan
+ * failed (lib/render/errors.ts); here, where the plan's origin in the request
+ * is known, that becomes the contract's 400 naming the request's fields.
+ */
+import { NavigationError, ValidationError } from '../errors.js';
+import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
+import type { RenderPlan } from '../render/render-plan.js';
+import type { Renderer, RenderResult } from '../render/types.js';
+
+/** The request field each step of the plan was built from. */
+const STEP_FIELDS: Record<PlanStep, (plan: RenderPlan) => string[]> = {
+  cookies: () => ['page.cookies'],
+  timezone: () => ['page.timezone'],
+  waitForSelector: () => ['page.waitForSelector.selector'],
+  waitForFunction: () => ['page.waitForFunction.pageFunction'],
+  element: () => ['screenshot.element'],
+  pageRanges: () => ['pdf.pageRanges'],
+  overlayBackground: () => ['screenshot.overlay.background'],
+  overlayFilter: () => ['screenshot.overlay.filter'],
+  overlayMargin: () => ['screenshot.overlay.margin'],
+  headerFooter: (plan) =>
+    plan.output === 'PDF'
+      ? [...(plan.headerFooter.header ? ['pdf.headerHtml'] : []), ...(plan.headerFooter.footer ? ['pdf.footerHtml'] : [])]
+      : [],
+};
+
+/** The request field the page came from: `page.url`, `page.html` or `page.htmlTemplate`. */
+export function sourceField(plan: RenderPlan): string {
+  const { source } = plan.page;
+  if (source.kind === 'url') return 'page.url';
+  return source.fromTemplate ? 'page.htmlTemplate' : 'page.html';
+}
+
+/** A layer's error as the caller sees it: steps and load failures named by the request's fields; anything else as it is. */
+export function toRequestError(error: unknown, plan: RenderPlan): unknown {
+  if (error instanceof PageLoadError) return new NavigationError(error.reason, { field: sourceField(plan), cause: error });
+  if (error instanceof PlanStepError) {
+    const fields = STEP_FIELDS[error.step](plan);
+    return new ValidationError(Object.fromEntries(fields.map((field) => [field, error.message])), { cause: error });
+  }
+  return error;
+}
+
+/** Renders a plan built from a request; what the layers throw comes back in the request's terms. */
+export async function renderForRequest(
+  renderer: Pick<Renderer, 'render'>,
+  plan: RenderPlan,
+  options?: { timeoutMs?: number },
+): Promise<RenderResult> {
+  try {
+    return await renderer.render(plan, options);
+  } catch (error) {
+    throw toRequestError(error, plan);
+  }
+}

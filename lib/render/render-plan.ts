@@ -1,0 +1,105 @@
+/**
+ * The render plan: what one render does, normalized and fully defaulted at
+ * the edge (lib/plan builds it from a validated request). The browser, page
+ * and output layers read only this: no request shapes, no defaults, no
+ * base64, no rules between fields left to settle.
+ */
+import type { PDFOptions, Viewport } from 'puppeteer-core';
+import type { FinishingPlan } from '../finishing/finishing-plan.js';
+
+/** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
+export type PageSource =
+  | { kind: 'url'; url: string }
+  | { kind: 'html'; html: string; fromTemplate: boolean };
+
+/** A cookie as Chromium's `Network.setCookies` takes it: it always names its site (url or domain). */
+export type CookiePlan = {
+  name: string;
+  value: string;
+  url?: string;
+  domain?: string;
+  path?: string;
+  secure?: boolean;
+  httpOnly?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+  expires?: number;
+};
+
+/** Which event the load waits for; `auto` is the service's own settle wait (page/settle.ts). */
+export type WaitUntil = 'auto' | 'load' | 'domcontentloaded' | 'networkidle0' | 'networkidle2';
+
+/** The page: its source, what is set before it loads, and how long to wait for it. */
+export type PagePlan = {
+  source: PageSource;
+  waitUntil: WaitUntil;
+  /** Extra headers for every request, names lower-cased (a cookie header has become `cookies`). */
+  headers: Record<string, string>;
+  cookies: CookiePlan[];
+  authentication: { username: string; password: string } | null;
+  adblock: boolean;
+  javascript: boolean;
+  /** Whether cookie banners are dismissed (ad blocking on a site that runs scripts). */
+  cookieConsent: boolean;
+  colorScheme: string | null;
+  mediaType: 'screen' | 'print' | null;
+  timezone: string | null;
+  /** Waits after the load, in this order; a wait that does not succeed in time lets the render continue. */
+  waitForSelector: { selector: string; visible?: boolean; hidden?: boolean; timeoutMs: number | null } | null;
+  waitForFunction: { expression: string; polling: 'raf' | 'mutation' | number; timeoutMs: number | null } | null;
+  waitForMilliseconds: number;
+};
+
+/** The screen a screenshot is taken on (a PDF keeps the page's default). */
+export type ScreenPlan = { viewport: Viewport; userAgent?: string };
+
+/** The screenshot's encoding. */
+export type ImageType = 'png' | 'jpeg' | 'webp';
+
+/** What part of the page a screenshot shows. */
+export type ShotTarget =
+  | { kind: 'viewport' }
+  | { kind: 'clip'; clip: { x: number; y: number; width: number; height: number; scale: number }; captureBeyondViewport: boolean }
+  | { kind: 'fullPage'; captureBeyondViewport: boolean }
+  | { kind: 'element'; selector: string };
+
+/** The frame composed around a screenshot; values as given (the overlay checks and defaults its own CSS). */
+export type OverlayPlan = {
+  background?: string | null;
+  filter?: string | null;
+  margin?: number | null;
+  browser?: string | null;
+  screenshotBorderRadius?: number | null;
+};
+
+/** How the printed header and footer were given: the print error names what the caller filled in. */
+export type HeaderFooterGiven = { header: boolean; footer: boolean };
+
+/** A render to PDF: the page, puppeteer's print options, and the finishing after the print. */
+export type PdfPlan = {
+  output: 'PDF';
+  page: PagePlan;
+  /** puppeteer's `page.pdf()` options, defaults applied and header/footer decoded (the timeout is the deadline's). */
+  print: PDFOptions;
+  headerFooter: HeaderFooterGiven;
+  /** Operations on the printed PDF, after the output layer (lib/finishing); none yet. */
+  finishing: FinishingPlan;
+};
+
+/** A render to an image: the page, the screen it is shown on, the capture, and an optional overlay. */
+export type ImagePlan = {
+  output: 'IMAGE';
+  page: PagePlan;
+  screen: ScreenPlan;
+  shot: {
+    type: ImageType;
+    quality?: number;
+    omitBackground: boolean;
+    optimizeForSpeed: boolean;
+    fromSurface: boolean;
+    target: ShotTarget;
+  };
+  overlay: OverlayPlan | null;
+};
+
+/** One render, ready to run. */
+export type RenderPlan = PdfPlan | ImagePlan;
