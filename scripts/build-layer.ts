@@ -10,7 +10,7 @@
  *   very bytes its chromium.br inflates to, recompressed with zstd, which
  *   unpacks several times faster on every cold start, beside the package's
  *   other archives (.tar.br) as they ship. Lambda mounts it at /opt/chromium;
- *   lib/render/chromium-pack.ts unpacks it. The package's bin/ is left out;
+ *   lib/render/browser/chromium-pack.ts unpacks it. The package's bin/ is left out;
  * - fonts/: Noto Sans CJK (Japanese, Simplified and Traditional Chinese,
  *   Korean; regular and bold) and Noto Color Emoji, which Lambda mounts under
  *   /opt/fonts. Lambda has no system fonts: Chromium only sees Open Sans
