@@ -134,7 +134,13 @@ function operation(route: RouteDoc) {
   if (route.body) responses['413'] = errorResponse('The request body is over the limit (5 MiB by default).');
   if (auth) responses['429'] = { ...errorResponse('Past the token rate.'), headers: RETRY_AFTER };
   responses['500'] = errorResponse('Internal error.');
-  if (auth) responses['503'] = { ...errorResponse('AWS (DynamoDB, S3 or SQS) kept failing through retries; nothing was left half-done.'), headers: RETRY_AFTER };
+  const unavailable = 'AWS (DynamoDB, S3 or SQS) kept failing through retries; nothing was left half-done.';
+  if (auth) {
+    responses['503'] = {
+      ...errorResponse(route.renders ? `${unavailable} Or the renderer of a process taking renders concurrently has as many running and waiting as it takes (not on Lambda, where an instance serves one at a time).` : unavailable),
+      headers: RETRY_AFTER,
+    };
+  }
   if (route.renders) responses['504'] = errorResponse('The render exceeded its time budget.');
   // Every answer given after the token was checked carries where the caller stands against its rate, errors included.
   if (auth) for (const response of Object.values(responses)) response.headers = { ...response.headers, ...RATE_HEADERS };

@@ -11,6 +11,7 @@ import { before, startDeadline, type Deadline } from '../deadline.js';
 import { RenderError, RenderTimeoutError, ServiceError } from '../errors.js';
 import { sharedEgressProxy } from '../net/index.js';
 import type { PageSession } from './browser/browser-session.js';
+import { createAdmission, defaultAdmissionLimits } from './admission.js';
 import { createBrowserSupervisor } from './browser/browser-supervisor.js';
 import { createSessionPool, type Claim } from './browser/session-pool.js';
 import type { RenderPlan } from './render-plan.js';
@@ -70,6 +71,9 @@ export function createRenderer(options: RendererOptions): Renderer {
   });
   // With a post-response phase (see afterAnswer) the work of isolation waits for it, off the caller's clock.
   const pool = createSessionPool(supervisor, options.mode, { deferred: options.postResponse ?? false });
+  // Single-process Chromium renders one page at a time (see the pool's inTurn): its queue is the same.
+  const limits = options.admission ?? defaultAdmissionLimits();
+  const admission = createAdmission(options.mode === 'single-process' ? { ...limits, concurrency: 1 } : limits);
 
   const run = async (plan: RenderPlan, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
@@ -127,7 +131,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   return {
     render(plan, renderOptions) {
       const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs, Date.now(), options.stepBoundsMs);
-      return pool.inTurn(() => run(plan, deadline));
+      return admission.run(() => pool.inTurn(() => run(plan, deadline)), deadline);
     },
     anticipate: () => pool.anticipate(),
     afterAnswer: (signal) => pool.afterAnswer(signal),

@@ -4,6 +4,7 @@ import type { DocumentPlan, RenderPlan } from './render-plan.js';
 import type { RenderStep } from '../step-bound.js';
 import type { LaunchedBrowser } from './browser/launch-browser.js';
 import type { SessionFactory } from './browser/browser-session.js';
+import type { AdmissionLimits } from './admission.js';
 
 /**
  * Where the layers write what is worth a log line (a page that did not settle):
@@ -80,4 +81,10 @@ export type RendererOptions = {
    * it instead of running alongside renders. Default false.
    */
   postResponse?: boolean;
+  /**
+   * Renders run at once and waiting in this process before more are turned
+   * away with 503 (see admission.ts); default two per core and four times as
+   * many waiting. Single-process Chromium runs one at a time whatever this says.
+   */
+  admission?: AdmissionLimits;
 };

@@ -19,6 +19,8 @@ export type BrowserSlot = {
   /** Renders given this browser so far, and those still running in it. */
   served: number;
   active: number;
+  /** Set aside (see `setAside`): takes no more renders and is killed when its last one ends. */
+  setAside?: boolean;
 };
 
 export type BrowserSupervisor = {
@@ -32,6 +34,14 @@ export type BrowserSupervisor = {
   worn(s: BrowserSlot): boolean;
   /** Kills a browser (it hangs, or it is worn and idle); the next `slot()` launches another. */
   retire(s: BrowserSlot): void;
+  /**
+   * Gives a browser no more renders (it did not give a session in time): the
+   * next `slot()` launches another, and this one is killed now if idle, else
+   * when its last render ends. Renders under way in it are not cut short: a
+   * slow browser (a burst on a starved CPU) finishes them, and in a hung one
+   * they reach their own bounds, whose recovery kills it.
+   */
+  setAside(s: BrowserSlot): void;
   /**
    * The post-response phase was cut off (the environment is frozen next):
    * the current browser is killed and a launch under way is killed when it
@@ -115,6 +125,11 @@ export function createBrowserSupervisor(options: SupervisorOptions): BrowserSupe
     usable: (s) => !closed && slot === s && s.launched.browser.connected && s.served < rendersPerBrowser,
     worn: (s) => s.served >= rendersPerBrowser,
     retire,
+    setAside(s) {
+      if (slot === s) slot = undefined;
+      s.setAside = true;
+      if (s.active === 0) s.launched.kill();
+    },
     abandon() {
       generation += 1;
       launching = undefined;

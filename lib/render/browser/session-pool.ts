@@ -234,9 +234,13 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
         opened = await takeSession(current, deadline, timings);
       } catch (error) {
         if (timedOut()) throw error;
-        // A browser that cannot open a page, or not within the step's bound, is broken: replace it once before giving up.
+        // A browser that cannot open a page, or not within the step's bound, is broken or starved:
+        // this render moves to a new one, once, before giving up. The renders under way in the old
+        // one keep it until they end (killing it here cut a burst's 39 other renders short).
         timings.sessionFailed = Date.now() - started;
-        supervisor.retire(current);
+        current.active -= 1;
+        claim.slot = undefined;
+        supervisor.setAside(current);
         current = await step(deadline, 'launch', supervisor.slot());
         claimSlot(claim, current);
         opened = await step(deadline, 'session', current.sessions.open(), { late: discard });
@@ -275,7 +279,8 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
     finish({ slot: s }) {
       if (!s) return;
       s.active -= 1;
-      if (supervisor.worn(s) && s.active === 0) {
+      if (s.setAside && s.active === 0) supervisor.retire(s);
+      else if (supervisor.worn(s) && s.active === 0) {
         // Its session is closing with it; the replacement launches now rather than in the next render.
         supervisor.retire(s);
         if (!supervisor.closed && !deferred) void supervisor.slot().then((next) => prepareSpare(next), noop);

@@ -5,7 +5,7 @@ import type { PageSession, SessionFactory } from '../../../lib/render/browser/br
 import type { LaunchedBrowser } from '../../../lib/render/browser/launch-browser.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
 import type { RenderInput } from '../../../lib/schemas/render-requests.js';
-import { readImage } from '../../helpers/documents.js';
+import { readImage, readPdf } from '../../helpers/documents.js';
 import { localEgress } from '../../helpers/local-egress.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { b64, renderRequest } from './render-fixtures.js';
@@ -97,6 +97,34 @@ describe('renderer › a session that does not open (issue 25)', () => {
       assert.ok(isJpeg(first.body));
       assert.ok(isJpeg(second.body), 'rendered in the replacement browser');
       assert.equal(fault.launches(), 2, 'the browser that gave no session was replaced');
+    });
+  });
+
+  it('sets aside a browser that gives no session while another render runs in it: that render finishes, then the browser goes', async () => {
+    // Prepare: after the warm-up's session, the first browser never opens another one; a slow render holds it
+    const fault = sessionsWithFault((launch, opening) => launch === 1 && opening >= 2);
+    const launched: LaunchedBrowser[] = [];
+    const factory = (browser: LaunchedBrowser, real: SessionFactory) => {
+      launched.push(browser);
+      return fault.factory(browser, real);
+    };
+    const slowPage = b64('<p>slow</p><script>setTimeout(() => { window.done = true; document.body.append(" and finished"); }, 5000)</script>');
+    await withRenderer(factory, async (renderer) => {
+      // Act
+      const slow = renderRequest(renderer, { output: 'PDF', page: { html: slowPage, waitForFunction: { pageFunction: 'window.done === true' } } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const meanwhile = await renderRequest(renderer, SMALL_JPEG);
+      const slowWhileSetAside = launched[0]!.browser.connected;
+      const slowResult = await slow;
+      fault.release();
+
+      // Assess
+      assert.ok(isJpeg(meanwhile.body), 'the render that got no session was served by a new browser');
+      assert.equal(fault.launches(), 2);
+      assert.ok(slowWhileSetAside, 'the first browser was not killed while a render ran in it');
+      const text = (await readPdf(new Uint8Array(slowResult.body))).text.join(' ');
+      assert.match(text, /slow\s+and finished/, 'the render under way in the set-aside browser finished');
+      await waitFor('the set-aside browser to be killed after its last render', () => (launched[0]!.browser.connected ? undefined : true), 10_000);
     });
   });
 
