@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DOCUMENTS, INVOICE_LINES, libraryRoutes, type DocumentName } from '../e2e/documents/document-fixtures.js';
+import { startDocumentSite } from '../helpers/documents.js';
 import { startService, type RunningService } from '../helpers/service.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 import { suiteDocuments } from './documents.js';
 import { veraPdf, type Level, type VeraResult } from './validators/run-validators.js';
 
@@ -32,22 +32,7 @@ describe('PDF/A and PDF/UA conformance (veraPDF)', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'docrender-conformance-'));
-    site = await startTestServer({
-      ...libraryRoutes(),
-      '/invoice-lines.json': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
-        res.end(JSON.stringify(INVOICE_LINES));
-      },
-      ...Object.fromEntries(
-        Object.keys(DOCUMENTS).map((name) => [
-          `/${name}.html`,
-          (_req: unknown, res: import('node:http').ServerResponse) => {
-            res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-            res.end(DOCUMENTS[name as DocumentName](site.url));
-          },
-        ]),
-      ),
-    });
+    site = await startDocumentSite();
     service = await startService();
 
     // Prepare: render everything first, then validate it all in one JVM (its start-up is the slow part).
