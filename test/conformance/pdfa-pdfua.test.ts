@@ -20,6 +20,9 @@ import { veraPdf, type Level, type VeraResult } from './validators/run-validator
 
 const LEVELS: Level[] = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u', 'PDF/UA-1'];
 
+/** The key of the merged document's result. */
+const MERGED = 'merge of three pages (top-level pdfa, metadata, attachment)';
+
 /** The `pdf` options that ask for a level. */
 const optionsFor = (level: Level) =>
   level === 'PDF/UA-1' ? { pdfua: true, printBackground: true } : { pdfa: level, printBackground: true };
@@ -48,6 +51,27 @@ describe('PDF/A and PDF/UA conformance (veraPDF)', () => {
         results.set(`${document.name} ${level}`, { file, flavour: level, compliant: false, error: 'not validated' });
       }
     }
+    // A merge whose top-level pdf asks for PDF/A-3b with metadata and an attachment: the merged file conforms.
+    const parts = suiteDocuments(site.url)
+      .filter((document) => ['cjkEmoji', 'linksForms', 'svgPng'].includes(document.name))
+      .map((document) => ({ page: document.page, pdf: { printBackground: true } }));
+    const merged = await service.request('/v1/pdf/merge', {
+      json: {
+        parts,
+        pdf: {
+          pdfa: 'PDF/A-3b',
+          metadata: { title: 'Merged for the archive', author: 'DocRender tests' },
+          attachments: [{ name: 'figures.csv', content: Buffer.from('quarter,revenue\nQ1,40\n').toString('base64'), mimeType: 'text/csv', relationship: 'Data' }],
+        },
+      },
+    });
+    const mergedBody = Buffer.from(await merged.arrayBuffer());
+    assert.equal(merged.status, 200, mergedBody.toString().slice(0, 500));
+    const mergedFile = join(dir, 'merge-PDFA3b.pdf');
+    writeFileSync(mergedFile, mergedBody);
+    jobs.push(['PDF/A-3b', mergedFile]);
+    results.set(`${MERGED} PDF/A-3b`, { file: mergedFile, flavour: 'PDF/A-3b', compliant: false, error: 'not validated' });
+
     const byFile = new Map((await veraPdf(jobs)).map((result) => [result.file, result]));
     for (const [key, pending] of results) results.set(key, byFile.get(pending.file) ?? pending);
   });
@@ -59,6 +83,12 @@ describe('PDF/A and PDF/UA conformance (veraPDF)', () => {
     await service?.stop();
     await site?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a merge with pdfa, metadata and an attachment on its top-level pdf passes PDF/A-3b', () => {
+    // Assess
+    const result = results.get(`${MERGED} PDF/A-3b`);
+    assert.ok(result?.compliant, `${result?.error ?? result?.failed?.map((f) => `${f.rule} ×${f.count}: ${f.message}`).join('\n')}`);
   });
 
   for (const level of LEVELS) {
