@@ -32,6 +32,10 @@ export type FinishingStage = (typeof FINISHING_ORDER)[number];
 /** The steps a render asks for, by stage; a stage without a step is skipped. */
 export type FinishingSteps = Partial<Record<FinishingStage, FinishingStep>>;
 
+// Loaded with the first edit, once: the PDF library is no part of a render that only passes bytes on.
+let pdfDocument: Promise<typeof import('./pdf-document.js')> | undefined;
+const loadPdfDocument = () => (pdfDocument ??= import('./pdf-document.js'));
+
 /**
  * Runs the given steps over `pdf` in `FINISHING_ORDER`; with no step, answers
  * `pdf` itself. A run of document edits opens the PDF at its first edit and
@@ -40,7 +44,6 @@ export type FinishingSteps = Partial<Record<FinishingStage, FinishingStep>>;
 export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps): Promise<Uint8Array> {
   let current = pdf;
   let open: { doc: PDFDocument; stages: FinishingStage[] } | undefined;
-  // Loaded with the first edit: the PDF library is no part of a render that only passes bytes on.
   let io: typeof import('./pdf-document.js') | undefined;
   for (const stage of FINISHING_ORDER) {
     const step = steps[stage];
@@ -51,7 +54,7 @@ export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps): Promise
       current = await step(current);
       continue;
     }
-    io ??= await import('./pdf-document.js');
+    io ??= await loadPdfDocument();
     open ??= { doc: await io.openPdf(current, stage), stages: [] };
     open.stages.push(stage);
     await step.edit(open.doc);
