@@ -104,7 +104,8 @@ export async function startBenchService(): Promise<BenchService> {
         read();
         const done = requestIds.every((id) => {
           const handler = log.handlers.get(id);
-          return handler !== undefined && log.reports.has(handler.lambdaRequestId);
+          // A handler line without Lambda's request id can never be paired with its REPORT line: no use waiting.
+          return handler !== undefined && (handler.lambdaRequestId === '' || log.reports.has(handler.lambdaRequestId));
         });
         if (done || performance.now() >= until) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
