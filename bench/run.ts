@@ -31,7 +31,7 @@ type Phase = (typeof PHASES)[number];
 
 const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,finishing,throughput,cold,cpu] [--scenarios id,id]
 
-  --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 2–3 minutes
+  --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 13 minutes on 2 busy cores
   --runs N      measured runs per latency scenario and side after warm-up (default 20)
   --warmup N    warm-up runs per scenario and side (default 3)
   --pause MS    idle time between two turns of the latency runs (default 250)
