@@ -14,6 +14,9 @@ import { toRequestError } from './plan/request-errors.js';
 import type { DocumentPlan, MergePlan, PdfPlan } from './render/render-plan.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
 
+/** Sessions a merge keeps ready or opening ahead of its parts: the one printing next, and the one after. */
+const MERGE_SESSIONS_AHEAD = 2;
+
 /** Whether `plan` is a merge of parts rather than one render. */
 export const isMergePlan = (plan: DocumentPlan): plan is MergePlan => 'merge' in plan;
 
@@ -42,12 +45,17 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number): Doc
     const started = Date.now();
     const printed: AssemblyPart[] = [];
     let facts: PageFacts | undefined;
+    let pagesLeft = plan.parts.filter((part) => !('document' in part)).length;
     for (const [index, part] of plan.parts.entries()) {
       if ('document' in part) {
         printed.push({ pdf: part.document, title: part.title });
         continue;
       }
       if (deadline.remaining() === 0) throw new RenderTimeoutError(deadline.budgetMs);
+      // This part's session and the next part's open while this one prints (not more: a 50-part
+      // merge opening every session at once would starve the part being printed).
+      renderer.anticipate(Math.min(MERGE_SESSIONS_AHEAD, pagesLeft));
+      pagesLeft -= 1;
       try {
         const result = await single(part.plan, deadline);
         // The merged file's title and language, when not given, are the first printed part's.

@@ -3,7 +3,6 @@ import { attachStep, type Attachment } from './attachments.js';
 import type { FinishingSteps } from './finish-pdf.js';
 import { protectStep } from './protect.js';
 import { stampStep, type TextDrawer } from './watermark.js';
-import type { ProtectionOutput, WatermarkOutput } from '../schemas/protection-watermark.js';
 
 /** Names the service as the PDF's producer. */
 export const PRODUCER = 'DocRender';
@@ -16,16 +15,46 @@ export type ArchivePlan = {
   xmp?: { descriptions: string[]; extensionSchemas: string[] };
 };
 
+/** The nine anchors a stamp is placed at. */
+export type StampPosition = 'center' | 'top' | 'bottom' | 'left' | 'right' | 'topLeft' | 'topRight' | 'bottomLeft' | 'bottomRight';
+
+/** The stamp stage's settings, every default applied: what is drawn, how, where, on which pages. */
+export type StampPlan = {
+  mark: { text: string; fontSize: number; color: string } | { image: { kind: 'png' | 'jpeg'; bytes: Uint8Array } };
+  opacity: number;
+  /** Degrees, counter-clockwise. */
+  rotation: number;
+  position: StampPosition;
+  layer: 'over' | 'under';
+  /** Pages to stamp, in pageRanges syntax (counted once the document is assembled); empty for all. */
+  pages: string;
+};
+
+/** The protect stage's settings: the passwords, and every permission decided (defaults applied). */
+export type ProtectPlan = {
+  userPassword?: string;
+  ownerPassword?: string;
+  permissions: {
+    print: 'none' | 'lowResolution' | 'highResolution';
+    modify: boolean;
+    copy: boolean;
+    annotate: boolean;
+    fillForms: boolean;
+    accessibility: boolean;
+    assemble: boolean;
+  };
+};
+
 /**
  * What a render plan asks of the finishing stage, by stage: the settings each
  * stage's step is made from (lib/plan builds them from the request). An empty
  * plan delivers the printed PDF as it is.
  */
 export type FinishingPlan = {
-  stamp?: WatermarkOutput;
+  stamp?: StampPlan;
   archive?: ArchivePlan;
   attach?: Attachment[];
-  protect?: ProtectionOutput;
+  protect?: ProtectPlan;
 };
 
 /** True when the plan asks for any step. */

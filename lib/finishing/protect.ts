@@ -1,31 +1,30 @@
 import { PDFArray, PDFDict, PDFHexString, type PDFDocument, type PDFObject, PDFStream, PDFString } from '@cantoo/pdf-lib';
-import type { ProtectionOutput } from '../schemas/protection-watermark.js';
 import type { PdfStep } from './finish-pdf.js';
+import type { ProtectPlan } from './finishing-plan.js';
 import { loadPdf } from './load-pdf.js';
 
 /**
  * The `protect` step: encrypts the document with AES-256 (V 5, R 6, the only
- * handler ISO 32000-2 keeps) under the given passwords, with the permissions
- * asked for (an unset permission is allowed, as in the request). The
+ * handler ISO 32000-2 keeps) under the given passwords, with the plan's
+ * permissions (decided in full where the plan is built). The
  * passwords live only in this closure: no log line, error or metric sees them.
  */
-export function protectStep(protection: ProtectionOutput): PdfStep {
+export function protectStep(protection: ProtectPlan): PdfStep {
   return async (pdf) => {
     const document = await loadPdf(pdf, 'protect');
-    const permissions = protection.permissions ?? {};
-    const print = permissions.print ?? 'highResolution';
+    const { permissions } = protection;
     document.encrypt({
       algorithm: 'AES-256',
       ...(protection.userPassword != null ? { userPassword: protection.userPassword } : {}),
       ...(protection.ownerPassword != null ? { ownerPassword: protection.ownerPassword } : {}),
       permissions: {
-        printing: print === 'none' ? false : print,
-        modifying: permissions.modify ?? true,
-        copying: permissions.copy ?? true,
-        annotating: permissions.annotate ?? true,
-        fillingForms: permissions.fillForms ?? true,
-        contentAccessibility: permissions.accessibility ?? true,
-        documentAssembly: permissions.assemble ?? true,
+        printing: permissions.print === 'none' ? false : permissions.print,
+        modifying: permissions.modify,
+        copying: permissions.copy,
+        annotating: permissions.annotate,
+        fillingForms: permissions.fillForms,
+        contentAccessibility: permissions.accessibility,
+        documentAssembly: permissions.assemble,
       },
     });
     encryptStrings(document);

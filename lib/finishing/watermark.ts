@@ -1,8 +1,8 @@
 import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { selectPages } from '../schemas/page-ranges.js';
-import { decodeWatermarkImage, type WatermarkOutput } from '../schemas/protection-watermark.js';
 import type { PdfStep } from './finish-pdf.js';
+import type { StampPlan } from './finishing-plan.js';
 import { loadPdf } from './load-pdf.js';
 
 /** What a text watermark looks like before it is placed: the fields that change its drawing. */
@@ -14,9 +14,6 @@ export type WatermarkText = { text: string; fontSize: number; color: string };
  * text is shaped with the layer's fonts in any script and stays real text.
  */
 export type TextDrawer = (text: WatermarkText) => Promise<Uint8Array>;
-
-/** Defaults of the request's watermark fields (README, OpenAPI). */
-export const WATERMARK_DEFAULTS = { opacity: 0.5, rotation: 0, fontSize: 48, color: '#808080', position: 'center', layer: 'over' } as const;
 
 /** Distance of a corner or edge anchor from the page's edge, in points (a quarter inch). */
 const EDGE_MARGIN = 18;
@@ -31,16 +28,14 @@ type Placement = { x: number; y: number; width: number; height: number; rotation
  * assembly, so page numbers count the merged document), over or under the
  * content, with the requested opacity and rotation, at one of nine anchors.
  */
-export function stampStep(watermark: WatermarkOutput, drawText: TextDrawer): PdfStep {
+export function stampStep(watermark: StampPlan, drawText: TextDrawer): PdfStep {
   return async (pdf) => {
     const document = await loadPdf(pdf, 'stamp');
-    const { pages, beyond } = selectPages(watermark.pages ?? '', document.getPageCount());
+    const { pages, beyond } = selectPages(watermark.pages, document.getPageCount());
     if (beyond) throw new ValidationError({ 'pdf.watermark.pages': 'The document has fewer pages than the range asks for' });
-    const stamp = await prepareStamp(document, watermark, drawText);
-    const rotation = watermark.rotation ?? WATERMARK_DEFAULTS.rotation;
-    const opacity = watermark.opacity ?? WATERMARK_DEFAULTS.opacity;
-    const position = watermark.position ?? WATERMARK_DEFAULTS.position;
-    const under = (watermark.layer ?? WATERMARK_DEFAULTS.layer) === 'under';
+    const stamp = await prepareStamp(document, watermark.mark, drawText);
+    const { rotation, opacity, position } = watermark;
+    const under = watermark.layer === 'under';
     for (const index of pages) {
       const page = document.getPage(index);
       const box = page.getMediaBox();
@@ -57,13 +52,12 @@ export function stampStep(watermark: WatermarkOutput, drawText: TextDrawer): Pdf
   };
 }
 
-async function prepareStamp(document: PDFDocument, watermark: WatermarkOutput, drawText: TextDrawer): Promise<Stamp> {
-  if (watermark.image != null) {
-    const decoded = decodeWatermarkImage(watermark.image);
-    if ('problem' in decoded) throw new ValidationError({ 'pdf.watermark.image': decoded.problem });
+async function prepareStamp(document: PDFDocument, mark: StampPlan['mark'], drawText: TextDrawer): Promise<Stamp> {
+  if ('image' in mark) {
+    const { kind, bytes } = mark.image;
     let image: PDFImage;
     try {
-      image = decoded.kind === 'png' ? await document.embedPng(decoded.bytes) : await document.embedJpg(decoded.bytes);
+      image = kind === 'png' ? await document.embedPng(bytes) : await document.embedJpg(bytes);
     } catch (error) {
       throw new ValidationError({ 'pdf.watermark.image': 'The image could not be read' }, { cause: error });
     }
@@ -73,11 +67,7 @@ async function prepareStamp(document: PDFDocument, watermark: WatermarkOutput, d
       draw: (page, at) => page.drawImage(image, { x: at.x, y: at.y, width: at.width, height: at.height, rotate: degrees(at.rotation), opacity: at.opacity }),
     };
   }
-  const textPdf = await drawText({
-    text: watermark.text ?? '',
-    fontSize: watermark.fontSize ?? WATERMARK_DEFAULTS.fontSize,
-    color: watermark.color ?? WATERMARK_DEFAULTS.color,
-  });
+  const textPdf = await drawText(mark);
   const [embedded] = (await document.embedPdf(textPdf, [0])) as [PDFEmbeddedPage];
   return {
     width: embedded.width,

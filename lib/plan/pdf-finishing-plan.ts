@@ -8,8 +8,10 @@ import { ValidationError } from '../errors.js';
 import type { PdfaLevel } from '../finishing/archive.js';
 import type { Attachment } from '../finishing/attachments.js';
 import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
-import type { FinishingPlan } from '../finishing/finishing-plan.js';
+import type { FinishingPlan, ProtectPlan, StampPlan } from '../finishing/finishing-plan.js';
 import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
+import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';
+import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import type { PdfOptionsOutput } from '../schemas/render-options.js';
 import { renderHandlebars } from '../templates/handlebars.js';
 
@@ -79,7 +81,47 @@ export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templ
     files.push({ name: fileName, content: Buffer.from(invoice.xml, 'utf8'), mimeType: 'text/xml', description: `${standard} invoice (${invoice.profile})`, relationship });
   }
   if (files.length > 0) plan.attach = files;
-  if (pdf.watermark != null) plan.stamp = pdf.watermark;
-  if (pdf.protection != null) plan.protect = pdf.protection;
+  if (pdf.watermark != null) plan.stamp = stampPlan(pdf.watermark);
+  if (pdf.protection != null) plan.protect = protectPlan(pdf.protection);
   return plan;
+}
+
+/** The watermark with its defaults applied and its image decoded (the schema has checked it). */
+function stampPlan(watermark: WatermarkOutput): StampPlan {
+  const defaults = RENDER_DEFAULTS.watermark;
+  let mark: StampPlan['mark'];
+  if (watermark.image != null) {
+    const decoded = decodeWatermarkImage(watermark.image);
+    if ('problem' in decoded) throw new ValidationError({ 'pdf.watermark.image': decoded.problem });
+    mark = { image: decoded };
+  } else {
+    mark = { text: watermark.text ?? '', fontSize: watermark.fontSize ?? defaults.fontSize, color: watermark.color ?? defaults.color };
+  }
+  return {
+    mark,
+    opacity: watermark.opacity ?? defaults.opacity,
+    rotation: watermark.rotation ?? defaults.rotation,
+    position: watermark.position ?? defaults.position,
+    layer: watermark.layer ?? defaults.layer,
+    pages: watermark.pages ?? '',
+  };
+}
+
+/** The passwords, and every permission decided: an unset one is allowed (the table's defaults). */
+function protectPlan(protection: ProtectionOutput): ProtectPlan {
+  const defaults = RENDER_DEFAULTS.protectionPermissions;
+  const asked = protection.permissions ?? {};
+  return {
+    ...(protection.userPassword != null ? { userPassword: protection.userPassword } : {}),
+    ...(protection.ownerPassword != null ? { ownerPassword: protection.ownerPassword } : {}),
+    permissions: {
+      print: asked.print ?? defaults.print,
+      modify: asked.modify ?? defaults.modify,
+      copy: asked.copy ?? defaults.copy,
+      annotate: asked.annotate ?? defaults.annotate,
+      fillForms: asked.fillForms ?? defaults.fillForms,
+      accessibility: asked.accessibility ?? defaults.accessibility,
+      assemble: asked.assemble ?? defaults.assemble,
+    },
+  };
 }

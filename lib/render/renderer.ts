@@ -133,7 +133,7 @@ export function createRenderer(options: RendererOptions): Renderer {
       const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs, Date.now(), options.stepBoundsMs);
       return admission.run(() => pool.inTurn(() => run(plan, deadline)), deadline);
     },
-    anticipate: () => pool.anticipate(),
+    anticipate: (ahead) => pool.anticipate(ahead),
     afterAnswer: (signal) => pool.afterAnswer(signal),
     warm: () => pool.warm(),
     close: () => supervisor.close(),

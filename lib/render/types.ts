@@ -29,8 +29,12 @@ export type Renderer = {
   render(plan: RenderPlan, options?: { timeoutMs?: number }): Promise<RenderResult>;
   /** Launches the browser (and prepares what can be prepared) ahead of the first request. */
   warm(): Promise<void>;
-  /** A render is coming: start opening the isolated session of the render after it (see browser/session-pool.ts). */
-  anticipate(): void;
+  /**
+   * A render is coming: start opening the isolated session of the render
+   * after it (see browser/session-pool.ts). `ahead`: sessions to have ready
+   * or opening, for an invocation that renders several (a merge's parts).
+   */
+  anticipate(ahead?: number): void;
   /**
    * The answer is out: does the work of isolation left for after it (with
    * `postResponse`): closes the used session, opens the next one, replaces a

@@ -8,6 +8,10 @@
 import * as v from 'valibot';
 import { closedObject } from './closed-object.js';
 import { PageRangesSchema } from './page-ranges.js';
+import { RENDER_DEFAULTS } from './render-defaults.js';
+
+const WATERMARK_DEFAULTS = RENDER_DEFAULTS.watermark;
+const PERMISSION_DEFAULTS = RENDER_DEFAULTS.protectionPermissions;
 
 /** PDF passwords are cut at 127 bytes of UTF-8 (ISO 32000-2 §7.6.4.3.3); longer ones would silently mean less. */
 export const MAX_PASSWORD_BYTES = 127;
@@ -33,14 +37,14 @@ const PasswordSchema = v.pipe(
 
 const PermissionsSchema = closedObject({
   print: described(v.nullish(v.picklist(['none', 'lowResolution', 'highResolution'], 'Must be one of: none, lowResolution, highResolution')), {
-    default: 'highResolution',
+    default: PERMISSION_DEFAULTS.print,
   }),
-  modify: described(v.nullish(BooleanSchema), { default: true, description: 'Change the content (other than annotations, forms and assembly).' }),
-  copy: described(v.nullish(BooleanSchema), { default: true, description: 'Copy or extract text and images.' }),
-  annotate: described(v.nullish(BooleanSchema), { default: true, description: 'Add or change annotations.' }),
-  fillForms: described(v.nullish(BooleanSchema), { default: true, description: 'Fill in form fields.' }),
-  accessibility: described(v.nullish(BooleanSchema), { default: true, description: 'Extract text for accessibility.' }),
-  assemble: described(v.nullish(BooleanSchema), { default: true, description: 'Insert, rotate or delete pages, create bookmarks.' }),
+  modify: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.modify, description: 'Change the content (other than annotations, forms and assembly).' }),
+  copy: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.copy, description: 'Copy or extract text and images.' }),
+  annotate: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.annotate, description: 'Add or change annotations.' }),
+  fillForms: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.fillForms, description: 'Fill in form fields.' }),
+  accessibility: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.accessibility, description: 'Extract text for accessibility.' }),
+  assemble: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.assemble, description: 'Insert, rotate or delete pages, create bookmarks.' }),
 });
 
 /** `pdf.protection`: AES-256 (PDF 2.0, revision 6) with at least one password; permissions need the owner password. */
@@ -100,16 +104,16 @@ export const WatermarkSchema = v.pipe(
       description: 'Text in any script (CJK and emoji included); stays selectable and searchable. One of text or image.',
     }),
     image: described(v.nullish(ImageSchema), { description: 'Base64 PNG or JPEG, at most 1 MB; drawn at 96 dpi, shrunk to fit the page. One of text or image.' }),
-    opacity: described(v.nullish(numberBetween(0, 1)), { default: 0.5 }),
-    rotation: described(v.nullish(numberBetween(-360, 360)), { default: 0, description: 'Degrees, counter-clockwise.' }),
-    fontSize: described(v.nullish(numberBetween(1, 500)), { default: 48, description: 'Points; text only.' }),
+    opacity: described(v.nullish(numberBetween(0, 1)), { default: WATERMARK_DEFAULTS.opacity }),
+    rotation: described(v.nullish(numberBetween(-360, 360)), { default: WATERMARK_DEFAULTS.rotation, description: 'Degrees, counter-clockwise.' }),
+    fontSize: described(v.nullish(numberBetween(1, 500)), { default: WATERMARK_DEFAULTS.fontSize, description: 'Points; text only.' }),
     color: described(v.nullish(v.pipe(v.string('Must be a string'), v.regex(/^#(?:[0-9a-fA-F]{3}){1,2}$/, 'Must be a hex colour such as "#c00" or "#cc0000"'))), {
-      default: '#808080',
+      default: WATERMARK_DEFAULTS.color,
       description: 'Text only.',
     }),
-    position: described(v.nullish(v.picklist(WATERMARK_POSITIONS, `Must be one of: ${WATERMARK_POSITIONS.join(', ')}`)), { default: 'center' }),
+    position: described(v.nullish(v.picklist(WATERMARK_POSITIONS, `Must be one of: ${WATERMARK_POSITIONS.join(', ')}`)), { default: WATERMARK_DEFAULTS.position }),
     pages: described(v.nullish(PageRangesSchema), { description: 'Pages to stamp, in pageRanges syntax; default all. Applies after a merge, so it counts the merged pages.' }),
-    layer: described(v.nullish(v.picklist(['over', 'under'], 'Must be one of: over, under')), { default: 'over' }),
+    layer: described(v.nullish(v.picklist(['over', 'under'], 'Must be one of: over, under')), { default: WATERMARK_DEFAULTS.layer }),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;

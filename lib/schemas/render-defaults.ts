@@ -39,6 +39,25 @@ export const RENDER_DEFAULTS = {
     outline: false,
     tagged: false,
   },
+  /** `pdf.watermark`, the look of the stamp (issue 23). */
+  watermark: {
+    opacity: 0.5,
+    rotation: 0,
+    fontSize: 48,
+    color: '#808080',
+    position: 'center',
+    layer: 'over',
+  },
+  /** `pdf.protection.permissions`: an unset permission is allowed, as readers assume without encryption. */
+  protectionPermissions: {
+    print: 'highResolution',
+    modify: true,
+    copy: true,
+    annotate: true,
+    fillForms: true,
+    accessibility: true,
+    assemble: true,
+  },
   webhook: {
     receiveType: 'URL',
     method: 'POST',

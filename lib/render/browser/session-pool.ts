@@ -86,8 +86,12 @@ export type SessionPool = {
   recover(claim: Claim): void;
   /** The render's claim ends: a worn browser whose last render this was is replaced now. */
   finish(claim: Claim): void;
-  /** A render is coming: open the session of the render after it (at most two ahead; one with a post-response phase). */
-  anticipate(): void;
+  /**
+   * A render is coming: open the session of the render after it (at most two
+   * ahead; one with a post-response phase), or `ahead` sessions for an
+   * invocation that renders that many more (a merge's parts).
+   */
+  anticipate(ahead?: number): void;
   /**
    * The answer is out (with `deferred`): closes the used session, opens the
    * next one, replaces a worn or lost browser. When `signal` aborts, what is
@@ -287,7 +291,7 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
       }
     },
 
-    anticipate() {
+    anticipate(ahead) {
       // Called as an invocation that will render begins, before its checks (auth, rate, quota: round
       // trips to DynamoDB, during which this process and Chromium sit idle). The session the render
       // after this one will take starts opening now: Chromium starting a renderer process is most of
@@ -296,7 +300,9 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
       // leaves the second for the next one).
       const s = supervisor.current();
       // With a post-response phase the next session was opened after the last answer: one is enough.
-      if (mode === 'multi-process' && s) prepareSpare(s, deferred ? 1 : 2);
+      // A merge asks for its next parts' sessions as it goes: with a post-response phase nothing else
+      // would open them before their parts, and each would open on the critical path.
+      if (mode === 'multi-process' && s) prepareSpare(s, ahead ?? (deferred ? 1 : 2));
     },
 
     async afterAnswer(signal) {

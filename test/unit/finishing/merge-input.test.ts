@@ -4,6 +4,7 @@ import { PDFDocument } from '@cantoo/pdf-lib';
 import { NotFoundError, ValidationError } from '../../../lib/errors.js';
 import { mergeInput, mergeUnits } from '../../../lib/plan/merge-input.js';
 import { protectStep } from '../../../lib/finishing/protect.js';
+import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 import type { MergeRequestOutput } from '../../../lib/schemas/merge-requests.js';
 import type { Template } from '../../../lib/templates/template-store.js';
 
@@ -28,7 +29,7 @@ const fieldsOf = async (parts: MergeRequestOutput['parts']) => {
 describe('mergeInput', () => {
   it('refuses an existing PDF that does not parse or is encrypted, naming the part', async () => {
     // Prepare
-    const encrypted = Buffer.from(await protectStep({ userPassword: 'secret' })(await onePage()));
+    const encrypted = Buffer.from(await protectStep({ userPassword: 'secret', permissions: RENDER_DEFAULTS.protectionPermissions })(await onePage()));
     const page = { page: { html: 'PHA+eDwvcD4=' } };
 
     // Act / Assess
