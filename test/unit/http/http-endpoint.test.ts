@@ -87,7 +87,8 @@ type Options = {
 /** A real middy pipeline around a fake endpoint, with in-memory tokens and usage counters. */
 function build(opts: Options = {}) {
   const { logger, lines } = capturingLogger();
-  const usage = memoryUsageStore(fakeTokens());
+  const tokens = fakeTokens();
+  const usage = memoryUsageStore(tokens);
   usage.saturate(hashToken(HAMMERED));
   let handled = 0;
   const handler = httpEndpoint(
@@ -114,7 +115,12 @@ function build(opts: Options = {}) {
   const usedBy = (token: string) => usage.usedBy(hashToken(token), billingPeriod(new Date()).key);
   /** Spends the LIMITED token's only unit, as an earlier request would have. */
   const spendLimited = async () => assert.equal((await call(event({ token: LIMITED, body: VALID }))).status, 200);
-  return { call, lines, usage, usedBy, spendLimited, handled: () => handled };
+  /** Deactivates a token in the store the admissions read, as `tokens deactivate` does. */
+  const deactivate = (token: string) => {
+    const record = tokens(hashToken(token));
+    if (record) record.active = false;
+  };
+  return { call, lines, usage, usedBy, spendLimited, deactivate, handled: () => handled };
 }
 
 describe('httpEndpoint (the shared middleware stack)', () => {
@@ -457,6 +463,21 @@ describe('httpEndpoint quota', () => {
 
     // Assess: calls before each render, cumulated: 2 for the first, then 1 more
     assert.deepEqual(counts, [2, 3]);
+  });
+
+  it('refuses a deactivated token at its next request, although this instance knows its account for template loads', async () => {
+    // Prepare
+    const endpoint = build({ spendsQuota: true, preload: async () => 'template' });
+    const first = await endpoint.call(event({ token: LIMITED, body: VALID }));
+    endpoint.deactivate(LIMITED);
+
+    // Act
+    const next = await endpoint.call(event({ token: LIMITED, body: VALID }));
+
+    // Assess
+    assert.equal(first.status, 200);
+    assert.equal(next.status, 403);
+    assert.equal(endpoint.handled(), 1, 'the second request rendered nothing');
   });
 
   it('hands the handler its spend, keyed by the API Gateway request id', async () => {
