@@ -55,7 +55,7 @@ function cgroupOf(pid: number, controller: string): string | undefined {
  */
 function sweepAbandoned(base: string): void {
   for (const entry of readdirSync(base)) {
-    const owner = /^docrender-[a-z]+-(\d+)$/.exec(entry)?.[1];
+    const owner = /^docrender-[a-z0-9]+-(\d+)$/.exec(entry)?.[1];
     if (owner === undefined || existsSync(`/proc/${owner}`)) continue;
     try {
       rmdirSync(join(base, entry));

@@ -7,7 +7,7 @@
  * go to bench/results/ as JSON. See bench/README.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, release } from 'node:os';
+import { cpus, loadavg, totalmem, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,7 +18,8 @@ import { MB_PER_VCPU, openCpuShare, type CpuShare } from './cpu-share.js';
 import { LATE_TEXT, startPageServer } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
 import { samplePeakMemory, treeCpuMs, treeMemory, type TreeMemory } from './process-memory.js';
-import { CONFIGURED_MEMORY_MB, printReport, type BenchResults, type LatencyResult, type ThroughputLevel } from './report.js';
+import { printReport, type BenchResults, type CpuShareResult, type CpuShareRow, type LatencyResult, type ServerSideSummary, type ThroughputLevel } from './report.js';
+import { CONFIGURED_MEMORY_MB } from './cost.js';
 import { measureFinishing, printFinishing, type FinishingResult } from './finishing.js';
 import { latencyScenarios, throughputScenario, type Scenario } from './scenarios.js';
 import { startBenchService, type BenchService, type ServerSide } from './service-client.js';
@@ -30,10 +31,11 @@ type Phase = (typeof PHASES)[number];
 
 const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,finishing,throughput,cold,cpu] [--scenarios id,id]
 
-  --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 2–3 minutes
+  --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 13 minutes on 2 busy cores
   --runs N      measured runs per latency scenario and side after warm-up (default 20)
   --warmup N    warm-up runs per scenario and side (default 3)
-  --pause MS    idle time between two renders of the latency runs (default 250)
+  --pause MS    idle time between two turns of the latency runs (default 250)
+  --think MS    the think-time client's wait between an answer and its next request (default 1000)
   --only LIST   run only these phases
   --scenarios   run only these latency scenarios (ids as printed)
   --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
@@ -48,6 +50,7 @@ function options() {
       runs: { type: 'string' },
       warmup: { type: 'string' },
       pause: { type: 'string' },
+      think: { type: 'string' },
       only: { type: 'string' },
       scenarios: { type: 'string' },
       out: { type: 'string' },
@@ -70,6 +73,7 @@ function options() {
     runs: int(values.runs, quick ? 5 : 20),
     warmup: int(values.warmup, quick ? 1 : 3),
     pauseMs: int(values.pause, 250),
+    thinkMs: int(values.think, 1000),
     phases,
     scenarioIds: values.scenarios?.split(',').map((s) => s.trim()),
     throughputCount: (concurrency: number) => (quick ? Math.max(8, 2 * concurrency) : Math.max(16, 4 * concurrency)),
@@ -85,50 +89,61 @@ function options() {
 type Options = ReturnType<typeof options>;
 
 /**
- * The Lambda-like CPU limit: one cgroup for the service's function instances
- * (their Node process and Chromium; not the API emulation or the AWS
- * emulators, which are not in a Lambda's sandbox), one for bare Puppeteer,
- * each with the CPU share of the function's memory size. Only one instance
- * renders at a time in the latency runs, so one group stands for "the
- * Lambda's CPU".
+ * The Lambda-like CPU limit: one cgroup per function instance (its Node
+ * process and its Chromium), since each is an execution environment with a
+ * CPU share of its own on Lambda (an instance in its post-response phase does
+ * not slow the one rendering the next request), one for bare Puppeteer and
+ * one for the cold starts, each with the CPU share of the function's memory
+ * size. The API emulation and the AWS emulators stay outside, as they are
+ * outside a Lambda's sandbox.
  */
 type LambdaCpu = {
-  service: CpuShare;
-  bare: CpuShare;
+  kind: CpuShare['kind'];
   vcpu: number;
-  /** Sets both groups to the share of `memoryMb` (or lifts the limit with `undefined`). */
+  /** Sets every group to the share of `memoryMb` (or lifts the limit with `undefined`). */
   limit(memoryMb: number | undefined): void;
-  /** Moves the current instances (new ones appear on demand) and bare's tree into their groups. */
+  /** Moves each instance (a group of its own; new ones appear on demand) and bare's tree into their groups. */
   enrol(bench: BenchService, bare: BareClient): void;
+  /** The group a cold-start process of `side` goes into. */
+  cold(side: 'service' | 'bare'): CpuShare;
   close(): void;
 };
 
 function openLambdaCpu(memoryMb: number): LambdaCpu | undefined {
   const vcpu = memoryMb / MB_PER_VCPU;
   if (vcpu > cpus().length) return undefined;
-  const service = openCpuShare('lambda');
-  if (!service) return undefined;
   const bare = openCpuShare('bare');
-  if (!bare) {
-    service.close();
+  if (!bare) return undefined;
+  const coldService = openCpuShare('cold');
+  if (!coldService) {
+    bare.close();
     return undefined;
   }
+  const instances = new Map<number, CpuShare>();
+  let share = vcpu;
   const cpu: LambdaCpu = {
-    service,
-    bare,
+    kind: bare.kind,
     vcpu,
     limit(mb) {
-      const share = mb === undefined ? cpus().length : mb / MB_PER_VCPU;
-      service.limit(share);
-      bare.limit(share);
+      share = mb === undefined ? cpus().length : mb / MB_PER_VCPU;
+      for (const group of [bare, coldService, ...instances.values()]) group.limit(share);
     },
     enrol(bench, bareClient) {
-      service.add(bench.instancePids());
+      for (const root of bench.instanceRoots()) {
+        let group = instances.get(root);
+        if (!group) {
+          group = openCpuShare(`lambda${instances.size}`);
+          if (!group) continue;
+          group.limit(share);
+          instances.set(root, group);
+        }
+        group.add([root]);
+      }
       bare.add([bareClient.pid]);
     },
+    cold: (side) => (side === 'service' ? coldService : bare),
     close() {
-      service.close();
-      bare.close();
+      for (const group of [bare, coldService, ...instances.values()]) group.close();
     },
   };
   cpu.limit(memoryMb);
@@ -164,83 +179,112 @@ async function checkOutputs(bench: BenchService, scenarios: Scenario[]): Promise
     }
     checks[scenario.id] = entry;
   }
-  bench.takeServerSide();
+  bench.forgetServerSide();
   return checks;
 }
 
-/** The latency runs of one scenario: service, bare (fresh context) and optionally bare (reused page), in rotating order. */
-async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options, afterWarmup?: () => void): Promise<LatencyResult> {
-  // serviceUnfrozen and bareUnfrozen: each side let run between requests (not Lambda-like; the secondary rows).
-  type Side = 'service' | 'bare' | 'bareReused' | 'serviceUnfrozen' | 'bareUnfrozen';
-  const sides: Side[] = scenario.reusedPageReference ? ['service', 'bare', 'bareReused', 'serviceUnfrozen', 'bareUnfrozen'] : ['service', 'bare'];
-  const times: Record<Side, number[]> = { service: [], bare: [], bareReused: [], serviceUnfrozen: [], bareUnfrozen: [] };
-  const bytes: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0, bareUnfrozen: 0 };
-  const server: ServerSide[] = [];
-  // CPU used per render by the side's whole process tree (the function instances and their Chromium;
-  // bare's process and its Chromium), from the call to the end of the pause after it.
-  const cpuMs: Record<Side, number> = { service: 0, bare: 0, bareReused: 0, serviceUnfrozen: 0, bareUnfrozen: 0 };
-  const treeOf = (side: Side) => (side === 'service' || side === 'serviceUnfrozen' ? bench.instancePids() : processTree(bare.pid));
-  const once = async (side: Side): Promise<number> => {
-    if (side === 'service' || side === 'serviceUnfrozen') {
+/**
+ * The latency runs of one scenario, in rotating order each round: the
+ * service to a sequential client (a request sent the moment the previous
+ * answer arrives: one unmeasured request, then the measured one right after
+ * its answer, while the first one's environment is still in its
+ * post-response phase), the service to a client with think time (the
+ * measured request sent `thinkMs` after the previous answer: every
+ * environment has ended its post-response phase), bare on a fresh context
+ * and, for some, bare on a reused page.
+ */
+async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options, afterTurn?: () => void): Promise<LatencyResult> {
+  const sides: LatencySide[] = scenario.reusedPageReference ? ['sequential', 'think', 'bare', 'bareReused'] : ['sequential', 'think', 'bare'];
+  const times: Record<LatencySide, number[]> = { sequential: [], think: [], bare: [], bareReused: [] };
+  const bytes: Record<LatencySide, number> = { sequential: 0, think: 0, bare: 0, bareReused: 0 };
+  const server: Record<'sequential' | 'think', ServerSide[]> = { sequential: [], think: [] };
+  // CPU used per render by the side's whole process tree (every function instance and its Chromium;
+  // bare's process and its Chromium), from before the turn to the end of its invocations.
+  const cpuMs: Record<LatencySide, number> = { sequential: 0, think: 0, bare: 0, bareReused: 0 };
+  const rendersForCpu: Record<LatencySide, number> = { sequential: 0, think: 0, bare: 0, bareReused: 0 };
+  const isService = (side: LatencySide) => side === 'sequential' || side === 'think';
+  const treeOf = (side: LatencySide) => (isService(side) ? bench.instancePids() : processTree(bare.pid));
+  /** One turn of a side: its measured time, the service calls it made (for their REPORT lines) and how many renders it cost. */
+  const turn = async (side: LatencySide): Promise<{ ms: number; calls: string[]; measured: string | undefined; renders: number }> => {
+    if (side === 'sequential') {
+      const lead = await bench.call(scenario.endpoint, scenario.body);
       const call = await bench.call(scenario.endpoint, scenario.body);
-      // The runtime froze the instance before answering; this lets it finish what it left for later.
-      if (side === 'serviceUnfrozen') bench.thaw();
       bytes[side] = call.bytes;
-      return call.ms;
+      return { ms: call.ms, calls: [lead.requestId, call.requestId], measured: call.requestId, renders: 2 };
     }
-    const outcome = await bare.render(scenario.bare, side === 'bareReused' ? 'page' : 'context', side !== 'bareUnfrozen');
+    if (side === 'think') {
+      await sleep(opts.thinkMs);
+      const call = await bench.call(scenario.endpoint, scenario.body);
+      bytes[side] = call.bytes;
+      return { ms: call.ms, calls: [call.requestId], measured: call.requestId, renders: 1 };
+    }
+    const outcome = await bare.render(scenario.bare, side === 'bareReused' ? 'page' : 'context', true);
     bytes[side] = outcome.bytes;
-    return outcome.ms;
+    return { ms: outcome.ms, calls: [], measured: undefined, renders: 1 };
   };
   for (let i = 0; i < opts.warmup + opts.runs; i += 1) {
     const measured = i >= opts.warmup;
-    if (i === opts.warmup) afterWarmup?.();
     // Rotate who goes first, so that neither side always follows the other's leftovers.
-    const order = sides.map((_, k) => sides[(k + i) % sides.length] as Side);
+    const order = sides.map((_, k) => sides[(k + i) % sides.length] as LatencySide);
     for (const side of order) {
       const cpuBefore = treeCpuMs(treeOf(side));
-      const ms = await once(side);
-      if (measured) times[side].push(ms);
+      const done = await turn(side);
+      // The service's invocations end with their post-response phase (their REPORT line): the CPU read waits for it.
+      const seen = done.calls.length ? await bench.serverSide(done.calls) : [];
+      if (measured) {
+        times[side].push(done.ms);
+        cpuMs[side] += treeCpuMs(treeOf(side)) - cpuBefore;
+        rendersForCpu[side] += done.renders;
+        const mine = seen.find((entry) => entry.requestId === done.measured);
+        if (mine && (side === 'sequential' || side === 'think')) server[side].push(mine);
+      }
       await sleep(opts.pauseMs);
-      if (measured) cpuMs[side] += treeCpuMs(treeOf(side)) - cpuBefore;
-      const seen = bench.takeServerSide();
-      if (side === 'service' && measured) server.push(...seen);
+      afterTurn?.();
     }
   }
-  const serviceSummary = summarize(times.service);
-  const bareSummary = summarize(times.bare);
-  const median = (pick: (s: ServerSide) => number) => summarize(server.map(pick).filter((x) => Number.isFinite(x))).median;
-  const phaseNames = [...new Set(server.flatMap((s) => Object.keys(s.phases)))];
+  const perRender = (side: LatencySide) => (rendersForCpu[side] ? Math.round(cpuMs[side] / rendersForCpu[side]) : NaN);
+  const reused = scenario.reusedPageReference;
   return {
     id: scenario.id,
     title: scenario.title,
-    service: serviceSummary,
-    bare: bareSummary,
-    bareReusedPage: scenario.reusedPageReference ? summarize(times.bareReused) : undefined,
-    serviceUnfrozen: scenario.reusedPageReference ? summarize(times.serviceUnfrozen) : undefined,
-    bareUnfrozen: scenario.reusedPageReference ? summarize(times.bareUnfrozen) : undefined,
-    bytes: { service: bytes.service, bare: bytes.bare },
+    sequential: summarize(times.sequential),
+    think: summarize(times.think),
+    bare: summarize(times.bare),
+    bareReusedPage: reused ? summarize(times.bareReused) : undefined,
+    bytes: { service: bytes.sequential, bare: bytes.bare },
     cpuMsPerRender: {
-      service: Math.round(cpuMs.service / opts.runs),
-      bare: Math.round(cpuMs.bare / opts.runs),
-      ...(scenario.reusedPageReference ? { bareReusedPage: Math.round(cpuMs.bareReused / opts.runs) } : {}),
+      sequential: perRender('sequential'),
+      think: perRender('think'),
+      bare: perRender('bare'),
+      ...(reused ? { bareReusedPage: perRender('bareReused') } : {}),
     },
-    serverSide: server.length
-      ? {
-          samples: server.length,
-          apiMs: median((s) => s.api),
-          handlerMs: median((s) => s.handler),
-          renderMs: median((s) => s.render),
-          phases: Object.fromEntries(phaseNames.map((name) => [name, median((s) => s.phases[name] ?? NaN)])),
-        }
-      : undefined,
+    serverSide: { sequential: summarizeServerSide(server.sequential), think: summarizeServerSide(server.think) },
     raw: {
-      service: times.service,
+      sequential: times.sequential,
+      think: times.think,
       bare: times.bare,
-      bareReusedPage: scenario.reusedPageReference ? times.bareReused : undefined,
-      serviceUnfrozen: scenario.reusedPageReference ? times.serviceUnfrozen : undefined,
-      bareUnfrozen: scenario.reusedPageReference ? times.bareUnfrozen : undefined,
+      bareReusedPage: reused ? times.bareReused : undefined,
+      billedSequential: server.sequential.map((s) => s.billed),
+      billedThink: server.think.map((s) => s.billed),
     },
+  };
+}
+
+type LatencySide = 'sequential' | 'think' | 'bare' | 'bareReused';
+
+/** Medians of the service's own figures over the measured requests of one row. */
+function summarizeServerSide(entries: ServerSide[]): ServerSideSummary | undefined {
+  if (!entries.length) return undefined;
+  const median = (pick: (s: ServerSide) => number) => summarize(entries.map(pick).filter((x) => Number.isFinite(x))).median;
+  const phaseNames = [...new Set(entries.flatMap((s) => Object.keys(s.phases)))];
+  return {
+    samples: entries.length,
+    apiMs: median((s) => s.api),
+    handlerMs: median((s) => s.handler),
+    postResponseMs: median((s) => s.postResponse),
+    billedMs: median((s) => s.billed),
+    renderMs: median((s) => s.render),
+    phases: Object.fromEntries(phaseNames.map((name) => [name, median((s) => s.phases[name] ?? NaN)])),
   };
 }
 
@@ -312,7 +356,7 @@ async function measureThroughput(bench: BenchService, bare: BareClient, opts: Op
     }
     const reused = await bare.throughput(scenario.bare, 'page', concurrency, count);
     await sleep(500);
-    bench.takeServerSide();
+    bench.forgetServerSide();
     levels.push({
       concurrency,
       renders: service.count,
@@ -328,16 +372,17 @@ async function measureThroughput(bench: BenchService, bare: BareClient, opts: Op
 async function measureColdStarts(bench: BenchService, opts: Options, cpu: LambdaCpu | undefined): Promise<ColdRun[]> {
   await buildColdStartBundles();
   const runs: ColdRun[] = [];
+  // Fresh /tmp first: it is the headline (every new Lambda environment starts with an empty /tmp).
   const plan: Array<{ unpacked: boolean; times: number }> = [
-    { unpacked: true, times: opts.coldRuns.unpacked },
     { unpacked: false, times: opts.coldRuns.fresh },
+    { unpacked: true, times: opts.coldRuns.unpacked },
   ];
   for (const { unpacked, times } of plan) {
     for (let i = 0; i < times; i += 1) {
       const order: Array<'service' | 'bare'> = i % 2 === 0 ? ['bare', 'service'] : ['service', 'bare'];
       for (const side of order) {
         // Into its group as soon as it exists: Chromium, started later, is born inside.
-        const run = await coldStart(side, unpacked, side === 'service' ? bench.handlerEnv : {}, (pid) => (side === 'service' ? cpu?.service : cpu?.bare)?.add([pid]));
+        const run = await coldStart(side, unpacked, side === 'service' ? bench.handlerEnv : {}, (pid) => cpu?.cold(side).add([pid]));
         runs.push(run);
         log(`  cold ${side} (${unpacked ? 'binary unpacked' : 'fresh /tmp'}): ${Math.round(run.totalMs)} ms`);
         await sleep(500);
@@ -350,13 +395,15 @@ async function measureColdStarts(bench: BenchService, opts: Options, cpu: Lambda
 /**
  * Render time of the service and bare Puppeteer under the CPU share Lambda
  * gives each memory size, frozen between invocations as everywhere else: the
- * memory-size sweep the cost table is computed from.
+ * memory-size sweep the cost table is computed from. Each service request is
+ * sent once the previous invocation has ended (post-response phase
+ * included), and what it is billed is read from its REPORT line.
  */
-async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Options, scenarios: Scenario[], cpu: LambdaCpu | undefined) {
-  if (!cpu) return { available: false as const, reason: 'no writable cgroup cpu controller (needs root in a container, or a delegated cgroup), or --no-cpu-limit' };
+async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Options, scenarios: Scenario[], cpu: LambdaCpu | undefined): Promise<CpuShareResult> {
+  if (!cpu) return { available: false, reason: 'no writable cgroup cpu controller (needs root in a container, or a delegated cgroup), or --no-cpu-limit' };
   const picked = scenarios.filter((s) => s.id === 'pdf-small' || s.id === 'pdf-table-20p' || s.id === 'png-1280x800');
   const sizes = [1024, 1536, 2048, 3008].filter((mb) => mb / MB_PER_VCPU <= cpus().length);
-  const rows: Array<{ memoryMb: number; vcpu: number; scenario: string; service: ReturnType<typeof summarize>; bare: ReturnType<typeof summarize>; handlerMs: number }> = [];
+  const rows: CpuShareRow[] = [];
   cpu.enrol(bench, bare);
   for (const memoryMb of sizes) {
     const vcpu = memoryMb / MB_PER_VCPU;
@@ -365,10 +412,11 @@ async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Opti
       const service: number[] = [];
       const bareTimes: number[] = [];
       const handler: number[] = [];
+      const billed: number[] = [];
       for (let i = 0; i < 1 + opts.cpuRuns; i += 1) {
         const s = await bench.call(scenario.endpoint, scenario.body);
+        const seen = await bench.serverSide([s.requestId]);
         await sleep(opts.pauseMs);
-        const seen = bench.takeServerSide();
         const b = await bare.render(scenario.bare, 'context', true);
         await sleep(opts.pauseMs);
         // The warm-up call may have started a new instance (an idle one is stopped after 5 minutes): enrol it.
@@ -378,13 +426,25 @@ async function measureCpuShare(bench: BenchService, bare: BareClient, opts: Opti
         }
         service.push(s.ms);
         bareTimes.push(b.ms);
-        for (const entry of seen) handler.push(entry.handler);
+        for (const entry of seen) {
+          handler.push(entry.handler);
+          billed.push(entry.billed);
+        }
       }
-      rows.push({ memoryMb, vcpu: Math.round(vcpu * 100) / 100, scenario: scenario.id, service: summarize(service), bare: summarize(bareTimes), handlerMs: summarize(handler).median });
-      log(`  ${memoryMb} MB (${vcpu.toFixed(2)} vCPU) ${scenario.id}: service ${summarize(service).median} ms, bare ${summarize(bareTimes).median} ms`);
+      const finite = (values: number[]) => values.filter((x) => Number.isFinite(x));
+      rows.push({
+        memoryMb,
+        vcpu: Math.round(vcpu * 100) / 100,
+        scenario: scenario.id,
+        service: summarize(service),
+        bare: summarize(bareTimes),
+        handlerMs: summarize(handler).median,
+        billedMs: summarize(finite(billed)).median,
+      });
+      log(`  ${memoryMb} MB (${vcpu.toFixed(2)} vCPU) ${scenario.id}: service ${summarize(service).median} ms, bare ${summarize(bareTimes).median} ms, billed ${summarize(finite(billed)).median} ms`);
     }
   }
-  return { available: true as const, method: cpu.service.kind, rows };
+  return { available: true, method: cpu.kind, rows };
 }
 
 async function main(): Promise<void> {
@@ -401,6 +461,7 @@ async function main(): Promise<void> {
     const scenarios = latencyScenarios(pages.articleUrl).filter((s) => !opts.scenarioIds || opts.scenarioIds.includes(s.id));
     const results: BenchResults = {
       date: startedAt.toISOString(),
+      loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
       machine: {
         cpu: cpus()[0]?.model ?? 'unknown',
         cpus: cpus().length,
@@ -409,7 +470,7 @@ async function main(): Promise<void> {
         node: process.version,
         chromium: launched.version,
       },
-      options: { quick: opts.quick, runs: opts.runs, warmup: opts.warmup, pauseMs: opts.pauseMs },
+      options: { quick: opts.quick, runs: opts.runs, warmup: opts.warmup, pauseMs: opts.pauseMs, thinkMs: opts.thinkMs },
     };
 
     log('Warming up and checking one output of each scenario…');
@@ -419,7 +480,7 @@ async function main(): Promise<void> {
       frozen: true,
       memoryMb: opts.memoryMb,
       vcpu: cpu ? Math.round(cpu.vcpu * 100) / 100 : null,
-      cpuLimit: cpu ? `${cpu.service.kind} CPU quota` : opts.cpuLimit ? 'none: no writable cgroup cpu controller, or fewer cores than the share' : 'none (--no-cpu-limit)',
+      cpuLimit: cpu ? `${cpu.kind} CPU quota, one group per instance` : opts.cpuLimit ? 'none: no writable cgroup cpu controller, or fewer cores than the share' : 'none (--no-cpu-limit)',
     };
     log(cpu ? `Lambda-like: instances frozen between invocations, CPU limited to ${cpu.vcpu.toFixed(2)} vCPU (${opts.memoryMb} MB)` : 'Lambda-like: instances frozen between invocations, CPU not limited');
 
@@ -427,13 +488,14 @@ async function main(): Promise<void> {
       results.latency = [];
       for (const scenario of scenarios) {
         log(`Latency: ${scenario.title}`);
-        // New instances start on demand (an idle one is stopped after 5 minutes): enrol whatever
-        // exists now, and again once the warm-up has started any that were missing.
+        // New instances start on demand (the sequential client keeps two busy; an idle one is stopped
+        // after 5 minutes): each gets its own CPU group as soon as it exists.
         const running = service;
         cpu?.enrol(running, bare);
         const result = await measureLatency(running, bare, scenario, opts, () => cpu?.enrol(running, bare));
         results.latency.push(result);
-        log(`  service ${result.service.median} ms, bare ${result.bare.median} ms`);
+        const billed = (side: 'sequential' | 'think') => result.serverSide[side]?.billedMs ?? NaN;
+        log(`  service sequential ${result.sequential.median} ms (billed ${billed('sequential')}), think time ${result.think.median} ms (billed ${billed('think')}), bare ${result.bare.median} ms`);
       }
     }
     let finishing: FinishingResult | undefined;

@@ -5,19 +5,12 @@ import { join } from 'node:path';
 import { startService, type RunningService } from '../test/helpers/service.js';
 import { processTree } from '../lib/local/process-tree.js';
 import { childrenMatching } from './process-memory.js';
+import { emptyServiceLog, readServiceLines, serverSideOf, type ServerSide } from './service-log.js';
 
-/** Where the time of one service request went, in milliseconds, from the service's own log lines. */
-export type ServerSide = {
-  /** The local API Gateway emulation: request read to response written (whole milliseconds). */
-  api: number;
-  /** The Lambda handler: the middy stack from its first middleware to its last. */
-  handler: number;
-  /** The renderer, and its phases (context, setup, navigate, wait, capture). */
-  render: number;
-  phases: Record<string, number>;
-};
+export type { ServerSide };
 
-export type ServiceCall = { ms: number; bytes: number; status: number; server?: ServerSide };
+/** One request as the client saw it: the time to the whole file, and API Gateway's id of it. */
+export type ServiceCall = { ms: number; bytes: number; status: number; requestId: string };
 
 /** The local service as the benchmark drives it. */
 export type BenchService = {
@@ -30,13 +23,17 @@ export type BenchService = {
   call(endpoint: string, body: unknown): Promise<ServiceCall>;
   /** Every process of the function instances (their Node process and Chromium): what Lambda would bill and freeze. */
   instancePids(): number[];
+  /** The Node process of each function instance: one execution environment each. */
+  instanceRoots(): number[];
   /**
-   * Lets the frozen instances run again until their next invocation, as a
-   * server that is not frozen between requests would (the secondary row).
+   * The server-side figures of these calls (by `ServiceCall.requestId`), in
+   * their order, once their invocations have ended (the REPORT line comes
+   * after the post-response phase), waiting up to `waitMs` for it. Calls whose
+   * lines never came are left out; a call without a REPORT line has NaN there.
    */
-  thaw(): void;
-  /** The server-side figures of the calls made since the last `takeServerSide()`, in order. */
-  takeServerSide(): ServerSide[];
+  serverSide(requestIds: string[], waitMs?: number): Promise<ServerSide[]>;
+  /** Forgets the lines of calls nobody will ask about (warm-ups, throughput runs). */
+  forgetServerSide(): void;
   /** Stops the service and removes what the run left in the temporary directory. */
   stop(): Promise<void>;
 };
@@ -66,8 +63,17 @@ export async function startBenchService(): Promise<BenchService> {
     BENCH_TOKEN: token,
   };
 
-  const instancePids = () => (pid === undefined ? [] : childrenMatching(pid, 'lambda-instance')).flatMap((instance) => processTree(instance));
+  const instanceRoots = () => (pid === undefined ? [] : childrenMatching(pid, 'lambda-instance'));
+  const instancePids = () => instanceRoots().flatMap((instance) => processTree(instance));
   let consumed = service.output().length;
+  const log = emptyServiceLog();
+  const read = () => {
+    const text = service.output().slice(consumed);
+    // Only whole lines: the rest is read next time.
+    const end = text.lastIndexOf('\n') + 1;
+    consumed += end;
+    readServiceLines(text.slice(0, end), log);
+  };
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
   return {
@@ -84,56 +90,41 @@ export async function startBenchService(): Promise<BenchService> {
       if (res.status !== 200) {
         throw new Error(`${endpoint} answered ${res.status}: ${Buffer.from(data).toString('utf8').slice(0, 500)}`);
       }
-      return { ms, bytes: data.byteLength, status: res.status };
+      return { ms, bytes: data.byteLength, status: res.status, requestId: res.headers.get('apigw-requestid') ?? '' };
     },
     instancePids,
-    thaw() {
-      for (const target of instancePids()) {
-        try {
-          process.kill(target, 'SIGCONT');
-        } catch {
-          // gone meanwhile
-        }
-      }
-    },
+    instanceRoots,
     async stop() {
       await service.stop();
       rmSync(stackDir, { recursive: true, force: true });
     },
-    takeServerSide() {
-      const text = service.output().slice(consumed);
-      // Only whole lines: the rest is read next time.
-      const end = text.lastIndexOf('\n') + 1;
-      consumed += end;
-      return parseServerSide(text.slice(0, end));
+    async serverSide(requestIds, waitMs = 5_000) {
+      const until = performance.now() + waitMs;
+      for (;;) {
+        read();
+        const done = requestIds.every((id) => {
+          const handler = log.handlers.get(id);
+          // A handler line without Lambda's request id can never be paired with its REPORT line: no use waiting.
+          return handler !== undefined && (handler.lambdaRequestId === '' || log.reports.has(handler.lambdaRequestId));
+        });
+        if (done || performance.now() >= until) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const found: ServerSide[] = [];
+      for (const id of requestIds) {
+        const handler = log.handlers.get(id);
+        if (!handler) continue;
+        const report = log.reports.get(handler.lambdaRequestId);
+        log.handlers.delete(id);
+        log.reports.delete(handler.lambdaRequestId);
+        found.push(serverSideOf(handler, report));
+      }
+      return found;
+    },
+    forgetServerSide() {
+      read();
+      log.handlers.clear();
+      log.reports.clear();
     },
   };
-}
-
-/** Pairs the emulation's access lines (`POST /v1/pdf 200 123 ms`) with the handler's request log lines, in order. */
-export function parseServerSide(text: string): ServerSide[] {
-  const api: number[] = [];
-  const handlers: Array<{ durationMs: number; timings: Record<string, number> }> = [];
-  for (const line of text.split('\n')) {
-    const access = /^POST \/v1\/\S+ 200 (\d+) ms$/.exec(line.trim());
-    if (access) {
-      api.push(Number(access[1]));
-      continue;
-    }
-    if (!line.startsWith('{') || !line.includes('"request"')) continue;
-    try {
-      const entry = JSON.parse(line) as { message?: string; status?: number; durationMs?: number; timings?: Record<string, number> };
-      if (entry.message === 'request' && entry.status === 200 && typeof entry.durationMs === 'number') {
-        handlers.push({ durationMs: entry.durationMs, timings: entry.timings ?? {} });
-      }
-    } catch {
-      // not a log line of ours
-    }
-  }
-  const count = Math.min(api.length, handlers.length);
-  return Array.from({ length: count }, (_, i) => {
-    const handler = handlers[i] as { durationMs: number; timings: Record<string, number> };
-    const { total, ...phases } = handler.timings;
-    return { api: api[i] as number, handler: handler.durationMs, render: total ?? NaN, phases };
-  });
 }

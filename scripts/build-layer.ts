@@ -67,7 +67,7 @@ const NOT_AT_RUN_TIME: Record<string, string[]> = {
 
 /**
  * The zstd level of the Chromium pack, chosen with `npm run bench:unpack`
- * under the CPU share of 1,536 MB (README, Performance): streamed, every
+ * under the CPU share of 1,536 MB (bench/README.md, findings): streamed, every
  * level unpacked in 0.34–0.49× brotli's time (1.2–1.5 s of CPU against
  * brotli's 2.9 s), level 3 fastest of them in that run; higher levels save
  * up to 10 MB of layer for no faster unpack, and 12 takes a minute to

@@ -117,6 +117,8 @@ async function main(): Promise<void> {
       environmentOf: local.environmentOf,
       maxInstances,
       idleMs: idleSeconds * 1000,
+      // Lambda's REPORT line per invocation: what it is billed, its post-response phase included.
+      logReport: (line) => console.log(line),
     });
     cleanups.unshift(() => runtime.stop());
     // A last resort if the process ends without the cleanups (an uncaught error): no instance, no Chromium outlives it.

@@ -10,6 +10,7 @@ import { startInstanceReaper } from './instance-reaper.js';
 import { processTree, signalAll } from './process-tree.js';
 import type { LocalFunction } from './service-definition.js';
 import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
+import { formatReportLine } from './report-line.js';
 
 /** What one invocation ended with, as the Lambda service would report it. */
 export type Invocation =
@@ -50,6 +51,12 @@ export type LambdaRuntimeOptions = {
   idleMs?: number;
   /** Where runtime errors (timeouts, crashes) are reported; defaults to stderr. */
   logError?: (line: string) => void;
+  /**
+   * Where each invocation's `REPORT` line goes once it has ended (its
+   * post-response phase included), as Lambda writes one to the function's
+   * log; none: not written.
+   */
+  logReport?: (line: string) => void;
 };
 
 type Instance = {
@@ -65,6 +72,8 @@ type Instance = {
   /** Settles the invocation in flight when the process dies. */
   onExit?: (error: Error) => void;
   exited: Promise<void>;
+  /** How long INIT took (spawn to every extension and the runtime waiting), until the first invocation reports it. */
+  initMs?: number;
 };
 
 const INSTANCE_ENTRY = fileURLToPath(new URL('./lambda-instance.ts', import.meta.url));
@@ -129,6 +138,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     });
     const extensions = createExtensionsApi({ functionName: fn.name, functionVersion: '$LATEST', handler: fn.handler });
     const instance: Instance = { fn, child, busy: true, frozen: [], extensions, ready: Promise.resolve(), exited: Promise.resolve() };
+    const spawned = performance.now();
     // A send to an instance that just died reports here; its invocation settles through 'exit'.
     child.on('error', (error) => logError(`[${fn.key}] ${error.message}`));
     instance.exited = new Promise((resolve) => {
@@ -145,7 +155,10 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
         clearTimeout(timer);
         child.off('message', onMessage);
         if (error) reject(error);
-        else resolve();
+        else {
+          instance.initMs = performance.now() - spawned;
+          resolve();
+        }
       };
       const onMessage = (message: InstanceMessage) => {
         if (message.type === 'started') {
@@ -254,12 +267,17 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     const deadline = Date.now() + fn.timeoutSeconds * 1000;
     const invokedFunctionArn = `arn:aws:lambda:${opts.region}:${opts.accountId}:function:${fn.name}`;
     const request: InstanceRequest = { type: 'invoke', requestId, event, deadline, invokedFunctionArn };
+    const initMs = instance.initMs;
+    instance.initMs = undefined;
+    let sent = 0;
+    let runtimeMs = 0;
     const outcome = await new Promise<Invocation | 'timeout' | 'crashed'>((resolve) => {
       const timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
       const onMessage = (message: InstanceMessage) => {
         if (message.type !== 'result' || message.requestId !== requestId) return;
         clearTimeout(timer);
         instance.child.off('message', onMessage);
+        runtimeMs = performance.now() - sent;
         const durationMs = Date.now() - started;
         resolve(message.ok ? { ok: true, result: message.result, durationMs } : { ok: false, error: toError(message.error), timedOut: false, durationMs });
       };
@@ -271,6 +289,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
       instance.child.on('message', onMessage);
       // Lambda sends the INVOKE event to the extensions alongside the runtime's.
       instance.extensions.deliver({ eventType: 'INVOKE', deadlineMs: deadline, requestId, invokedFunctionArn, tracing: traceHeader() });
+      sent = performance.now();
       instance.child.send(request);
     });
     instance.onExit = undefined;
@@ -281,13 +300,20 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
       return { ok: false, error: new Error('Task timed out'), timedOut: true, durationMs: Date.now() - started };
     }
     if (outcome === 'crashed') return { ok: false, error: new Error('Runtime exited'), timedOut: false, durationMs: Date.now() - started };
+    let ended: Promise<InvocationEnd>;
     if (instance.extensions.allWaitingNow()) {
       // No extension works on: the invocation ends with its answer (a function without extensions, as before).
       release(instance);
-      return { ...outcome, ended: Promise.resolve({ outcome: 'frozen', postResponseMs: 0 }) };
+      ended = Promise.resolve({ outcome: 'frozen', postResponseMs: 0 });
+    } else {
+      // The answer goes back now; the instance stays busy through its post-response phase.
+      ended = postResponse(instance, requestId, deadline);
     }
-    // The answer goes back now; the instance stays busy through its post-response phase.
-    return { ...outcome, ended: postResponse(instance, requestId, deadline) };
+    if (opts.logReport) {
+      const write = opts.logReport;
+      void ended.then((end) => write(formatReportLine({ requestId, runtimeMs, postResponseMs: end.postResponseMs, memoryMb: instance.fn.memoryMb, initMs })));
+    }
+    return { ...outcome, ended };
   };
 
   /** Waits for every extension to ask for the next event, then frees the instance; past the deadline, discards it. */

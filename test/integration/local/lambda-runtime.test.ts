@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLambdaRuntime, type Invocation, type LambdaRuntime } from '../../../lib/local/lambda-runtime.js';
+import { parseReportLine } from '../../../lib/local/report-line.js';
 import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/local/local-aws.js';
 import type { LocalFunction } from '../../../lib/local/service-definition.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
@@ -34,6 +35,7 @@ describe('createLambdaRuntime', () => {
   let local: LocalAws;
   let runtime: LambdaRuntime;
   const errors: string[] = [];
+  const reportLines: string[] = [];
   const fn = (key: string) => local.service.functions.find((candidate) => candidate.key === key) as LocalFunction;
   const report = (invocation: Invocation): Report => {
     assert.ok(invocation.ok, `invocation failed: ${invocation.ok ? '' : invocation.error.message}`);
@@ -50,6 +52,7 @@ describe('createLambdaRuntime', () => {
       environmentOf: local.environmentOf,
       maxInstances: 2,
       logError: (line) => errors.push(line),
+      logReport: (line) => reportLines.push(line),
     });
   });
   after(async () => {
@@ -120,7 +123,8 @@ describe('createLambdaRuntime', () => {
   });
 
   describe('the Extensions API: the post-response phase', () => {
-    type Answer = { pid: number; registered: boolean; invocations: number };
+    type Answer = { pid: number; registered: boolean; invocations: number; requestId: string };
+    const reportOf = (requestId: string) => reportLines.map(parseReportLine).find((line) => line?.requestId === requestId);
     const answerOf = (invocation: Invocation) => {
       assert.ok(invocation.ok, `invocation failed: ${invocation.ok ? '' : invocation.error.message}`);
       return invocation.result as Answer;
@@ -157,6 +161,26 @@ describe('createLambdaRuntime', () => {
       const third = answerOf(await runtime.invoke(fn('afterwork'), {}));
       assert.ok([answer.pid, answerOf(second).pid].includes(third.pid));
       assert.equal(runtime.instanceCount('afterwork'), 2);
+    });
+
+    it('writes the REPORT line once the post-response phase has ended, that phase in its Billed Duration', async () => {
+      // Prepare
+      const dir = mkdtempSync(path.join(tmpdir(), 'docrender-post-response-'));
+      const go = path.join(dir, 'go');
+
+      // Act
+      const invocation = await runtime.invoke(fn('afterwork'), { go, marker: path.join(dir, 'done') });
+      const answer = answerOf(invocation);
+      const reportAtAnswer = reportOf(answer.requestId);
+      writeFileSync(go, '');
+      const end = await invocation.ended;
+      const report = await waitFor('the REPORT line', () => reportOf(answer.requestId));
+
+      // Assess: none while the extension worked; then the phase the runtime measured, billed on top of the runtime's part
+      assert.equal(reportAtAnswer, undefined, 'REPORT written before the post-response phase ended');
+      assert.equal(report.postResponseMs, end?.postResponseMs);
+      assert.equal(report.billedMs, Math.ceil(report.runtimeMs + report.postResponseMs));
+      assert.equal(report.memoryMb, fn('afterwork').memoryMb);
     });
 
     it("cuts off, by the extension's own bound, work that ignores it: the instance still freezes and stays", async () => {
