@@ -4,8 +4,7 @@
  * conform (see pdfa-fixes.ts), and PDF/UA's document-level requirements.
  */
 import { PDFDict, PDFHexString, PDFName, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
-import type { PdfStep } from './finish-pdf.js';
-import { openPdf, savePdf } from './pdf-document.js';
+import type { DocumentEdit } from './finish-pdf.js';
 import { makeArchival } from './pdfa-fixes.js';
 import { makeAccessible } from './pdfua.js';
 import { buildXmp } from './xmp.js';
@@ -112,13 +111,13 @@ function writeMetadata(doc: PDFDocument, options: ArchiveOptions): void {
   doc.catalog.set(PDFName.of('Metadata'), doc.context.register(stream));
 }
 
-/** The `archive` step for `options`. */
-export function archiveStep(options: ArchiveOptions): PdfStep {
-  return async (pdf) => {
-    const doc = await openPdf(pdf, 'archive');
-    writeMetadata(doc, options);
-    if (options.pdfa) makeArchival(doc, pdfaIdentification(options.pdfa));
-    if (options.pdfua) makeAccessible(doc);
-    return savePdf(doc, 'archive');
+/** The `archive` step for `options`: an edit of the open document (finishPdf parses and saves it). */
+export function archiveStep(options: ArchiveOptions): DocumentEdit {
+  return {
+    edit: (doc) => {
+      writeMetadata(doc, options);
+      if (options.pdfa) makeArchival(doc, pdfaIdentification(options.pdfa));
+      if (options.pdfua) makeAccessible(doc);
+    },
   };
 }

@@ -4,8 +4,7 @@
  * is what PDF/A-3 asks of an embedded file and how Factur-X finds its XML.
  */
 import { AFRelationship } from '@cantoo/pdf-lib';
-import type { PdfStep } from './finish-pdf.js';
-import { openPdf, savePdf } from './pdf-document.js';
+import type { DocumentEdit } from './finish-pdf.js';
 
 import { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship } from '../schemas/pdf-finishing.js';
 
@@ -20,20 +19,20 @@ export type Attachment = {
   relationship: AttachmentRelationship;
 };
 
-/** The `attach` step: embeds `files` in order, dated `now`. */
-export function attachStep(files: Attachment[], now: () => Date = () => new Date()): PdfStep {
-  return async (pdf) => {
-    const doc = await openPdf(pdf, 'attach');
-    const date = now();
-    for (const file of files) {
-      await doc.attach(file.content, file.name, {
-        mimeType: file.mimeType,
-        description: file.description,
-        creationDate: date,
-        modificationDate: date,
-        afRelationship: AFRelationship[file.relationship],
-      });
-    }
-    return savePdf(doc, 'attach');
+/** The `attach` step: embeds `files` in order, dated `now`; an edit of the open document (finishPdf parses and saves it). */
+export function attachStep(files: Attachment[], now: () => Date = () => new Date()): DocumentEdit {
+  return {
+    edit: async (doc) => {
+      const date = now();
+      for (const file of files) {
+        await doc.attach(file.content, file.name, {
+          mimeType: file.mimeType,
+          description: file.description,
+          creationDate: date,
+          modificationDate: date,
+          afRelationship: AFRelationship[file.relationship],
+        });
+      }
+    },
   };
 }

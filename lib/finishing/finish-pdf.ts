@@ -1,11 +1,22 @@
 /**
  * The finishing stage: operations on a printed PDF, after the output layer
  * and before delivery (Gotenberg's PDF engines are the model: each step is a
- * small function from PDF bytes to PDF bytes with its own typed errors).
+ * small function with its own typed errors, the order written down once).
  */
+import type { PDFDocument } from '@cantoo/pdf-lib';
 
-/** One operation on a finished PDF. */
+/** An operation on a finished PDF's bytes, for a step that needs a file of its own (assembly, a drawn stamp, encryption). */
 export type PdfStep = (pdf: Uint8Array) => Promise<Uint8Array>;
+
+/**
+ * An edit of the open document. Parsing and saving are most of what a step
+ * costs, so consecutive edits share one parse and one save: an e-invoice (the
+ * archive edit, then the attach edit) loads the printed PDF once and saves once.
+ */
+export type DocumentEdit = { edit: (doc: PDFDocument) => void | Promise<void> };
+
+/** A step of the finishing: bytes to bytes, or an edit of the open document. */
+export type FinishingStep = PdfStep | DocumentEdit;
 
 /**
  * The order the steps run in, written down once: parts are assembled first so
@@ -19,15 +30,35 @@ export const FINISHING_ORDER = ['assemble', 'stamp', 'archive', 'attach', 'prote
 export type FinishingStage = (typeof FINISHING_ORDER)[number];
 
 /** The steps a render asks for, by stage; a stage without a step is skipped. */
-export type FinishingSteps = Partial<Record<FinishingStage, PdfStep>>;
+export type FinishingSteps = Partial<Record<FinishingStage, FinishingStep>>;
 
-/** Runs the given steps over `pdf` in `FINISHING_ORDER`; with no step, answers `pdf` itself. */
+// Loaded with the first edit, once: the PDF library is no part of a render that only passes bytes on.
+let pdfDocument: Promise<typeof import('./pdf-document.js')> | undefined;
+const loadPdfDocument = () => (pdfDocument ??= import('./pdf-document.js'));
+
+/**
+ * Runs the given steps over `pdf` in `FINISHING_ORDER`; with no step, answers
+ * `pdf` itself. A run of document edits opens the PDF at its first edit and
+ * saves it before the next byte step, or at the end.
+ */
 export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps): Promise<Uint8Array> {
   let current = pdf;
+  let open: { doc: PDFDocument; stages: FinishingStage[] } | undefined;
+  let io: typeof import('./pdf-document.js') | undefined;
   for (const stage of FINISHING_ORDER) {
     const step = steps[stage];
-    if (step) current = await step(current);
+    if (!step) continue;
+    if (typeof step === 'function') {
+      if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'));
+      open = undefined;
+      current = await step(current);
+      continue;
+    }
+    io ??= await loadPdfDocument();
+    open ??= { doc: await io.openPdf(current, stage), stages: [] };
+    open.stages.push(stage);
+    await step.edit(open.doc);
   }
+  if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'));
   return current;
 }
-

@@ -1,6 +1,6 @@
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
-import type { MergeInput, MergePartInput } from '../schemas/merge-requests.js';
+import { mergedFileOnlyKeys, type MergeInput, type MergePartInput } from '../schemas/merge-requests.js';
 import type { MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { Template } from '../templates/template-store.js';
 import { templateRenderInput } from '../templates/templates.js';
@@ -28,7 +28,19 @@ export async function mergeInput(body: Pick<MergeRequestOutput, 'parts' | 'pdf'>
       } catch (error) {
         throw partFailure(error, index);
       }
-      if (input.output === 'PDF') parts.push({ page: input.page, pdf: input.pdf ?? null, title: part.title ?? null });
+      if (input.output !== 'PDF') continue;
+      // The template's own pdf may set what applies to the merged file only; a part would print it
+      // into its pages alone (an encrypted part could not even be assembled), so it is refused as on
+      // the part itself, and `null` on the part clears it.
+      const refused = mergedFileOnlyKeys(input.pdf);
+      if (refused.length > 0) {
+        throw new ValidationError(
+          Object.fromEntries(
+            refused.map((key) => [`parts.${index}.pdf.${key}`, 'Set by the template, and applies to the merged file: set it in the top-level pdf, or null here']),
+          ),
+        );
+      }
+      parts.push({ page: input.page, pdf: input.pdf ?? null, title: part.title ?? null });
     } else {
       parts.push({ page: part.page, pdf: part.pdf ?? null, title: part.title ?? null });
     }

@@ -39,7 +39,12 @@ const DocumentSchema = v.pipe(
 );
 
 /** What the finishing does once, to the merged file: archive (metadata, PDF/A, PDF/UA), attach, protect. */
-const MERGED_FILE_ONLY = ['protection', 'metadata', 'pdfa', 'pdfua', 'attachments', 'eInvoice'] as const;
+export const MERGED_FILE_ONLY = ['protection', 'metadata', 'pdfa', 'pdfua', 'attachments', 'eInvoice'] as const;
+
+/** The options of a part's `pdf` that apply to the merged file only (set, and not `false`). */
+export function mergedFileOnlyKeys(pdf: Partial<Record<(typeof MERGED_FILE_ONLY)[number], unknown>> | null | undefined): Array<(typeof MERGED_FILE_ONLY)[number]> {
+  return MERGED_FILE_ONLY.filter((key) => pdf?.[key] != null && pdf[key] !== false);
+}
 
 /** A part's own `pdf`: how it prints, and its own stamp. What applies to the merged file is refused here. */
 const PartPdfSchema = v.pipe(
@@ -47,8 +52,7 @@ const PartPdfSchema = v.pipe(
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const input = dataset.value;
-    for (const key of MERGED_FILE_ONLY) {
-      if (input[key] == null || input[key] === false) continue;
+    for (const key of mergedFileOnlyKeys(input)) {
       addIssue({ message: 'Applies to the merged file: set it in the top-level pdf', path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
     }
   }),

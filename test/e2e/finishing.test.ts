@@ -6,12 +6,13 @@ import { closedPort } from '../helpers/closed-port.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { outlineOf, pageCountOf, pdftoppm, pdftotext, pdftotextPages, qpdf } from '../helpers/pdf-tools.js';
+import { outlineOf, pageCountOf, pdfinfo, pdftoppm, pdftotext, pdftotextPages, qpdf } from '../helpers/pdf-tools.js';
 import { spawnSync } from 'node:child_process';
 import { PNG } from 'pngjs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { invoiceXml } from '../conformance/invoices.js';
 
 /**
  * Protect, stamp and assemble through the API of `npm start`, with the
@@ -50,6 +51,9 @@ async function termsPdf(): Promise<string> {
   for (const n of [1, 2]) doc.addPage([595, 842]).drawText(`General terms, clause ${n}`, { x: 50, y: 780, font, size: 14 });
   return Buffer.from(await doc.save()).toString('base64');
 }
+
+/** The XMP packet of a PDF, as poppler reads it. */
+const pdfinfoMeta = (pdf: Uint8Array) => pdfinfo(pdf, ['-meta']).stdout;
 
 /** Font names `pdffonts` lists in a PDF. */
 function fontNames(pdf: Uint8Array): string {
@@ -173,6 +177,86 @@ describe('protect, stamp and assemble through the API', () => {
     assert.deepEqual(Object.keys(JSON.parse(bodies[2] as string).fields), ['pdf.watermark.image']);
     assert.deepEqual(Object.keys(JSON.parse(bodies[3] as string).fields), ['parts.0.pdf.protection']);
     for (const body of bodies) assert.ok(!body.includes(USER_PASSWORD), body);
+  });
+
+  it('refuses on a part what applies to the merged file, naming parts.<i>.pdf.<field>, a template\'s own settings included', async () => {
+    // Prepare: a template made to be rendered alone, as an archived e-invoice with its metadata.
+    const eInvoice = { xml: b64(invoiceXml('MINIMUM')) };
+    const created = await post('/v1/templates', {
+      name: 'Archived invoice',
+      variables: { page: { html: b64('<title>Invoice</title><h1>Invoice</h1>') }, pdf: { pdfa: 'PDF/A-3b', metadata: { title: 'Invoice' } } },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const { id } = (await created.json()) as { id: string };
+    const page = { html: b64('<p>x</p>') };
+    const before = await used();
+
+    // Act
+    const onParts = await post('/v1/pdf/merge', {
+      parts: [
+        { page, pdf: { pdfa: 'PDF/A-3b' } },
+        { page, pdf: { eInvoice } },
+        { page, pdf: { metadata: { title: 'Part' }, pdfua: true } },
+        { page, pdf: { attachments: [{ name: 'a.txt', content: b64('a'), mimeType: 'text/plain' }], watermark: { text: 'DRAFT' } } },
+        { templateId: id, pdf: { eInvoice } },
+      ],
+    });
+    const fromTemplate = await post('/v1/pdf/merge', { parts: [{ page }, { templateId: id }] });
+    const spentOnRefusals = (await used()) - before;
+    const cleared = await post('/v1/pdf/merge', { parts: [{ page }, { templateId: id, pdf: { pdfa: null, metadata: null } }], pdf: { pdfa: 'PDF/A-3b' } });
+
+    // Assess: a part's watermark is its own; everything else is the merged file's, and nothing was spent on a refusal.
+    assert.equal(onParts.status, 400);
+    assert.deepEqual(Object.keys(((await onParts.json()) as { fields: object }).fields).sort(), [
+      'parts.0.pdf.pdfa',
+      'parts.1.pdf.eInvoice',
+      'parts.2.pdf.metadata',
+      'parts.2.pdf.pdfua',
+      'parts.3.pdf.attachments',
+      'parts.4.pdf.eInvoice',
+    ]);
+    assert.equal(fromTemplate.status, 400);
+    const refused = (await fromTemplate.json()) as { fields: Record<string, string> };
+    assert.deepEqual(Object.keys(refused.fields).sort(), ['parts.1.pdf.metadata', 'parts.1.pdf.pdfa']);
+    assert.match(refused.fields['parts.1.pdf.pdfa'] ?? '', /Set by the template.*top-level pdf/);
+    assert.equal(spentOnRefusals, 0, 'nothing spent on a refused merge');
+    assert.equal(cleared.status, 200, await cleared.clone().text());
+    assert.match(pdfinfoMeta(new Uint8Array(await cleared.arrayBuffer())), /<pdfaid:part>3<\/pdfaid:part>/, 'the top-level pdfa still applies');
+  });
+
+  it('refuses protection with pdfa or an e-invoice (PDF/A forbids encryption), naming every field involved', async () => {
+    // Prepare
+    const page = { html: b64('<p>x</p>') };
+    const protection = { userPassword: USER_PASSWORD, ownerPassword: OWNER_PASSWORD };
+    const eInvoice = { xml: b64(invoiceXml('MINIMUM')) };
+
+    // Act
+    const answers = await Promise.all([
+      post('/v1/pdf', { page, pdf: { protection, eInvoice } }),
+      post('/v1/pdf', { page, pdf: { protection, pdfa: 'PDF/A-2b' } }),
+      post('/v1/pdf', { page, pdf: { protection, pdfa: 'PDF/A-3u', eInvoice } }),
+      post('/v1/pdf/merge', { parts: [{ page }], pdf: { protection, eInvoice } }),
+      post('/v1/pdf/merge/sync', { parts: [{ page }], pdf: { protection, pdfa: 'PDF/A-3b' } }),
+      post('/v1/templates', { name: 'Encrypted invoice', variables: { page, pdf: { protection, eInvoice } } }),
+    ]);
+
+    // Assess
+    const bodies = await Promise.all(answers.map((res) => res.text()));
+    const shown = bodies.map((body) => body.replaceAll(USER_PASSWORD, '…').replaceAll(OWNER_PASSWORD, '…').slice(0, 300));
+    assert.deepEqual(answers.map((res) => res.status), [400, 400, 400, 400, 400, 400], shown.join('\n'));
+    const fields = bodies.map((body) => Object.keys((JSON.parse(body) as { fields: object }).fields).sort());
+    assert.deepEqual(fields, [
+      ['pdf.eInvoice', 'pdf.protection'],
+      ['pdf.pdfa', 'pdf.protection'],
+      ['pdf.eInvoice', 'pdf.pdfa', 'pdf.protection'],
+      ['pdf.eInvoice', 'pdf.protection'],
+      ['pdf.pdfa', 'pdf.protection'],
+      ['variables.pdf.eInvoice', 'variables.pdf.protection'],
+    ]);
+    for (const body of bodies) {
+      assert.match(body, /PDF\/A forbids encryption/);
+      assert.ok(!body.includes(USER_PASSWORD) && !body.includes(OWNER_PASSWORD), body);
+    }
   });
 
   it('merges existing PDFs only for free, delivered by /sync', async () => {

@@ -2,6 +2,9 @@ import { PDFDocument, PDFName } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { imageSize } from 'image-size';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DOCUMENTS, INVOICE_LINES, libraryRoutes, type DocumentName } from '../e2e/documents/document-fixtures.js';
+import { startTestServer, type TestServer } from './test-server.js';
 
 export type PdfInfo = {
   pageCount: number;
@@ -71,4 +74,36 @@ export async function pdfStructure(data: Uint8Array): Promise<{ outline: boolean
     outline: catalog.has(PDFName.of('Outlines')),
     tagged: catalog.has(PDFName.of('StructTreeRoot')),
   };
+}
+
+/**
+ * The site the real documents are served from (the real-documents e2e suite
+ * and the conformance suite): the libraries they load, the invoice's data
+ * API (answering after `dataDelayMs`, as real ones take a moment) and each
+ * document at `/<name>.html`, made for the site's own URL.
+ */
+export async function startDocumentSite(options: { dataDelayMs?: number } = {}): Promise<TestServer> {
+  let base = '';
+  const site = await startTestServer({
+    ...libraryRoutes(),
+    '/invoice-lines.json': (_req, res) => {
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+        res.end(JSON.stringify(INVOICE_LINES));
+      };
+      if (options.dataDelayMs) setTimeout(answer, options.dataDelayMs);
+      else answer();
+    },
+    ...Object.fromEntries(
+      Object.keys(DOCUMENTS).map((name) => [
+        `/${name}.html`,
+        (_req: IncomingMessage, res: ServerResponse) => {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(DOCUMENTS[name as DocumentName](base));
+        },
+      ]),
+    ),
+  });
+  base = site.url;
+  return site;
 }

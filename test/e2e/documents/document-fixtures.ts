@@ -93,7 +93,7 @@ body{font-family:'House Sans',serif;margin:0}</style></head>
 
   chart: (base: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Report</title>
 <style>body{margin:0;font-family:sans-serif} h1{margin:0;height:60px} #box{position:absolute;left:0;top:60px;width:800px;height:400px}</style></head>
-<body><h1>Quarterly revenue</h1><div id="box"><canvas id="chart"></canvas></div>
+<body><h1>Quarterly revenue</h1><div id="box"><canvas id="chart" role="img" aria-label="Bar chart of revenue by quarter: Q1 40, Q2 70, Q3 100, Q4 55"></canvas></div>
 <script src="${base}/lib/chart.js"></script>
 <script>
   new Chart(document.getElementById('chart'), {
@@ -133,7 +133,7 @@ ${[1, 2, 3, 4].map((n) => `<section><h1>Chapter ${n}</h1><p>${'The year in revie
 
   label: (base: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Label</title></head><body>
 <div style="width:4in;border:2px solid #000;padding:12px;font-family:sans-serif">
-<h2>Ship to: ACME GmbH, Berlin</h2><svg id="barcode"></svg></div>
+<h1 style="font-size:1.5em">Ship to: ACME GmbH, Berlin</h1><svg id="barcode"></svg></div>
 <script src="${base}/lib/jsbarcode.js"></script>
 <script>JsBarcode('#barcode', '4006381333931', { format: 'EAN13', displayValue: true });</script>
 </body></html>`,
@@ -147,7 +147,7 @@ export type DocumentName = keyof typeof DOCUMENTS;
  */
 export const TEMPLATE_INVOICE = (base: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Invoice {{number}}</title>
 <style>body{margin:0;font-family:sans-serif} #box{position:absolute;left:0;top:0;width:800px;height:300px} main{position:absolute;top:320px}</style></head>
-<body><div id="box"><canvas id="chart"></canvas></div><main>
+<body><div id="box"><canvas id="chart" role="img" aria-label="Bar chart of the invoice lines: {{#each lines}}{{item}} {{amount}}{{#unless @last}}, {{/unless}}{{/each}}"></canvas></div><main>
 <h1>Invoice {{uppercase number}}</h1><p>Issued {{formatDate issued dateStyle="long" locale="de-DE"}}</p>
 <table>{{#each lines}}<tr><td>{{item}}</td><td>{{formatCurrency amount "EUR" locale="de-DE"}}</td>{{#if (gt amount 1000)}}<td>large</td>{{/if}}</tr>{{/each}}</table>
 <p>Net {{formatCurrency (sum lines "amount") "EUR" locale="de-DE"}}, VAT {{formatPercent vatRate}}

@@ -1,14 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readPdf } from '../../helpers/documents.js';
+import { readPdf, startDocumentSite } from '../../helpers/documents.js';
 import { b64, startService, type RunningService } from '../../helpers/service.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import type { TestServer } from '../../helpers/test-server.js';
 import {
   countPixels,
   DOCUMENTS,
   INVOICE_LINES,
   isRed,
-  libraryRoutes,
   pdfFontNames,
   pdfImages,
   readPixels,
@@ -35,25 +34,8 @@ describe('real documents, default options', () => {
   const waits: Array<{ document: string; source: string; output: string; waitMs: number }> = [];
 
   before(async () => {
-    site = await startTestServer({
-      ...libraryRoutes(),
-      '/invoice-lines.json': (_req, res) => {
-        // A data API that takes a moment, as real ones do.
-        setTimeout(() => {
-          res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
-          res.end(JSON.stringify(INVOICE_LINES));
-        }, 100);
-      },
-      ...Object.fromEntries(
-        Object.keys(DOCUMENTS).map((name) => [
-          `/${name}.html`,
-          (_req: unknown, res: import('node:http').ServerResponse) => {
-            res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-            res.end(DOCUMENTS[name as DocumentName](site.url));
-          },
-        ]),
-      ),
-    });
+    // A data API that takes a moment, as real ones do.
+    site = await startDocumentSite({ dataDelayMs: 100 });
     service = await startService();
   });
   after(async () => {

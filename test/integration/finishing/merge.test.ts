@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { MERGE_PART_CODE, RenderTimeoutError, ValidationError } from '../../../lib/errors.js';
 import type { MergeInput } from '../../../lib/schemas/merge-requests.js';
 import { closedPort } from '../../helpers/closed-port.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
-import { outlineOf, pageContentStreams, pageCountOf, pdftotextPages, qpdf } from '../../helpers/pdf-tools.js';
+import { outlineOf, pageContentStreams, pageCountOf, pdfinfo, pdftotextPages, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';
 
 /**
@@ -77,6 +77,36 @@ describe('finishing › merge (qpdf, poppler)', () => {
     // Assess
     const outline = outlineOf(pdf);
     assert.deepEqual(outline.map((item) => [item.title, item.kids.length]), [['The report', 0], ['Part 2', 0]]);
+  });
+
+  it('applies the top-level pdfa, metadata and attachments once, to the merged file', async () => {
+    // Act
+    const pdf = await merge({
+      parts: [{ page: cover }, { page: report }],
+      pdf: {
+        pdfa: 'PDF/A-3b',
+        metadata: { title: 'Annual report 2026', author: 'Finance' },
+        attachments: [{ name: 'figures.csv', content: Buffer.from('quarter,revenue\nQ1,40\n').toString('base64'), mimeType: 'text/csv', relationship: 'Data' }],
+      },
+    });
+
+    // Assess: one document, identified as PDF/A-3b, titled as asked in Info and XMP alike, with the file attached.
+    assert.equal(pageCountOf(pdf), 1 + 3);
+    const xmp = pdfinfo(pdf, ['-meta']).stdout;
+    assert.match(xmp, /<pdfaid:part>3<\/pdfaid:part><pdfaid:conformance>B<\/pdfaid:conformance>/);
+    assert.match(xmp, /<dc:title>.*Annual report 2026.*<\/dc:title>/s);
+    assert.match(pdfinfo(pdf).stdout, /^Title:\s+Annual report 2026$/m);
+    assert.match(pdfinfo(pdf).stdout, /^Author:\s+Finance$/m);
+    const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+    assert.deepEqual(
+      doc.getAttachments().map((file) => [file.name, Buffer.from(file.data).toString()]),
+      [['figures.csv', 'quarter,revenue\nQ1,40\n']],
+    );
+    const associated = doc.catalog.lookup(PDFName.of('AF'), PDFArray).lookup(0, PDFDict);
+    assert.equal(associated.get(PDFName.of('AFRelationship')), PDFName.of('Data'));
+    assert.equal(doc.catalog.lookup(PDFName.of('OutputIntents'), PDFArray).size(), 1, 'one sRGB output intent');
+    const checked = qpdf(pdf, ['--check']);
+    assert.equal(checked.status, 0, checked.stdout + checked.stderr);
   });
 
   it('fails the whole merge with the failing part\'s error and index', async () => {

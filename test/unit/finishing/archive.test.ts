@@ -4,6 +4,7 @@ import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber,
 import { archiveStep } from '../../../lib/finishing/archive.js';
 import { instructions } from '../../../lib/finishing/artifact-marking.js';
 import { attachStep } from '../../../lib/finishing/attachments.js';
+import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import { invoiceXmp } from '../../../lib/finishing/e-invoice.js';
 
 /** A small PDF the way Chromium leaves one: Info with its title and producer, an unflagged link, untagged paint. */
@@ -33,7 +34,7 @@ const NOW = new Date('2026-03-01T09:30:15.250Z');
 describe('archiveStep', () => {
   it('writes the same metadata to Info and XMP, the page title by default, the service as producer', async () => {
     // Act
-    const out = await archiveStep({ metadata: { author: 'Ada', keywords: ['a', 'b'], language: 'de-DE' }, producer: 'DocRender', now: () => NOW })(await chromiumLikePdf());
+    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: { author: 'Ada', keywords: ['a', 'b'], language: 'de-DE' }, producer: 'DocRender', now: () => NOW }) });
     // Assess
     const doc = await PDFDocument.load(out, { updateMetadata: false });
     const xmp = xmpOf(doc);
@@ -53,7 +54,7 @@ describe('archiveStep', () => {
 
   it('PDF/A: identification, sRGB output intent, file ID, printable annotations, version 1.7', async () => {
     // Act
-    const out = await archiveStep({ metadata: {}, producer: 'DocRender', pdfa: 'PDF/A-3u', now: () => NOW })(await chromiumLikePdf());
+    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: {}, producer: 'DocRender', pdfa: 'PDF/A-3u', now: () => NOW }) });
     // Assess
     const doc = await PDFDocument.load(out, { updateMetadata: false });
     assert.match(xmpOf(doc), /<pdfaid:part>3<\/pdfaid:part><pdfaid:conformance>U<\/pdfaid:conformance>/);
@@ -69,7 +70,7 @@ describe('archiveStep', () => {
 
   it('PDF/UA: title shown, marked, structure tab order, links described, untagged paint marked as artifacts', async () => {
     // Act
-    const out = await archiveStep({ metadata: { language: 'en' }, producer: 'DocRender', pdfua: true, pdfa: 'PDF/A-2b', now: () => NOW })(await chromiumLikePdf());
+    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: { language: 'en' }, producer: 'DocRender', pdfua: true, pdfa: 'PDF/A-2b', now: () => NOW }) });
     // Assess
     const doc = await PDFDocument.load(out, { updateMetadata: false });
     const xmp = xmpOf(doc);
@@ -98,7 +99,7 @@ describe('instructions', () => {
 describe('attachStep', () => {
   it('embeds files as associated files with their relationship', async () => {
     // Act
-    const out = await attachStep([{ name: 'data.csv', content: Buffer.from('a,b\n'), mimeType: 'text/csv', relationship: 'Source', description: 'Raw' }], () => NOW)(await chromiumLikePdf());
+    const out = await finishPdf(await chromiumLikePdf(), { attach: attachStep([{ name: 'data.csv', content: Buffer.from('a,b\n'), mimeType: 'text/csv', relationship: 'Source', description: 'Raw' }], () => NOW) });
     // Assess
     const doc = await PDFDocument.load(out);
     const [file] = doc.getAttachments();

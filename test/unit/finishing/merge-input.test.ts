@@ -42,6 +42,45 @@ describe('mergeInput', () => {
     await assert.rejects(mergeInput({ parts: [{ templateId: 'tpl_missing' }], pdf: null }, noTemplates), NotFoundError);
   });
 
+  it('refuses a template part whose template sets what applies to the merged file, unless the part clears it', async () => {
+    // Prepare: templates made to be rendered alone, archived or encrypted.
+    const template = (id: string, pdf: Record<string, unknown>): Template => ({
+      id,
+      accountId: 'acct',
+      name: id,
+      output: 'PDF',
+      variables: { page: { html: 'PHA+eDwvcD4=' }, pdf },
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
+    });
+    const templates = [
+      template('tpl_archived', { pdfa: 'PDF/A-3b', metadata: { title: 'Statement' }, watermark: { text: 'COPY' } }),
+      template('tpl_encrypted', { protection: { userPassword: 'secret' } }),
+    ];
+    const load = async (id: string) => templates.find((t) => t.id === id) ?? noTemplates();
+
+    // Act
+    const refused = mergeInput({ parts: [{ page: { html: 'PHA+eDwvcD4=' } }, { templateId: 'tpl_archived' }, { templateId: 'tpl_encrypted' }], pdf: null }, load);
+    const cleared = await mergeInput({ parts: [{ templateId: 'tpl_archived', pdf: { pdfa: null, metadata: null } }], pdf: null }, load);
+
+    // Assess: the first part at fault is named (its watermark stays its own); the password is in no message.
+    await assert.rejects(refused, (error: unknown) => {
+      assert.ok(error instanceof ValidationError);
+      assert.deepEqual(Object.keys(error.fields), ['parts.1.pdf.metadata', 'parts.1.pdf.pdfa']);
+      return true;
+    });
+    await assert.rejects(mergeInput({ parts: [{ templateId: 'tpl_encrypted' }], pdf: null }, load), (error: unknown) => {
+      assert.ok(error instanceof ValidationError);
+      assert.deepEqual(Object.keys(error.fields), ['parts.0.pdf.protection']);
+      assert.ok(!JSON.stringify(error.fields).includes('secret'));
+      return true;
+    });
+    const [part] = cleared.parts;
+    assert.ok(part && 'page' in part);
+    assert.equal(part.pdf?.pdfa, null);
+    assert.deepEqual(part.pdf?.watermark, { text: 'COPY' });
+  });
+
   it('counts one unit per part that renders, none for an existing PDF', async () => {
     // Act
     const input = await mergeInput({ parts: [{ page: { html: 'PHA+eDwvcD4=' } }, { document: (await onePage()).toString('base64') }, { page: { url: 'https://example.com' } }], pdf: null }, noTemplates);

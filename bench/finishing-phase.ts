@@ -1,0 +1,57 @@
+/**
+ * The finishing phase alone, in process (`tsx bench/finishing-phase.ts
+ * <printed.pdf> [runs]`): the same printed PDF finished as PDF/A-3b and as an
+ * e-invoice (PDF/A-3b with the invoice XML attached) by the service's own
+ * pipeline, `runs` times each after a warm-up, alternating; medians in ms.
+ * Without the file, Chromium prints the bench's one-page invoice into it
+ * first, so that runs on different commits finish the very same bytes.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { invoiceXml } from '../test/conformance/invoices.js';
+import { finishPdf } from '../lib/finishing/finish-pdf.js';
+import { finishingSteps } from '../lib/finishing/finishing-plan.js';
+import { createEgressPolicy, startEgressProxy } from '../lib/net/index.js';
+import { buildRenderPlan } from '../lib/plan/build-plan.js';
+import { pdfFinishingPlan } from '../lib/plan/pdf-finishing-plan.js';
+import { createRenderer } from '../lib/render/index.js';
+import { SMALL_HTML } from './pages.js';
+import { summarize } from './stats.js';
+
+const [file, runsArg] = process.argv.slice(2);
+if (!file) throw new Error('usage: tsx bench/finishing-phase.ts <printed.pdf> [runs]');
+const runs = Number(runsArg ?? 30);
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+if (!existsSync(file)) {
+  const egress = startEgressProxy({ policy: createEgressPolicy({ allowPrivateHosts: [] }) });
+  const renderer = createRenderer({ mode: 'multi-process', timeoutMs: 60_000, egress: () => egress });
+  const printed = await renderer.render(buildRenderPlan({ output: 'PDF', page: { html: b64(SMALL_HTML) } }));
+  writeFileSync(file, printed.body);
+  await renderer.close();
+  await (await egress).close();
+}
+const pdf = new Uint8Array(readFileSync(file));
+
+const variants = {
+  'PDF/A-3b': pdfFinishingPlan({ pdfa: 'PDF/A-3b' }),
+  'e-invoice (EN 16931)': pdfFinishingPlan({ eInvoice: { standard: 'Factur-X', xml: b64(invoiceXml('EN 16931')) } }),
+};
+const noText = async () => {
+  throw new Error('no watermark in this bench');
+};
+const times = new Map<string, number[]>(Object.keys(variants).map((name) => [name, []]));
+const warmup = 5;
+for (let i = 0; i < warmup + runs; i += 1) {
+  const order = i % 2 === 0 ? Object.entries(variants) : Object.entries(variants).reverse();
+  for (const [name, plan] of order) {
+    const started = performance.now();
+    await finishPdf(pdf, finishingSteps(plan, { title: 'Invoice 2024-0042', language: 'en' }, noText));
+    if (i >= warmup) times.get(name)?.push(performance.now() - started);
+  }
+}
+console.log(`finishing phase, ${pdf.length} bytes printed, ${runs} runs each (ms):`);
+for (const [name, ms] of times) {
+  const s = summarize(ms.map((value) => Math.round(value * 100) / 100));
+  console.log(`  ${name.padEnd(22)} median ${s.median}  p90 ${s.p90}  min ${s.min}  max ${s.max}`);
+}
