@@ -29,15 +29,16 @@ export const COLD_STARTS_PER_1000 = 10;
 
 /**
  * The AWS calls one render makes besides its own invocation, per mode: every
- * request reads the token and counts the rate window and the quota; sync
+ * request is admitted in one conditional write to the token's item (token,
+ * rate window and quota together; README "Tokens"); sync
  * stores the file (and the client fetches it); async also writes the job
  * three times, goes through the jobs queue and the webhooks queue (send,
  * receive, delete each), and invokes the webhook sender.
  */
 export const CALLS_PER_RENDER = {
-  raw: { httpApi: 1, lambda: 1, dynamoRead: 1, dynamoWrite: 2, s3Put: 0, s3Get: 0, sqs: 0 },
-  sync: { httpApi: 1, lambda: 1, dynamoRead: 1, dynamoWrite: 2, s3Put: 1, s3Get: 1, sqs: 0 },
-  async: { httpApi: 1, lambda: 3, dynamoRead: 2, dynamoWrite: 5, s3Put: 1, s3Get: 1, sqs: 6 },
+  raw: { httpApi: 1, lambda: 1, dynamoRead: 0, dynamoWrite: 1, s3Put: 0, s3Get: 0, sqs: 0 },
+  sync: { httpApi: 1, lambda: 1, dynamoRead: 0, dynamoWrite: 1, s3Put: 1, s3Get: 1, sqs: 0 },
+  async: { httpApi: 1, lambda: 3, dynamoRead: 1, dynamoWrite: 4, s3Put: 1, s3Get: 1, sqs: 6 },
 } as const;
 export type Mode = keyof typeof CALLS_PER_RENDER;
 export const MODES = Object.keys(CALLS_PER_RENDER) as Mode[];

@@ -55,7 +55,7 @@ export function appDeps(): AppDeps {
     config,
     logger: new Logger({ serviceName: 'docrender' }),
     tokens: createDynamoTokenStore(dynamo, config.tables.tokens),
-    usage: createDynamoUsageStore(dynamo, config.tables.usage),
+    usage: createDynamoUsageStore(dynamo, { tokens: config.tables.tokens, usage: config.tables.usage }),
     templates: loadOnFirstCall(async () => (await loadS3Stores()).templates),
     files: loadOnFirstCall(async () => (await loadS3Stores()).files),
     jobs: loadOnFirstCall(async () => (await loadS3Stores()).jobs),

@@ -149,7 +149,7 @@ async function stores(values: { stage?: string; region?: string }) {
   const clients = createAwsClients({ region: target.region });
   return {
     tokens: createDynamoTokenStore(clients.dynamo, target.tables.tokens),
-    usage: createDynamoUsageStore(clients.dynamo, target.tables.usage),
+    usage: createDynamoUsageStore(clients.dynamo, { tokens: target.tables.tokens, usage: target.tables.usage }),
   };
 }
 

@@ -127,6 +127,8 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 
       // A merge spends one unit per part that renders; an existing PDF costs nothing.
       spendsQuota: merge ? (prepared) => mergeUnits(prepared.input as MergeInput) : true,
       begin: 'renderer' in deps ? () => deps.renderer.anticipate() : undefined,
+      // Template loads (a template render's, a merge's template parts) read the caller's account.
+      readsAccount: !input,
       preload: input || merge ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: async ({ body, caller }, template) => {
         if (merge) return prepared(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)));

@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TokenExistsError } from '../tokens/errors.js';
 import type { TokenRecord, TokenStore, TokenTermsStore } from '../tokens/token-store.js';
 import { DEFAULT_RATE_PER_SECOND } from '../tokens/tokens.js';
+import { rateWindow } from '../quota/rate-limit.js';
 import { awsErrorName, storageError } from './errors.js';
 
 /**
@@ -14,7 +15,7 @@ export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName
   const findByHash = async (tokenHash: string) => {
     try {
       const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: { tokenHash } }));
-      return Item ? toRecord(Item) : undefined;
+      return Item ? tokenRecordFromItem(Item) : undefined;
     } catch (error) {
       throw storageError(`Reading a token from table ${tableName}`, error);
     }
@@ -28,7 +29,8 @@ export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName
         await dynamo.send(
           new PutCommand({
             TableName: tableName,
-            Item: { ...record },
+            // The rate window the admission's condition reads (dynamo-usage-store.ts), derived once here.
+            Item: { ...record, ...windowAttributes(record.ratePerSecond) },
             ConditionExpression: 'attribute_not_exists(tokenHash)',
           }),
         );
@@ -59,7 +61,8 @@ export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName
     async updateTerms(tokenHash, terms) {
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = {};
-      for (const [field, value] of Object.entries(terms)) {
+      const derived = terms.ratePerSecond === undefined ? {} : windowAttributes(terms.ratePerSecond);
+      for (const [field, value] of Object.entries({ ...terms, ...derived })) {
         if (value === undefined) continue;
         names[`#${field}`] = field;
         values[`:${field}`] = value;
@@ -78,7 +81,7 @@ export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName
             ReturnValues: 'ALL_NEW',
           }),
         );
-        return Attributes ? toRecord(Attributes) : undefined;
+        return Attributes ? tokenRecordFromItem(Attributes) : undefined;
       } catch (error) {
         if (awsErrorName(error) === 'ConditionalCheckFailedException') return undefined;
         throw storageError(`Updating a token's terms in table ${tableName}`, error);
@@ -88,7 +91,7 @@ export function createDynamoTokenStore(dynamo: DynamoDBDocumentClient, tableName
 }
 
 /** Reads an item defensively: a record written by an older version still yields every field. */
-function toRecord(item: Record<string, unknown>): TokenRecord {
+export function tokenRecordFromItem(item: Record<string, unknown>): TokenRecord {
   return {
     tokenHash: String(item.tokenHash),
     accountId: String(item.accountId),
@@ -98,4 +101,10 @@ function toRecord(item: Record<string, unknown>): TokenRecord {
     webhookSecret: String(item.webhookSecret ?? ''),
     createdAt: String(item.createdAt ?? ''),
   };
+}
+
+/** `rateWindow` (seconds) and `rateAllowed` (requests in it): the rate as the admission's condition compares it. */
+function windowAttributes(ratePerSecond: number): { rateWindow: number; rateAllowed: number } {
+  const window = rateWindow(ratePerSecond);
+  return { rateWindow: window.seconds, rateAllowed: window.allowed };
 }

@@ -1,57 +1,241 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { QuotaCounterKey, UsageStore } from '../quota/usage-store.js';
+import { rateWindow, type RateWindow } from '../quota/rate-limit.js';
+import type { AdmissionOutcome, AdmissionRequest, QuotaCounterKey, UsageStore } from '../quota/usage-store.js';
+import { tokenRecordFromItem } from './dynamo-token-store.js';
 import { awsErrorName, storageError } from './errors.js';
 
+/** The attribute of a token item counting its units of a month. */
+const usedAttribute = (period: string) => `used#${period}`;
+/** The attribute of a token item counting its requests in one rate window. */
+const rateAttribute = (window: RateWindow, windowStart: number) => `rate#${window.seconds}#${windowStart}`;
+const RATE_PREFIX = 'rate#';
 /**
- * Usage counters on a DynamoDB table keyed by `pk`, one item per counter:
- * `quota#<tokenHash>#<YYYY-MM>` holds `used`, `refund#<tokenHash>#<YYYY-MM>#<spendId>`
- * marks a spend given back, `rate#<tokenHash>#<windowStart>` holds the
- * window's request count `n`.
- * Every operation is one UpdateItem (or GetItem), atomic on its own, with no
- * transactions; `expiresAt` (epoch seconds) is the table's TTL attribute.
- * Attribute names go through aliases so no DynamoDB reserved word can bite.
+ * An admission whose assumption (window length, limit) was out of date, that seeded the month's counter
+ * or that lost a race tries again; this often at most.
  */
-export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName: string): UsageStore {
-  const quotaKey = (key: QuotaCounterKey) => ({ pk: `quota#${key.tokenHash}#${key.period}` });
-  const refundKey = (key: QuotaCounterKey, spendId: string) => ({ pk: `refund#${key.tokenHash}#${key.period}#${spendId}` });
+const ATTEMPTS = 6;
+/** Tokens whose hints an instance keeps; beyond, it forgets them all (a hint only saves a round trip). */
+const HINTS_KEPT = 10_000;
+
+/**
+ * What an instance last saw of a token: its window length, its monthly limit
+ * (null: unlimited; absent: not seen), rate attributes of past windows to remove.
+ */
+type Hint = { window: RateWindow; limit?: number | null; stale: string[] };
+
+/**
+ * Usage counters kept on the token's own item in the tokens table, beside
+ * its subscription (`active`, `monthlyLimit`, and the rate window that
+ * `ratePerSecond` gives, stored as `rateWindow` and `rateAllowed`):
+ * `used#<YYYY-MM>` counts the month's renders, `rate#<seconds>#<start>` the
+ * requests of one rate window. An admission is one UpdateItem whose
+ * condition is every check at once (token exists, active, window not full,
+ * quota left), so DynamoDB serialises concurrent requests on the item and
+ * the counts are exact on any number of instances. A request spending N
+ * units (a merge) takes them all in that write or none. A refusal counts
+ * nothing; one consistent read then says which check refused.
+ *
+ * Carry-over: before this design the month's count lived in the usage table
+ * (`quota#<tokenHash>#<YYYY-MM>`, `used`). The admission's condition asks for
+ * the month's counter on the token item, so the first spend of a month finds
+ * it absent, reads the usage table's count once, seeds the counter with it
+ * (`if_not_exists`: concurrent seeds agree) and tries again; every later
+ * spend of the month is the one write. `used` reads the old count the same
+ * way until the counter is seeded.
+ *
+ * Refunds: a marker item `refund#<tokenHash>#<YYYY-MM>#<spendId>` in the
+ * usage table (TTL `expiresAt`) makes each refund count once, then the unit
+ * goes back on the token item (on the usage table's count when the month's
+ * counter is not on the token item yet: the seed then carries it).
+ */
+export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: { tokens: string; usage: string }): UsageStore {
+  /** Per token, what this instance last saw: its window length, and rate attributes of past windows to remove. */
+  const hints = new Map<string, Hint>();
+
+  const diagnose = async (tokenHash: string) => {
+    const { Item } = await dynamo.send(new GetCommand({ TableName: tables.tokens, Key: { tokenHash }, ConsistentRead: true }));
+    return Item;
+  };
+
+  /** Stores `rateWindow` and `rateAllowed` on an item written before they existed (once per token). */
+  const storeWindow = async (tokenHash: string, ratePerSecond: number) => {
+    const window = rateWindow(ratePerSecond);
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tables.tokens,
+          Key: { tokenHash },
+          UpdateExpression: 'SET rateWindow = :seconds, rateAllowed = :allowed',
+          ConditionExpression: 'attribute_exists(tokenHash) AND ratePerSecond = :rate',
+          ExpressionAttributeValues: { ':seconds': window.seconds, ':allowed': window.allowed, ':rate': ratePerSecond },
+        }),
+      );
+    } catch (error) {
+      // The terms changed meanwhile: the next attempt reads them again.
+      if (awsErrorName(error) !== 'ConditionalCheckFailedException') throw error;
+    }
+  };
+
+  const remember = (tokenHash: string, item: Record<string, unknown>, current: string | undefined) => {
+    const window = windowOf(item);
+    if (!window) return;
+    if (hints.size >= HINTS_KEPT) hints.clear();
+    const stale = Object.keys(item).filter((name) => name.startsWith(RATE_PREFIX) && name !== current);
+    hints.set(tokenHash, { window, limit: tokenRecordFromItem(item).monthlyLimit, stale });
+  };
+
+  /** The month's count kept in the usage table before counters moved onto the token item (0 when none). */
+  const carriedCount = async (key: QuotaCounterKey) => {
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: tables.usage, Key: legacyQuotaKey(key), ConsistentRead: true, ProjectionExpression: '#used', ExpressionAttributeNames: { '#used': 'used' } }),
+    );
+    return Number(Item?.used ?? 0);
+  };
+
+  /** Puts the month's counter on the token item, starting from the usage table's count; a counter already there stays. */
+  const seedCounter = async (key: QuotaCounterKey) => {
+    const carried = await carriedCount(key);
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tables.tokens,
+          Key: { tokenHash: key.tokenHash },
+          UpdateExpression: 'SET #used = if_not_exists(#used, :carried)',
+          ConditionExpression: 'attribute_exists(tokenHash)',
+          ExpressionAttributeNames: { '#used': usedAttribute(key.period) },
+          ExpressionAttributeValues: { ':carried': carried },
+        }),
+      );
+    } catch (error) {
+      // The token went meanwhile: the next attempt says so.
+      if (awsErrorName(error) !== 'ConditionalCheckFailedException') throw error;
+    }
+  };
+
+  /** The item after a conditional write, or undefined when its condition refused it. */
+  const write = async (input: ConstructorParameters<typeof UpdateCommand>[0]) => {
+    try {
+      const { Attributes } = await dynamo.send(new UpdateCommand({ ...input, ReturnValues: 'ALL_NEW' }));
+      return Attributes ?? {};
+    } catch (error) {
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') return undefined;
+      throw error;
+    }
+  };
+
+  const attempt = async (request: AdmissionRequest): Promise<AdmissionOutcome | 'again'> => {
+    const { tokenHash, nowMs, countRate, spendPeriod } = request;
+    const units = request.units ?? 1;
+    const hint = hints.get(tokenHash);
+    // Whole rates (the usual case) count over one second: the first request of a token on an instance assumes so.
+    const window = hint?.window ?? { seconds: 1, allowed: 1 };
+    const nowSeconds = Math.floor(nowMs / 1000);
+    const windowStart = nowSeconds - (nowSeconds % window.seconds);
+    const rateName = rateAttribute(window, windowStart);
+    // DynamoDB refuses names and values an expression does not use: each is added with its use.
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':true': true, ':seconds': window.seconds };
+    const sets: string[] = [];
+    const conditions = ['attribute_exists(tokenHash)', 'active = :true', 'rateWindow = :seconds'];
+    if (countRate) {
+      names['#rate'] = rateName;
+      sets.push('#rate = if_not_exists(#rate, :zero) + :one');
+      conditions.push('(attribute_not_exists(#rate) OR #rate < rateAllowed)');
+      values[':zero'] = 0;
+      values[':one'] = 1;
+    }
+    // A condition cannot add (used + N <= limit): N units compare against the limit this instance saw, which
+    // the condition holds the item to. A token not seen yet spends one unit against the item's own limit.
+    const limit = hint?.limit;
+    // The first merge of a token on this instance reads the item (its limit) instead, and tries again.
+    const spendBlind = spendPeriod !== undefined && limit === undefined && units > 1;
+    if (spendPeriod !== undefined && !spendBlind) {
+      names['#used'] = usedAttribute(spendPeriod);
+      sets.push('#used = #used + :units');
+      values[':units'] = units;
+      // The counter must be there: absent, this month's count may still be in the usage table (the carry-over).
+      conditions.push('attribute_exists(#used)');
+      values[':number'] = 'N';
+      if (limit === null) conditions.push('NOT attribute_type(monthlyLimit, :number)');
+      else if (limit === undefined) conditions.push('(NOT attribute_type(monthlyLimit, :number) OR #used < monthlyLimit)');
+      else {
+        conditions.push('attribute_type(monthlyLimit, :number) AND monthlyLimit = :limit AND #used <= :most');
+        values[':limit'] = limit;
+        values[':most'] = limit - units;
+      }
+    }
+    if (sets.length === 0) {
+      // Nothing to count: a plain consistent read decides.
+      const item = await diagnose(tokenHash);
+      return item ? judge(item, request, window, windowStart, rateName) : { admitted: false, refusal: 'unknown-token' };
+    }
+    const stale = (hint?.stale ?? []).filter((name) => name !== rateName).slice(0, 20);
+    stale.forEach((name, i) => (names[`#stale${i}`] = name));
+    const remove = stale.length > 0 ? ` REMOVE ${stale.map((_, i) => `#stale${i}`).join(', ')}` : '';
+    const written = spendBlind ? undefined : await write({
+      TableName: tables.tokens,
+      Key: { tokenHash },
+      UpdateExpression: `SET ${sets.join(', ')}${remove}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+    if (written) {
+      remember(tokenHash, written, rateName);
+      return {
+        admitted: true,
+        token: tokenRecordFromItem(written),
+        // The condition held rateWindow to the window assumed; its allowance is the item's.
+        rate: { window: windowOf(written) ?? window, windowStart, count: Number(written[rateName] ?? 0) },
+        ...(spendPeriod !== undefined ? { used: Number(written[usedAttribute(spendPeriod)] ?? 0) } : {}),
+      };
+    }
+    // Refused (or not tried): one consistent read of the item says which check did it.
+    const item = await diagnose(tokenHash);
+    if (!item) return { admitted: false, refusal: 'unknown-token' };
+    if (item.active !== true) return judge(item, request, window, windowStart, rateName);
+    const stored = windowOf(item);
+    if (!stored) {
+      const ratePerSecond = tokenRecordFromItem(item).ratePerSecond;
+      await storeWindow(tokenHash, ratePerSecond);
+      hints.set(tokenHash, { window: rateWindow(ratePerSecond), stale: [] });
+      return 'again';
+    }
+    remember(tokenHash, item, undefined);
+    if (stored.seconds !== window.seconds) return 'again';
+    if (spendPeriod !== undefined && item[usedAttribute(spendPeriod)] === undefined) {
+      await seedCounter({ tokenHash, period: spendPeriod });
+      return 'again';
+    }
+    if (spendBlind) return 'again';
+    const outcome = judge(item, request, stored, windowStart, rateName);
+    // Every check passes on the item as read now: another request changed it in between. Try again.
+    return outcome.admitted ? 'again' : outcome;
+  };
 
   return {
-    async spend(key, limit, expiresAt) {
+    async admit(request) {
       try {
-        const { Attributes } = await dynamo.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: quotaKey(key),
-            UpdateExpression: 'ADD #used :one SET #expiresAt = :expiresAt',
-            ...(limit === null
-              ? {}
-              : {
-                  // Check and spend in one write: concurrent spends are serialised by DynamoDB on the item.
-                  ConditionExpression: 'attribute_not_exists(#used) OR #used < :limit',
-                }),
-            ExpressionAttributeNames: { '#used': 'used', '#expiresAt': 'expiresAt' },
-            ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt, ...(limit === null ? {} : { ':limit': limit }) },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
-        return Number(Attributes?.used ?? 0);
+        for (let i = 1; ; i++) {
+          const outcome = await attempt(request);
+          if (outcome !== 'again') return outcome;
+          if (i >= ATTEMPTS) throw new Error(`the token item kept changing under ${ATTEMPTS} attempts`);
+        }
       } catch (error) {
-        if (awsErrorName(error) === 'ConditionalCheckFailedException') return undefined;
-        throw storageError(`Spending quota in table ${tableName}`, error);
+        throw storageError(`Admitting a request on table ${tables.tokens}`, error);
       }
     },
 
     async refund(key, spendId, expiresAt) {
       // First the marker, one small item per refund: whoever writes it owns the refund, so a
-      // retried or redelivered refund finds it and changes nothing. (Spend ids kept on the month
-      // item would grow it by every refund, towards DynamoDB's 400 KB item limit.)
+      // retried or redelivered refund finds it and changes nothing.
       try {
         // An UpdateItem that creates the item: the functions that refund hold UpdateItem on this table, not PutItem.
         await dynamo.send(
           new UpdateCommand({
-            TableName: tableName,
-            Key: refundKey(key, spendId),
+            TableName: tables.usage,
+            Key: { pk: `refund#${key.tokenHash}#${key.period}#${spendId}` },
             UpdateExpression: 'SET #expiresAt = :expiresAt',
             ConditionExpression: 'attribute_not_exists(pk)',
             ExpressionAttributeNames: { '#expiresAt': 'expiresAt' },
@@ -60,60 +244,75 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tableName
         );
       } catch (error) {
         if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
-        throw storageError(`Refunding quota in table ${tableName}`, error);
+        throw storageError(`Refunding quota in table ${tables.usage}`, error);
       }
       // Then the unit back. Without a transaction (one write each), a crash between the two
       // loses this refund: the caller keeps paying one unit, and no unit is ever given twice.
-      try {
-        await dynamo.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: quotaKey(key),
-            UpdateExpression: 'ADD #used :minusOne',
-            ConditionExpression: '#used > :zero',
-            ExpressionAttributeNames: { '#used': 'used' },
-            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
-        throw storageError(`Refunding quota in table ${tableName}`, error);
-      }
+      const giveBack = async (tableName: string, itemKey: Record<string, string>, attribute: string) => {
+        try {
+          await dynamo.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: itemKey,
+              UpdateExpression: 'ADD #used :minusOne',
+              ConditionExpression: '#used > :zero',
+              ExpressionAttributeNames: { '#used': attribute },
+              ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+          throw storageError(`Refunding quota in table ${tableName}`, error);
+        }
+      };
+      if (await giveBack(tables.tokens, { tokenHash: key.tokenHash }, usedAttribute(key.period))) return true;
+      // No counter of the month on the token item yet: the unit was spent on the usage table's count, which the seed will carry.
+      return giveBack(tables.usage, legacyQuotaKey(key), 'used');
     },
 
     async used(key) {
       try {
         const { Item } = await dynamo.send(
           new GetCommand({
-            TableName: tableName,
-            Key: quotaKey(key),
+            TableName: tables.tokens,
+            Key: { tokenHash: key.tokenHash },
             ProjectionExpression: '#used',
-            ExpressionAttributeNames: { '#used': 'used' },
+            ExpressionAttributeNames: { '#used': usedAttribute(key.period) },
           }),
         );
-        return Number(Item?.used ?? 0);
+        const used = Item?.[usedAttribute(key.period)];
+        // Not seeded yet this month: the count is still the usage table's.
+        return used === undefined ? await carriedCount(key) : Number(used);
       } catch (error) {
-        throw storageError(`Reading quota usage from table ${tableName}`, error);
-      }
-    },
-
-    async countRequest(tokenHash, windowStart, expiresAt) {
-      try {
-        const { Attributes } = await dynamo.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: `rate#${tokenHash}#${windowStart}` },
-            UpdateExpression: 'ADD #n :one SET #expiresAt = :expiresAt',
-            ExpressionAttributeNames: { '#n': 'n', '#expiresAt': 'expiresAt' },
-            ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
-        return Number(Attributes?.n ?? 1);
-      } catch (error) {
-        throw storageError(`Counting a request in table ${tableName}`, error);
+        throw storageError(`Reading quota usage from table ${tables.tokens}`, error);
       }
     },
   };
+}
+
+/** The usage table's item that counted a month before the counters moved onto the token item. */
+function legacyQuotaKey(key: QuotaCounterKey): { pk: string } {
+  return { pk: `quota#${key.tokenHash}#${key.period}` };
+}
+
+/** The stored rate window of a token item, when it has one. */
+function windowOf(item: Record<string, unknown>): RateWindow | undefined {
+  const seconds = item.rateWindow;
+  const allowed = item.rateAllowed;
+  return typeof seconds === 'number' && typeof allowed === 'number' ? { seconds, allowed } : undefined;
+}
+
+/** Which check, in the contract's order, the item as it stands refuses `request` on (admitted: none does). */
+function judge(item: Record<string, unknown>, request: AdmissionRequest, window: RateWindow, windowStart: number, rateName: string): AdmissionOutcome {
+  const token = tokenRecordFromItem(item);
+  const count = Number(item[rateName] ?? 0);
+  const rate = { window, windowStart, count };
+  if (!token.active) return { admitted: false, refusal: 'inactive', token, rate };
+  if (request.countRate && count >= window.allowed) return { admitted: false, refusal: 'rate', token, rate };
+  if (request.spendPeriod !== undefined) {
+    const used = Number(item[usedAttribute(request.spendPeriod)] ?? 0);
+    if (token.monthlyLimit !== null && used + (request.units ?? 1) > token.monthlyLimit) return { admitted: false, refusal: 'quota', token, rate, used };
+  }
+  return { admitted: true, token, rate };
 }

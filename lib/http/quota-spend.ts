@@ -1,8 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MERGE_PART_CODE, ServiceError, ValidationError } from '../errors.js';
-import { refundQuota, spendQuota, type QuotaSpend } from '../quota/quota.js';
+import { refundQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
-import type { TokenRecord } from '../tokens/token-store.js';
 import type { CallerContext, HttpResult } from './types.js';
 
 /**
@@ -19,20 +18,19 @@ export function earnsRefund(outcome: unknown): boolean {
 }
 
 /**
- * Spends the request's units of the caller's monthly quota (one; a merge one
- * per rendered part; 402 when they are not left), then runs the render; if it fails in a way that `earnsRefund`, the unit is
- * given back once before the failure goes on to the error mapper. A failed
- * refund is logged, never allowed to replace the caller's answer.
+ * Runs the render of a request whose admission spent its units of the
+ * monthly quota (one; a merge one per rendered part; none when it renders
+ * nothing); if it fails in a way that `earnsRefund`, the units are given back
+ * once before the failure goes on to the error mapper. A failed refund is
+ * logged, never allowed to replace the caller's answer.
  */
 export async function withQuotaSpend(
   deps: { usage: UsageStore; logger: Logger },
-  request: { token: TokenRecord; spendId: string; context: CallerContext; units?: number },
+  request: { spend: QuotaSpend | undefined; context: CallerContext },
   render: (spend: QuotaSpend | undefined) => Promise<HttpResult>,
 ): Promise<HttpResult> {
-  const units = request.units ?? 1;
-  // Nothing to render (a merge of existing PDFs only): nothing to spend, and no 402.
-  if (units === 0) return render(undefined);
-  const spend = await spendQuota(deps.usage, request.token, request.spendId, undefined, units);
+  const spend = request.spend;
+  if (!spend) return render(undefined);
   request.context.quota = 'spent';
   const giveBack = async () => {
     try {

@@ -1,4 +1,3 @@
-import { QuotaExceededError } from '../errors.js';
 import type { TokenRecord } from '../tokens/token-store.js';
 import type { UsageStore } from './usage-store.js';
 
@@ -52,33 +51,6 @@ export function billingPeriod(now: Date): BillingPeriod {
 }
 
 /**
- * Spends `units` units (default one) of the token's monthly quota, each in a
- * single conditional write, so concurrent requests on any number of
- * instances never exceed the limit. Throws QuotaExceededError (402) when the
- * month's quota cannot hold them all, after giving back the units it did
- * count. An unlimited token is counted too, so its usage can be reported.
- */
-export async function spendQuota(store: UsageStore, token: TokenRecord, spendId: string, now = new Date(), units = 1): Promise<QuotaSpend> {
-  const period = billingPeriod(now);
-  const key = { tokenHash: token.tokenHash, period: period.key };
-  const limit = token.monthlyLimit;
-  const spend: QuotaSpend = { ...key, spendId, ...(units > 1 ? { units } : {}) };
-  const ids = unitSpendIds(spend);
-  for (let counted = 0; counted < ids.length; counted += 1) {
-    // A zero quota needs no write: the conditional one would accept the first unit of an absent counter.
-    const count = limit !== null && limit <= 0 ? undefined : await store.spend(key, limit, expiry(period));
-    if (count === undefined) {
-      for (const back of ids.slice(0, counted)) await store.refund(key, back, expiry(period));
-      throw new QuotaExceededError(
-        units > 1
-          ? `Subscription limit reached: this request needs ${units} renders and fewer are left of this month's ${limit}; the quota renews at ${period.end.toISOString()}`
-          : `Subscription limit reached: all ${limit} renders of this month are used; the quota renews at ${period.end.toISOString()}`,
-      );
-    }
-  }
-  return spend;
-}
-
 /**
  * Gives back the units a request spent, each once: a second refund for the
  * same spend (a retry, a redelivered message) changes nothing. Resolves true
@@ -107,6 +79,7 @@ export async function readQuota(store: UsageStore, token: TokenRecord, now = new
   };
 }
 
-function expiry(period: BillingPeriod): number {
+/** When what records a refund of `period` may go (epoch seconds). */
+export function expiry(period: BillingPeriod): number {
   return Math.floor(period.end.getTime() / 1000) + KEEP_PAST_MONTHS_SECONDS;
 }

@@ -1,6 +1,3 @@
-import type { TokenRecord } from '../tokens/token-store.js';
-import type { UsageStore } from './usage-store.js';
-
 /** A fixed counting window: `allowed` requests per `seconds`. */
 export type RateWindow = {
   seconds: number;
@@ -21,9 +18,6 @@ export type RateLimitState = {
 
 /** Windows never span more than this; a rate below one per hour is treated as one per hour. */
 const LONGEST_WINDOW_SECONDS = 3600;
-/** Rate rows outlive their window by this long before DynamoDB's TTL may delete them. */
-const ROW_GRACE_SECONDS = 60;
-
 /**
  * The window that enforces a rate exactly: one second for whole rates, else
  * the shortest whole number of seconds holding a whole number of requests
@@ -39,22 +33,16 @@ export function rateWindow(ratePerSecond: number): RateWindow {
 }
 
 /**
- * Counts this request against the token's rate with one write to the shared
- * counter of the current window (keyed by token and window start, so every
- * instance counts in the same place). Requests past the limit are counted
- * too: a client that keeps hammering stays limited until it slows down.
+ * Where a token stands after an admission (`admitRequest`): `count` requests
+ * of `window.allowed` in the window starting at `windowStart` (epoch seconds).
  */
-export async function countRequest(store: UsageStore, token: TokenRecord, nowMs = Date.now()): Promise<RateLimitState> {
-  const window = rateWindow(token.ratePerSecond);
-  const nowSeconds = Math.floor(nowMs / 1000);
-  const windowStart = nowSeconds - (nowSeconds % window.seconds);
-  const windowEnd = windowStart + window.seconds;
-  const count = await store.countRequest(token.tokenHash, windowStart, windowEnd + ROW_GRACE_SECONDS);
+export function rateLimitState(rate: { window: RateWindow; windowStart: number; count: number }, nowMs: number, exceeded: boolean): RateLimitState {
+  const windowEnd = rate.windowStart + rate.window.seconds;
   return {
-    limit: window.allowed,
-    remaining: Math.max(0, window.allowed - count),
+    limit: rate.window.allowed,
+    remaining: Math.max(0, rate.window.allowed - rate.count),
     resetSeconds: Math.max(1, Math.ceil((windowEnd * 1000 - nowMs) / 1000)),
-    exceeded: count > window.allowed,
+    exceeded,
   };
 }
 

@@ -1,32 +1,58 @@
+import type { TokenRecord } from '../tokens/token-store.js';
+import type { RateWindow } from './rate-limit.js';
+
 /** Which monthly counter: one per token and calendar month (UTC), e.g. `2025-06`. */
 export type QuotaCounterKey = {
   tokenHash: string;
   period: string;
 };
 
+/** What one admission asks of the token's counters, in one atomic write. */
+export type AdmissionRequest = {
+  tokenHash: string;
+  /** The clock the rate window is taken from, epoch milliseconds. */
+  nowMs: number;
+  /** Count this request against the token's rate (false when an earlier admission of the same request counted it). */
+  countRate: boolean;
+  /** Spend units of this month's quota (`YYYY-MM`), if they are left. */
+  spendPeriod?: string;
+  /** How many units to spend, all or none (a merge: one per rendered part); 1 when absent. */
+  units?: number;
+};
+
+/** Why an admission was refused, in the contract's order of checks. */
+export type AdmissionRefusal = 'unknown-token' | 'inactive' | 'rate' | 'quota';
+
+/** What an admission found: the token, where it stands in its rate window, and whether it was let in. */
+export type AdmissionOutcome =
+  | { admitted: false; refusal: 'unknown-token' }
+  | {
+      admitted: boolean;
+      refusal?: Exclude<AdmissionRefusal, 'unknown-token'>;
+      token: TokenRecord;
+      /** The token's rate window and its count, this request included when it was counted. */
+      rate: { window: RateWindow; windowStart: number; count: number };
+      /** Units of the month counted, this one included when spent. */
+      used?: number;
+    };
+
 /**
- * Port: the shared counters behind quotas and rate limits. Every method is a
- * single atomic write or read, so that any number of instances agree.
+ * Port: the shared counters behind quotas and rate limits, kept with the
+ * token's subscription so that one atomic conditional write decides a
+ * request: token known, subscription active, rate not exceeded and (for a
+ * render) its units of quota left, counted together or not at all. Any number
+ * of instances agree, and a render waits on one round trip.
  */
 export interface UsageStore {
-  /**
-   * Counts one unit in the period if the count stays within `limit` (null: no
-   * limit, counted all the same). Resolves to the count including this unit,
-   * or undefined when the limit was already reached and nothing was counted.
-   */
-  spend(key: QuotaCounterKey, limit: number | null, expiresAt: number): Promise<number | undefined>;
+  /** Counts the request (rate, and quota when asked) if every check passes; otherwise counts nothing and says why. */
+  admit(request: AdmissionRequest): Promise<AdmissionOutcome>;
   /**
    * Takes back the unit spent by `spendId`, at most once per spendId. Resolves
    * true when this call gave it back, false when it had been given back before
    * (or nothing was counted in the period). What records the refund expires
-   * at `expiresAt` (epoch seconds), with the period's counter.
+   * at `expiresAt` (epoch seconds).
    */
   refund(key: QuotaCounterKey, spendId: string, expiresAt: number): Promise<boolean>;
   /** Units counted in the period, 0 when none. */
   used(key: QuotaCounterKey): Promise<number>;
-  /**
-   * Counts one request in the token's rate window starting at `windowStart`
-   * (epoch seconds) and resolves to the window's count including it.
-   */
-  countRequest(tokenHash: string, windowStart: number, expiresAt: number): Promise<number>;
 }

@@ -64,7 +64,14 @@ const ROUTES: Record<string, string> = {
   'GET /studio/{file}': 'studio',
 };
 
-const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable'];
+/** Admission: one conditional write to the token's item (auth, rate, quota), a read to say why on a refusal. */
+const AUTH = ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem TokensTable'];
+/** A render's unit given back: marked once in the usage table, then returned on the token's item. */
+const REFUND = ['dynamodb:UpdateItem UsageTable'];
+/** Carry-over: the month's count the usage table kept before the counters moved onto the token item, read once per token and month. */
+const CARRY_OVER = ['dynamodb:GetItem UsageTable'];
+/** What a render adds to the admission: its units given back, the month's count carried over. */
+const SPEND = [...AUTH, ...REFUND, ...CARRY_OVER];
 const STORE_FILES = ['s3:PutObject FilesBucket/files/*', 's3:GetObject FilesBucket/files/*'];
 const READ_TEMPLATE = ['dynamodb:GetItem TemplatesTable', 's3:GetObject FilesBucket/templates/*'];
 const SUBMIT_JOB = [
@@ -82,19 +89,19 @@ const RECEIVE = (queue: string) => [`sqs:ReceiveMessage ${queue}`, `sqs:DeleteMe
  * code calls, checked against lib/aws/.
  */
 const PERMISSIONS: Record<string, string[]> = {
-  pdf: [...AUTH, ...STORE_FILES],
-  screenshot: [...AUTH, ...STORE_FILES],
-  'pdf-sync': [...AUTH, ...STORE_FILES],
-  'screenshot-sync': [...AUTH, ...STORE_FILES],
-  'template-render': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
-  'template-render-sync': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
-  'pdf-async': [...AUTH, ...SUBMIT_JOB],
-  'screenshot-async': [...AUTH, ...SUBMIT_JOB],
-  'template-render-async': [...AUTH, ...READ_TEMPLATE, ...SUBMIT_JOB],
+  pdf: [...SPEND, ...STORE_FILES],
+  screenshot: [...SPEND, ...STORE_FILES],
+  'pdf-sync': [...SPEND, ...STORE_FILES],
+  'screenshot-sync': [...SPEND, ...STORE_FILES],
+  'template-render': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
+  'template-render-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-async': [...SPEND, ...SUBMIT_JOB],
+  'screenshot-async': [...SPEND, ...SUBMIT_JOB],
+  'template-render-async': [...SPEND, ...READ_TEMPLATE, ...SUBMIT_JOB],
   // A merge's template parts are read before anything renders or is queued.
-  'pdf-merge': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
-  'pdf-merge-sync': [...AUTH, ...READ_TEMPLATE, ...STORE_FILES],
-  'pdf-merge-async': [...AUTH, ...READ_TEMPLATE, ...SUBMIT_JOB],
+  'pdf-merge': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-merge-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-merge-async': [...SPEND, ...READ_TEMPLATE, ...SUBMIT_JOB],
   'job-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'template-create': [...AUTH, 'dynamodb:PutItem TemplatesTable', 's3:PutObject FilesBucket/templates/*'],
   'template-list': [...AUTH, 'dynamodb:Query TemplatesTable/index/byAccount'],
@@ -108,7 +115,7 @@ const PERMISSIONS: Record<string, string[]> = {
   ],
   'template-delete': [...AUTH, 'dynamodb:DeleteItem TemplatesTable', 's3:DeleteObject FilesBucket/templates/*'],
   devices: [...AUTH],
-  usage: [...AUTH, 'dynamodb:GetItem UsageTable'],
+  usage: [...AUTH, ...CARRY_OVER],
   'jobs-consume': [
     ...RECEIVE('JobsQueue'),
     'dynamodb:GetItem JobsTable',
@@ -117,7 +124,8 @@ const PERMISSIONS: Record<string, string[]> = {
     's3:DeleteObject FilesBucket/job-inputs/*',
     ...STORE_FILES,
     'sqs:SendMessage WebhooksQueue',
-    'dynamodb:UpdateItem UsageTable',
+    ...REFUND,
+    'dynamodb:UpdateItem TokensTable',
   ],
   'jobs-dead-letter': [
     ...RECEIVE('JobsDeadLetterQueue'),
@@ -125,7 +133,8 @@ const PERMISSIONS: Record<string, string[]> = {
     'dynamodb:UpdateItem JobsTable',
     's3:DeleteObject FilesBucket/job-inputs/*',
     'sqs:SendMessage WebhooksQueue',
-    'dynamodb:UpdateItem UsageTable',
+    ...REFUND,
+    'dynamodb:UpdateItem TokensTable',
   ],
   'webhooks-deliver': [
     ...RECEIVE('WebhooksQueue'),
@@ -334,12 +343,20 @@ describe('npm run package (offline, stage prod)', () => {
     }
   });
 
-  it('lets no function write the token table, and the renderers reach no table beyond auth, counters and templates', () => {
+  it('lets no function create or delete tokens, and the renderers reach no table beyond admission, refunds, the carry-over read and templates', () => {
+    // The admission counts on the token's item (UpdateItem); issuing and removing tokens is the admin CLI's alone.
     for (const key of Object.keys(PERMISSIONS)) {
       const onTokens = grantsOf(key).filter((grant) => grant.endsWith(' TokensTable'));
-      assert.ok(onTokens.every((grant) => grant === 'dynamodb:GetItem TokensTable'), `${key}: ${onTokens.join(', ')}`);
+      assert.ok(onTokens.every((grant) => ['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem TokensTable'].includes(grant)), `${key}: ${onTokens.join(', ')}`);
     }
-    const allowed = new Set(['dynamodb:GetItem TokensTable', 'dynamodb:UpdateItem UsageTable', 'dynamodb:GetItem TemplatesTable']);
+    const allowed = new Set([
+      'dynamodb:GetItem TokensTable',
+      'dynamodb:UpdateItem TokensTable',
+      'dynamodb:UpdateItem UsageTable',
+      // The carry-over: the month's count the usage table kept before the upgrade, read once per token and month.
+      'dynamodb:GetItem UsageTable',
+      'dynamodb:GetItem TemplatesTable',
+    ]);
     for (const key of RENDERERS.filter((name) => name !== 'jobs-consume')) {
       const tables = grantsOf(key).filter((grant) => grant.startsWith('dynamodb:') && !allowed.has(grant));
       assert.deepEqual(tables, [], `${key} reaches ${tables.join(', ')}`);

@@ -74,7 +74,7 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
       logger: new Logger({ serviceName: 'faults', logLevel: 'SILENT' }),
       tokens: createDynamoTokenStore(clients.dynamo, config.tables.tokens),
       templates: createDynamoTemplateStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.templates, bucket: config.filesBucket }),
-      usage: createDynamoUsageStore(clients.dynamo, config.tables.usage),
+      usage: createDynamoUsageStore(clients.dynamo, { tokens: config.tables.tokens, usage: config.tables.usage }),
       files: createS3FileStore({ s3: clients.s3, bucket: config.filesBucket }),
       jobs: createDynamoJobStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.jobs, bucket: config.filesBucket }),
       queue: createSqsJobQueue({ sqs: clients.sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),

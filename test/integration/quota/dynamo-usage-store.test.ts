@@ -1,12 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createAwsClients } from '../../../lib/aws/clients.js';
+import { createDynamoTokenStore } from '../../../lib/aws/dynamo-token-store.js';
 import { createDynamoUsageStore } from '../../../lib/aws/dynamo-usage-store.js';
 import { StorageError } from '../../../lib/aws/errors.js';
-import { QuotaExceededError } from '../../../lib/errors.js';
-import { readQuota, refundQuota, spendQuota } from '../../../lib/quota/quota.js';
-import { countRequest } from '../../../lib/quota/rate-limit.js';
+import { QuotaExceededError, RateLimitedError, SubscriptionInactiveError, UnauthorizedError } from '../../../lib/errors.js';
+import { admitRequest } from '../../../lib/quota/admission.js';
+import { readQuota, refundQuota, type QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 import { generateToken, hashToken } from '../../../lib/tokens/tokens.js';
@@ -14,17 +15,24 @@ import { withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js'
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 
-function token(overrides: Partial<TokenRecord> = {}): TokenRecord {
+function record(overrides: Partial<TokenRecord> = {}): TokenRecord {
   return {
     tokenHash: hashToken(generateToken()),
     accountId: 'acct-1',
     active: true,
     monthlyLimit: 10,
-    ratePerSecond: 10,
+    // Far above what these tests send, unless a test is about the rate.
+    ratePerSecond: 1000,
     webhookSecret: 'whsec_c2VjcmV0',
     createdAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
   };
+}
+
+/** Spends a unit as a render does: one admission counting rate and quota together. */
+async function spendQuota(store: UsageStore, subscriber: TokenRecord, spendId: string, now = NOW): Promise<QuotaSpend> {
+  const admitted = await admitRequest(store, subscriber.tokenHash, { countRate: true, spendId }, now.getTime());
+  return admitted.spend as QuotaSpend;
 }
 
 describe('createDynamoUsageStore', () => {
@@ -36,8 +44,14 @@ describe('createDynamoUsageStore', () => {
   before(async () => {
     aws = await withLocalAws();
     for (let i = 0; i < 4; i++) extraClients.push(createAwsClients(aws.config));
-    instances = [aws.clients, ...extraClients].map((c) => createDynamoUsageStore(c.dynamo, aws.config.tables.usage));
+    instances = [aws.clients, ...extraClients].map((c) => createDynamoUsageStore(c.dynamo, { tokens: aws.config.tables.tokens, usage: aws.config.tables.usage }));
   });
+  /** A token issued as the tokens CLI issues it (createDynamoTokenStore). */
+  const token = async (overrides: Partial<TokenRecord> = {}) => {
+    const stored = record(overrides);
+    await createDynamoTokenStore(aws.clients.dynamo, aws.config.tables.tokens).create(stored);
+    return stored;
+  };
   after(async () => {
     for (const c of extraClients) c.dynamo.destroy();
     await aws.stop();
@@ -46,7 +60,7 @@ describe('createDynamoUsageStore', () => {
 
   it('accepts exactly 10 of 50 concurrent renders against a quota of 10, across instances', async () => {
     // Prepare
-    const subscriber = token({ monthlyLimit: 10 });
+    const subscriber = await token({ monthlyLimit: 10 });
 
     // Act
     const outcomes = await Promise.allSettled(
@@ -64,7 +78,7 @@ describe('createDynamoUsageStore', () => {
 
   it('counts every render of an unlimited token, concurrent ones included', async () => {
     // Prepare
-    const subscriber = token({ monthlyLimit: null });
+    const subscriber = await token({ monthlyLimit: null });
 
     // Act
     await Promise.all(Array.from({ length: 25 }, (_, i) => spendQuota(instances[i % instances.length] as UsageStore, subscriber, `req-${i}`, NOW)));
@@ -80,7 +94,7 @@ describe('createDynamoUsageStore', () => {
 
   it('counts a refund once, even when it is asked for 20 times at once from several instances', async () => {
     // Prepare
-    const subscriber = token({ monthlyLimit: 3 });
+    const subscriber = await token({ monthlyLimit: 3 });
     const spends = [];
     for (let i = 0; i < 3; i++) spends.push(await spendQuota(store(), subscriber, `req-${i}`, NOW));
     const failed = spends[1] as (typeof spends)[number];
@@ -97,7 +111,7 @@ describe('createDynamoUsageStore', () => {
 
   it('makes room for exactly one more render after one refund of a spent quota', async () => {
     // Prepare
-    const subscriber = token({ monthlyLimit: 2 });
+    const subscriber = await token({ monthlyLimit: 2 });
     const first = await spendQuota(store(), subscriber, 'req-a', NOW);
     await spendQuota(store(), subscriber, 'req-b', NOW);
     await refundQuota(store(), first);
@@ -112,30 +126,29 @@ describe('createDynamoUsageStore', () => {
     assert.equal((await readQuota(store(), subscriber, NOW)).remaining, 0);
   });
 
-  it('keeps the month counter the same size however many refunds it takes, each expiring with it', async () => {
+  it('keeps the token item the same size however many refunds it takes, each marker expiring', async () => {
     // Prepare
-    const subscriber = token({ monthlyLimit: null });
+    const subscriber = await token({ monthlyLimit: null });
     const spends = await Promise.all(Array.from({ length: 60 }, (_, i) => spendQuota(store(), subscriber, `refund-me-${i}`, NOW)));
-    const pk = `quota#${subscriber.tokenHash}#2026-06`;
 
     // Act
     const refunded = await Promise.all(spends.map((spend) => refundQuota(store(), spend)));
     const again = await Promise.all(spends.map((spend) => refundQuota(store(), spend)));
 
     // Assess
-    const { Item: counter } = await aws.clients.dynamo.send(new GetCommand({ TableName: aws.config.tables.usage, Key: { pk } }));
+    const { Item: item } = await aws.clients.dynamo.send(new GetCommand({ TableName: aws.config.tables.tokens, Key: { tokenHash: subscriber.tokenHash } }));
     const { Item: marker } = await aws.clients.dynamo.send(
       new GetCommand({ TableName: aws.config.tables.usage, Key: { pk: `refund#${subscriber.tokenHash}#2026-06#refund-me-7` } }),
     );
     assert.deepEqual([refunded.filter(Boolean).length, again.filter(Boolean).length], [60, 0]);
-    assert.deepEqual(Object.keys(counter ?? {}).sort(), ['expiresAt', 'pk', 'used']);
-    assert.equal(counter?.used, 0);
-    assert.equal(marker?.expiresAt, counter?.expiresAt);
+    assert.equal(item?.['used#2026-06'], 0);
+    assert.ok(Object.keys(item ?? {}).length < 20, `the token item holds ${Object.keys(item ?? {}).length} attributes`);
+    assert.equal(typeof marker?.expiresAt, 'number');
   });
 
   it('never counts below zero: a refund without a spend changes nothing', async () => {
     // Prepare
-    const subscriber = token();
+    const subscriber = await token();
 
     // Act
     const refunded = await refundQuota(store(), { tokenHash: subscriber.tokenHash, period: '2026-06', spendId: 'ghost' });
@@ -147,7 +160,7 @@ describe('createDynamoUsageStore', () => {
 
   it('keeps months apart: last month spent out does not limit this month', async () => {
     // Prepare
-    const subscriber = token({ monthlyLimit: 1 });
+    const subscriber = await token({ monthlyLimit: 1 });
     await spendQuota(store(), subscriber, 'may', new Date('2026-05-31T23:59:59Z'));
 
     // Act
@@ -158,49 +171,264 @@ describe('createDynamoUsageStore', () => {
     assert.equal((await readQuota(store(), subscriber, new Date('2026-05-20T00:00:00Z'))).used, 1);
   });
 
-  it('counts 25 concurrent requests in one rate window exactly: 10 allowed at 10/s, 15 refused', async () => {
+  it('counts 25 concurrent requests in one rate window exactly across instances: 10 allowed at 10/s, 15 refused', async () => {
     // Prepare
-    const caller = token({ ratePerSecond: 10 });
+    const caller = await token({ ratePerSecond: 10 });
     const inOneSecond = Date.UTC(2026, 5, 15, 12, 0, 0) + 500;
 
     // Act
-    const states = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => countRequest(instances[i % instances.length] as UsageStore, caller, inOneSecond)),
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 25 }, (_, i) => admitRequest(instances[i % instances.length] as UsageStore, caller.tokenHash, { countRate: true }, inOneSecond)),
     );
 
     // Assess
-    assert.equal(states.filter((s) => !s.exceeded).length, 10);
-    assert.equal(states.filter((s) => s.exceeded).length, 15);
+    const admitted = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value);
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    assert.equal(admitted.length, 10);
+    assert.equal(refused.length, 15);
+    for (const r of refused) assert.ok(r.reason instanceof RateLimitedError, String(r.reason));
+    assert.deepEqual(admitted.map((a) => a.rateLimit.remaining).sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('spends a quota of 5 exactly under 40 concurrent renders at a rate of 8/s: rate and quota are one write', async () => {
+    // Prepare
+    const subscriber = await token({ monthlyLimit: 5, ratePerSecond: 8 });
+    const inOneSecond = Date.UTC(2026, 5, 15, 12, 0, 0) + 100;
+
+    // Act
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        admitRequest(instances[i % instances.length] as UsageStore, subscriber.tokenHash, { countRate: true, spendId: `r-${i}` }, inOneSecond),
+      ),
+    );
+
+    // Assess: 5 renders, and no request refused for its quota took a unit or more than the rate's room
+    const reasons = outcomes.map((o) => (o.status === 'fulfilled' ? 'admitted' : (o.reason as Error).constructor.name));
+    assert.equal(reasons.filter((r) => r === 'admitted').length, 5);
+    assert.ok(reasons.every((r) => ['admitted', 'QuotaExceededError', 'RateLimitedError'].includes(r)), reasons.join());
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 5);
+  });
+
+  it('starts each rate window at zero, keeps tokens apart, and drops the counts of past windows from the item', async () => {
+    // Prepare
+    const caller = await token({ ratePerSecond: 1 });
+    const other = await token({ ratePerSecond: 1 });
+    const second = Date.UTC(2026, 5, 15, 12, 0, 0);
+    await admitRequest(store(), caller.tokenHash, { countRate: true }, second);
+
+    // Act
+    const sameSecond = await admitRequest(store(), caller.tokenHash, { countRate: true }, second + 999).catch((error: unknown) => error);
+    const otherToken = await admitRequest(store(), other.tokenHash, { countRate: true }, second + 999);
+    const nextSecond = await admitRequest(store(), caller.tokenHash, { countRate: true }, second + 1000);
+    for (let i = 2; i < 30; i++) await admitRequest(store(), caller.tokenHash, { countRate: true }, second + i * 1000);
+
+    // Assess
+    assert.ok(sameSecond instanceof RateLimitedError);
+    assert.equal(otherToken.rateLimit.remaining, 0);
+    assert.equal(nextSecond.rateLimit.exceeded, false);
+    const { Item: item } = await aws.clients.dynamo.send(new GetCommand({ TableName: aws.config.tables.tokens, Key: { tokenHash: caller.tokenHash } }));
+    assert.ok(Object.keys(item ?? {}).filter((name) => name.startsWith('rate#')).length <= 2, Object.keys(item ?? {}).join());
+  });
+
+  it('enforces a fractional rate over its longer window, also on a token stored before windows were (2 per 5 s)', async () => {
+    // Prepare: an item as an older version wrote it, without rateWindow and rateAllowed
+    const caller = record({ ratePerSecond: 0.4 });
+    await aws.clients.dynamo.send(new PutCommand({ TableName: aws.config.tables.tokens, Item: { ...caller } }));
+    const windowStart = Date.UTC(2026, 5, 15, 12, 0, 0);
+
+    // Act
+    const outcomes = await Promise.allSettled(
+      [0, 1000, 2000, 4999, 5000].map((at) => admitRequest(instances[1] as UsageStore, caller.tokenHash, { countRate: true }, windowStart + at)),
+    );
+
+    // Assess
     assert.deepEqual(
-      states.map((s) => s.remaining).filter((r) => r > 0).sort((a, b) => a - b),
-      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled'],
     );
   });
 
-  it('starts each rate window at zero and keeps tokens apart', async () => {
+  it('refuses an unknown token (401), then an inactive one (403) at once, counting nothing', async () => {
     // Prepare
-    const caller = token({ ratePerSecond: 1 });
-    const other = token({ ratePerSecond: 1 });
-    const second = Date.UTC(2026, 5, 15, 12, 0, 0);
-    await countRequest(store(), caller, second);
+    const tokens = createDynamoTokenStore(aws.clients.dynamo, aws.config.tables.tokens);
+    const subscriber = await token({ monthlyLimit: 3 });
+    await spendQuota(instances[2] as UsageStore, subscriber, 'before');
 
     // Act
-    const sameSecond = await countRequest(store(), caller, second + 999);
-    const otherToken = await countRequest(store(), other, second + 999);
-    const nextSecond = await countRequest(store(), caller, second + 1000);
+    const unknown = await admitRequest(store(), hashToken(generateToken()), { countRate: true, spendId: 'x' }).catch((e: unknown) => e);
+    await tokens.setActive(subscriber.tokenHash, false);
+    const inactive = await admitRequest(instances[2] as UsageStore, subscriber.tokenHash, { countRate: true, spendId: 'after' }, NOW.getTime()).catch((e: unknown) => e);
+
+    // Assess: the instance that admitted the token a moment ago refuses it now: nothing is cached
+    assert.ok(unknown instanceof UnauthorizedError);
+    assert.ok(inactive instanceof SubscriptionInactiveError);
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 1);
+  });
+
+  it('refuses a spent quota with 402 and still counts the request against the rate', async () => {
+    // Prepare
+    const subscriber = await token({ monthlyLimit: 0, ratePerSecond: 2 });
+    const at = Date.UTC(2026, 5, 15, 12, 0, 0);
+
+    // Act
+    const first = await admitRequest(store(), subscriber.tokenHash, { countRate: true, spendId: 'a' }, at).catch((e: unknown) => e);
+    const second = await admitRequest(store(), subscriber.tokenHash, { countRate: true, spendId: 'b' }, at).catch((e: unknown) => e);
+    const third = await admitRequest(store(), subscriber.tokenHash, { countRate: true, spendId: 'c' }, at).catch((e: unknown) => e);
 
     // Assess
-    assert.equal(sameSecond.exceeded, true);
-    assert.equal(otherToken.exceeded, false);
-    assert.equal(nextSecond.exceeded, false);
+    assert.ok(first instanceof QuotaExceededError);
+    assert.ok(second instanceof QuotaExceededError);
+    assert.ok(third instanceof RateLimitedError, String(third));
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 0);
+  });
+
+  it('spends in a second write after a rate-only admission (a template render that needed its account first), exactly', async () => {
+    // Prepare
+    const subscriber = await token({ monthlyLimit: 1 });
+    await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: true }, NOW.getTime());
+
+    // Act
+    const spent = await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: false, spendId: 'tpl-1' }, NOW.getTime());
+    await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: true }, NOW.getTime());
+    const again = await admitRequest(instances[3] as UsageStore, subscriber.tokenHash, { countRate: false, spendId: 'tpl-2' }, NOW.getTime()).catch((e: unknown) => e);
+
+    // Assess
+    assert.equal(spent.spend?.spendId, 'tpl-1');
+    assert.ok(again instanceof QuotaExceededError, String(again));
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 1);
+  });
+
+  it("spends a merge's units all or none: 12 concurrent merges of 3 parts on 5 instances against a quota of 10 take 9", async () => {
+    // Prepare
+    const subscriber = await token({ monthlyLimit: 10 });
+
+    // Act
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        admitRequest(instances[i % instances.length] as UsageStore, subscriber.tokenHash, { countRate: true, spendId: `merge-${i}`, units: 3 }, NOW.getTime()),
+      ),
+    );
+    const fourth = await admitRequest(store(), subscriber.tokenHash, { countRate: true, spendId: 'merge-x', units: 2 }, NOW.getTime()).catch((e: unknown) => e);
+    const last = await spendQuota(store(), subscriber, 'single');
+
+    // Assess
+    const admitted = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value);
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    assert.equal(admitted.length, 3);
+    for (const r of refused) assert.ok(r.reason instanceof QuotaExceededError, String(r.reason));
+    assert.ok(fourth instanceof QuotaExceededError, 'two units do not fit in the one left');
+    assert.equal(last.spendId, 'single');
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 10);
+    assert.equal(admitted[0]?.spend?.units, 3);
+  });
+
+  it("gives a merge's units all back on refund, once", async () => {
+    // Prepare
+    const subscriber = await token({ monthlyLimit: 5 });
+    const merge = (await admitRequest(store(), subscriber.tokenHash, { countRate: true, spendId: 'merge', units: 4 }, NOW.getTime())).spend as QuotaSpend;
+
+    // Act
+    const first = await refundQuota(instances[1] as UsageStore, merge);
+    const again = await refundQuota(instances[2] as UsageStore, merge);
+
+    // Assess
+    assert.deepEqual([first, again], [true, false]);
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 0);
+  });
+
+  it('holds a merge to a limit lowered after this instance last saw the token', async () => {
+    // Prepare
+    const tokens = createDynamoTokenStore(aws.clients.dynamo, aws.config.tables.tokens);
+    const subscriber = await token({ monthlyLimit: 10 });
+    await spendQuota(instances[4] as UsageStore, subscriber, 'seen-at-10');
+    await tokens.updateTerms(subscriber.tokenHash, { monthlyLimit: 3 });
+
+    // Act
+    const refused = await admitRequest(instances[4] as UsageStore, subscriber.tokenHash, { countRate: true, spendId: 'm', units: 3 }, NOW.getTime()).catch((e: unknown) => e);
+    const fits = await admitRequest(instances[4] as UsageStore, subscriber.tokenHash, { countRate: true, spendId: 'n', units: 2 }, NOW.getTime());
+
+    // Assess
+    assert.ok(refused instanceof QuotaExceededError, String(refused));
+    assert.equal(fits.spend?.units, 2);
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 3);
+  });
+
+  describe('carry-over of the month counted in the usage table before the upgrade', () => {
+    /** The month's count as the version before kept it: `quota#<tokenHash>#<YYYY-MM>` in the usage table. */
+    const countedBefore = (subscriber: TokenRecord, used: number) =>
+      aws.clients.dynamo.send(new PutCommand({ TableName: aws.config.tables.usage, Item: { pk: `quota#${subscriber.tokenHash}#2026-06`, used, expiresAt: 1 } }));
+    /** A store on its own instance whose every DynamoDB call is counted. */
+    const countingStore = () => {
+      const sent: string[] = [];
+      const dynamo = {
+        send: (command: { constructor: { name: string }; input: { TableName?: string } }) => {
+          sent.push(`${command.constructor.name} ${command.input.TableName}`);
+          return aws.clients.dynamo.send(command as never);
+        },
+      } as unknown as typeof aws.clients.dynamo;
+      return { sent, store: createDynamoUsageStore(dynamo, { tokens: aws.config.tables.tokens, usage: aws.config.tables.usage }) };
+    };
+
+    it("keeps the month's count: 7 used before, a quota of 10 admits exactly 3 of 20 concurrent renders on 5 instances", async () => {
+      // Prepare
+      const subscriber = await token({ monthlyLimit: 10 });
+      await countedBefore(subscriber, 7);
+
+      // Act
+      const before = await readQuota(store(), subscriber, NOW);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => spendQuota(instances[i % instances.length] as UsageStore, subscriber, `req-${i}`, NOW)),
+      );
+
+      // Assess
+      assert.equal(before.used, 7);
+      assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 3);
+      assert.equal((await readQuota(store(), subscriber, NOW)).used, 10);
+    });
+
+    it('reads the old count once: the first render of the month seeds the counter, every later one is one write', async () => {
+      // Prepare
+      const subscriber = await token({ monthlyLimit: null });
+      await countedBefore(subscriber, 41);
+      const { sent, store: counted } = countingStore();
+
+      // Act
+      await spendQuota(counted, subscriber, 'first');
+      const first = sent.splice(0);
+      await spendQuota(counted, subscriber, 'second');
+      await spendQuota(counted, subscriber, 'third');
+      const later = sent.splice(0);
+
+      // Assess
+      assert.equal(first.filter((call) => call === `GetCommand ${aws.config.tables.usage}`).length, 1, first.join());
+      assert.deepEqual(later, [`UpdateCommand ${aws.config.tables.tokens}`, `UpdateCommand ${aws.config.tables.tokens}`]);
+      assert.equal((await readQuota(store(), subscriber, NOW)).used, 44);
+    });
+
+    it('gives a unit spent before the upgrade back to the old count, which the seed then carries', async () => {
+      // Prepare
+      const subscriber = await token({ monthlyLimit: 5 });
+      await countedBefore(subscriber, 5);
+
+      // Act
+      const refunded = await refundQuota(store(), { tokenHash: subscriber.tokenHash, period: '2026-06', spendId: 'spent-before' });
+      const spent = await spendQuota(instances[1] as UsageStore, subscriber, 'after');
+      const full = await spendQuota(instances[2] as UsageStore, subscriber, 'over').catch((e: unknown) => e);
+
+      // Assess
+      assert.equal(refunded, true);
+      assert.equal(spent.spendId, 'after');
+      assert.ok(full instanceof QuotaExceededError, String(full));
+      assert.equal((await readQuota(store(), subscriber, NOW)).used, 5);
+    });
   });
 
   it('throws StorageError, not an SDK exception, when the table is missing', async () => {
     // Prepare
-    const missing = createDynamoUsageStore(aws.clients.dynamo, 'no-such-table');
+    const missing = createDynamoUsageStore(aws.clients.dynamo, { tokens: 'no-such-table', usage: 'no-such-table' });
 
     // Act & Assess
-    await assert.rejects(spendQuota(missing, token(), 'r', NOW), StorageError);
-    await assert.rejects(countRequest(missing, token()), StorageError);
+    await assert.rejects(spendQuota(missing, record(), 'r', NOW), StorageError);
+    await assert.rejects(admitRequest(missing, record().tokenHash, { countRate: true }), StorageError);
   });
 });

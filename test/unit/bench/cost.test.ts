@@ -25,21 +25,21 @@ describe('costPer1000', () => {
   it('prices 1,000 raw renders: compute plus HTTP API, Lambda and DynamoDB requests', () => {
     // Prepare: 100 ms at 1,024 MB (1 GB): 100 GB-ms per render, 100 GB-s per 1,000.
     const compute = 100 * PRICES.gbSecond;
-    const requests = 1000 * (PRICES.httpApiPerRequest + PRICES.perRequest + PRICES.dynamoRead + 2 * PRICES.dynamoWrite);
+    const requests = 1000 * (PRICES.httpApiPerRequest + PRICES.perRequest + PRICES.dynamoWrite);
 
     // Act
     const dollars = costPer1000(100, 'raw', { memoryMb: 1024, initMs: 0 });
 
     // Assess
     assert.equal(dollars, Math.round((compute + requests) * 10000) / 10000);
-    assert.equal(dollars, 0.0042);
+    assert.equal(dollars, 0.0035);
   });
 
   it('bills INIT for each assumed cold start', () => {
     // 1 s of INIT, 10 cold starts per 1,000: 10 ms more per render, 10 GB-s per 1,000 at 1 GB.
     const without = costPer1000(100, 'raw', { memoryMb: 1024, initMs: 0 });
     const withInit = costPer1000(100, 'raw', { memoryMb: 1024, initMs: 1000, coldStartsPer1000: 10 });
-    assert.equal(withInit, 0.0044);
+    assert.equal(withInit, 0.0037);
     assert.ok(withInit > without);
     assert.equal(costPer1000(100, 'raw', { memoryMb: 1024, initMs: Number.NaN }), without);
   });

@@ -47,12 +47,12 @@ export type EndpointName =
 
 /** Every fuzzed endpoint, built once over shared in-memory stores (and the stand-in renderer unless given one). */
 export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = {}) {
-  const usage = memoryUsageStore();
   const token: TokenRecord = {
     tokenHash: hashToken(TOKEN), accountId: 'acc-fuzz', active: true, monthlyLimit: null,
     // Far above any burst a fuzz run makes: the rate limit is not what is being fuzzed.
     ratePerSecond: 1_000_000, webhookSecret: 'whsec_x', createdAt: new Date().toISOString(),
   };
+  const usage = memoryUsageStore((hash) => (hash === token.tokenHash ? token : undefined));
   const deps = {
     config: { maxBodyBytes: MAX_BODY_BYTES, fileLifetimeSeconds: 3600, webhookRetryDelaysSeconds: [1, 2, 3, 4] } as Config,
     logger: new Logger({ serviceName: 'fuzz', logLevel: 'SILENT' }),

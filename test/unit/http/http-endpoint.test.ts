@@ -15,7 +15,8 @@ import {
 } from '../../../lib/errors.js';
 import { billingPeriod } from '../../../lib/quota/quota.js';
 import { hashToken } from '../../../lib/tokens/tokens.js';
-import type { TokenRecord, TokenStore } from '../../../lib/tokens/token-store.js';
+import type { TokenRecord } from '../../../lib/tokens/token-store.js';
+import type { AdmissionRequest } from '../../../lib/quota/usage-store.js';
 import type { HttpEvent, HttpRequest, HttpResult } from '../../../lib/http/types.js';
 import { memoryUsageStore } from '../quota/memory-usage-store.js';
 
@@ -26,7 +27,8 @@ const LIMITED = 'dr_limited_token_0123456789abcdef';
 /** Past its rate in every window (see `saturate`). */
 const HAMMERED = 'dr_hammered_token_0123456789abcdef';
 
-function fakeTokens(): TokenStore {
+/** The token records the in-memory counters admit against, by hash. */
+function fakeTokens(): (tokenHash: string) => TokenRecord | undefined {
   const records = new Map<string, TokenRecord>();
   const add = (token: string, active: boolean, monthlyLimit: number | null = null) =>
     records.set(hashToken(token), {
@@ -37,11 +39,7 @@ function fakeTokens(): TokenStore {
   add(INACTIVE, false);
   add(LIMITED, true, 1);
   add(HAMMERED, true, 1);
-  return {
-    findByHash: async (hash) => records.get(hash),
-    create: async () => undefined,
-    setActive: async () => true,
-  };
+  return (hash) => records.get(hash);
 }
 
 /** A logger that keeps its lines for the test to read. */
@@ -82,14 +80,15 @@ type Options = {
   handle?: (req: HttpRequest<BodyOutput>) => Promise<HttpResult>;
   preload?: () => Promise<unknown>;
   prepare?: EndpointSpec<typeof Body, unknown, unknown>['prepare'];
-  spendsQuota?: boolean;
+  spendsQuota?: EndpointSpec<typeof Body, unknown, unknown>['spendsQuota'];
   begin?: () => void;
 };
 
 /** A real middy pipeline around a fake endpoint, with in-memory tokens and usage counters. */
 function build(opts: Options = {}) {
   const { logger, lines } = capturingLogger();
-  const usage = memoryUsageStore();
+  const tokens = fakeTokens();
+  const usage = memoryUsageStore(tokens);
   usage.saturate(hashToken(HAMMERED));
   let handled = 0;
   const handler = httpEndpoint(
@@ -97,6 +96,8 @@ function build(opts: Options = {}) {
       name: 'thing',
       schema: Body,
       preload: opts.preload,
+      // A preload here stands for a template load: it reads the caller's account.
+      readsAccount: opts.preload !== undefined,
       prepare: opts.prepare,
       spendsQuota: opts.spendsQuota,
       begin: opts.begin,
@@ -105,7 +106,7 @@ function build(opts: Options = {}) {
         return opts.handle ? opts.handle(req) : json(200, { ok: true });
       },
     },
-    { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger, usage: usage.store },
+    { config: { maxBodyBytes: 100 }, logger, usage: usage.store },
   );
   const call = async (e: HttpEvent) => {
     const res = await handler(e, context());
@@ -114,7 +115,12 @@ function build(opts: Options = {}) {
   const usedBy = (token: string) => usage.usedBy(hashToken(token), billingPeriod(new Date()).key);
   /** Spends the LIMITED token's only unit, as an earlier request would have. */
   const spendLimited = async () => assert.equal((await call(event({ token: LIMITED, body: VALID }))).status, 200);
-  return { call, lines, usage, usedBy, spendLimited, handled: () => handled };
+  /** Deactivates a token in the store the admissions read, as `tokens deactivate` does. */
+  const deactivate = (token: string) => {
+    const record = tokens(hashToken(token));
+    if (record) record.active = false;
+  };
+  return { call, lines, usage, usedBy, spendLimited, deactivate, handled: () => handled };
 }
 
 describe('httpEndpoint (the shared middleware stack)', () => {
@@ -188,10 +194,10 @@ describe('httpEndpoint (the shared middleware stack)', () => {
   it('never answers 413 on an endpoint that takes no body (interface.md lists 413 only for bodies it reads)', async () => {
     // Prepare: a GET or DELETE endpoint; whatever body comes along is ignored, as it would be unread.
     const { logger } = capturingLogger();
-    const usage = memoryUsageStore();
+    const usage = memoryUsageStore(fakeTokens());
     const handler = httpEndpoint(
       { name: 'no-body', handle: async () => json(200, { ok: true }) },
-      { config: { maxBodyBytes: 100 }, tokens: fakeTokens(), logger, usage: usage.store },
+      { config: { maxBodyBytes: 100 }, logger, usage: usage.store },
     );
 
     // Act
@@ -413,7 +419,7 @@ describe('httpEndpoint quota', () => {
     // Assess
     assert.deepEqual(statuses, [401, 403, 429, 413, 404, 400, 400]);
     for (const e of [endpoint, notFound, unprepared]) {
-      assert.equal(e.usage.calls.filter((c) => c.method === 'spend').length, 0);
+      assert.equal(e.usage.calls.filter((c) => (c.args[0] as AdmissionRequest).spendPeriod !== undefined).length, 0);
     }
   });
 
@@ -428,6 +434,50 @@ describe('httpEndpoint quota', () => {
     // Assess
     assert.equal(again.status, 200);
     assert.equal(endpoint.usedBy(LIMITED), 0);
+  });
+
+  it('admits a valid render in one call to the counters, rate and quota together, before the render starts', async () => {
+    // Prepare
+    let callsBeforeRender = -1;
+    const endpoint = build({ spendsQuota: true, handle: async () => { callsBeforeRender = endpoint.usage.calls.length; return json(200, {}); } });
+
+    // Act
+    const res = await endpoint.call(event({ token: LIMITED, body: VALID }));
+
+    // Assess
+    assert.equal(res.status, 200);
+    assert.equal(callsBeforeRender, 1);
+    const [admission] = endpoint.usage.calls.map((c) => c.args[0] as AdmissionRequest);
+    assert.equal(admission?.countRate, true);
+    assert.equal(admission?.spendPeriod, billingPeriod(new Date()).key);
+  });
+
+  it('admits a template render once its token is known here in one call too (the first one takes two)', async () => {
+    // Prepare
+    const counts: number[] = [];
+    const endpoint = build({ spendsQuota: true, preload: async () => 'template', handle: async () => { counts.push(endpoint.usage.calls.length); return json(200, {}); } });
+
+    // Act
+    await endpoint.call(event({ body: VALID }));
+    await endpoint.call(event({ body: VALID }));
+
+    // Assess: calls before each render, cumulated: 2 for the first, then 1 more
+    assert.deepEqual(counts, [2, 3]);
+  });
+
+  it('refuses a deactivated token at its next request, although this instance knows its account for template loads', async () => {
+    // Prepare
+    const endpoint = build({ spendsQuota: true, preload: async () => 'template' });
+    const first = await endpoint.call(event({ token: LIMITED, body: VALID }));
+    endpoint.deactivate(LIMITED);
+
+    // Act
+    const next = await endpoint.call(event({ token: LIMITED, body: VALID }));
+
+    // Assess
+    assert.equal(first.status, 200);
+    assert.equal(next.status, 403);
+    assert.equal(endpoint.handled(), 1, 'the second request rendered nothing');
   });
 
   it('hands the handler its spend, keyed by the API Gateway request id', async () => {
@@ -476,6 +526,31 @@ describe('httpEndpoint quota', () => {
     assert.equal(line?.stepElapsedMs, 5_004);
     assert.equal(line?.error, 'RenderStepTimeoutError');
     assert.deepEqual(line?.timings, { spareLate: 1_500, total: 5_010 });
+  });
+
+  it("spends a merge's units in its one admission, all or none, and gives them all back when the service fails", async () => {
+    // Prepare
+    let calls = -1;
+    const threeParts = build({ spendsQuota: () => 3, handle: async () => { calls = threeParts.usage.calls.length; return json(502, { message: 'upstream' }); } });
+    const twoParts = build({ spendsQuota: () => 2 });
+    const noParts = build({ spendsQuota: () => 0 });
+
+    // Act
+    const failed = await threeParts.call(event({ token: ACTIVE, body: VALID }));
+    const overQuota = await twoParts.call(event({ token: LIMITED, body: VALID }));
+    await noParts.usage.store.admit({ tokenHash: hashToken(LIMITED), nowMs: Date.now(), countRate: false, spendPeriod: billingPeriod(new Date()).key });
+    const nothingToRender = await noParts.call(event({ token: LIMITED, body: VALID }));
+
+    // Assess
+    assert.equal(failed.status, 502);
+    assert.equal(calls, 1, 'one admission before the render');
+    assert.equal((threeParts.usage.calls[0]?.args[0] as AdmissionRequest).units, 3);
+    assert.equal(threeParts.usedBy(ACTIVE), 0, 'the three units came back');
+    assert.equal(threeParts.usage.calls.filter((c) => c.method === 'refund').length, 3);
+    assert.equal(overQuota.status, 402);
+    assert.equal(twoParts.usedBy(LIMITED), 0, 'a merge that does not fit spends nothing');
+    assert.equal(nothingToRender.status, 200, 'nothing to render: no 402 with the quota spent');
+    assert.equal(noParts.usedBy(LIMITED), 1);
   });
 
   it('gives the unit back when the handler answers a 5xx without throwing', async () => {
@@ -538,7 +613,7 @@ describe('httpEndpoint quota', () => {
   it('answers 500 without rendering when the quota cannot be checked', async () => {
     // Prepare
     const endpoint = build({ spendsQuota: true });
-    endpoint.usage.fail('spend');
+    endpoint.usage.fail('admit');
 
     // Act
     const res = await endpoint.call(event({ body: VALID }));

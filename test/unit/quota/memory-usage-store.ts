@@ -1,12 +1,16 @@
+import { rateWindow } from '../../../lib/quota/rate-limit.js';
 import type { QuotaCounterKey, UsageStore } from '../../../lib/quota/usage-store.js';
+import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 
 /**
- * An in-memory UsageStore with the DynamoDB adapter's semantics (conditional
- * spend, refund once per spend id), for unit tests. `fail` makes the next
- * calls of a method reject, as a store outage would; `saturate` puts a token
- * past its rate whatever the clock says.
+ * An in-memory UsageStore with the DynamoDB adapter's semantics (one
+ * admission counts rate and quota (all its units) together or not at all, checks in the
+ * contract's order; refund once per spend id), for unit tests, over the
+ * token records `tokens` finds. `fail` makes the next calls of a method
+ * reject, as a store outage would; `saturate` puts a token past its rate
+ * whatever the clock says.
  */
-export function memoryUsageStore() {
+export function memoryUsageStore(tokens: (tokenHash: string) => TokenRecord | undefined) {
   const quota = new Map<string, { used: number; refunded: Set<string> }>();
   const windows = new Map<string, number>();
   const failing = new Set<keyof UsageStore>();
@@ -18,13 +22,27 @@ export function memoryUsageStore() {
     if (failing.has(method)) throw new Error(`${method} is down`);
   };
   const store: UsageStore = {
-    async spend(key, limit, expiresAt) {
-      guard('spend', [key, limit, expiresAt]);
-      const counter = quota.get(id(key)) ?? { used: 0, refunded: new Set<string>() };
-      if (limit !== null && counter.used >= limit) return undefined;
-      counter.used += 1;
-      quota.set(id(key), counter);
-      return counter.used;
+    async admit(request) {
+      guard('admit', [request]);
+      const token = tokens(request.tokenHash);
+      if (!token) return { admitted: false, refusal: 'unknown-token' };
+      const window = rateWindow(token.ratePerSecond);
+      const nowSeconds = Math.floor(request.nowMs / 1000);
+      const windowStart = nowSeconds - (nowSeconds % window.seconds);
+      const windowKey = `${request.tokenHash}#${windowStart}`;
+      const count = saturated.has(request.tokenHash) ? 1_000_000 : (windows.get(windowKey) ?? 0);
+      const rate = { window, windowStart, count };
+      if (!token.active) return { admitted: false, refusal: 'inactive', token, rate };
+      if (request.countRate && count >= window.allowed) return { admitted: false, refusal: 'rate', token, rate };
+      const counter = request.spendPeriod === undefined ? undefined : (quota.get(id({ tokenHash: request.tokenHash, period: request.spendPeriod })) ?? { used: 0, refunded: new Set<string>() });
+      const units = request.units ?? 1;
+      if (counter && token.monthlyLimit !== null && counter.used + units > token.monthlyLimit) return { admitted: false, refusal: 'quota', token, rate, used: counter.used };
+      if (request.countRate && !saturated.has(request.tokenHash)) windows.set(windowKey, count + 1);
+      if (counter && request.spendPeriod !== undefined) {
+        counter.used += units;
+        quota.set(id({ tokenHash: request.tokenHash, period: request.spendPeriod }), counter);
+      }
+      return { admitted: true, token, rate: { ...rate, count: request.countRate ? count + 1 : count }, ...(counter ? { used: counter.used } : {}) };
     },
     async refund(key, spendId, expiresAt) {
       guard('refund', [key, spendId, expiresAt]);
@@ -38,19 +56,14 @@ export function memoryUsageStore() {
       guard('used', [key]);
       return quota.get(id(key))?.used ?? 0;
     },
-    async countRequest(tokenHash, windowStart, expiresAt) {
-      guard('countRequest', [tokenHash, windowStart, expiresAt]);
-      const key = `${tokenHash}#${windowStart}`;
-      const count = (windows.get(key) ?? 0) + (saturated.has(tokenHash) ? 1_000_000 : 1);
-      windows.set(key, count);
-      return count;
-    },
   };
   return {
     store,
     calls,
     /** Units counted for the token in the period. */
     usedBy: (tokenHash: string, period: string) => quota.get(`${tokenHash}#${period}`)?.used ?? 0,
+    /** Requests counted for the token in the rate window starting at `windowStart`. */
+    countedIn: (tokenHash: string, windowStart: number) => windows.get(`${tokenHash}#${windowStart}`) ?? 0,
     fail: (method: keyof UsageStore) => failing.add(method),
     /** From now on the token's every window is already far past any rate. */
     saturate: (tokenHash: string) => saturated.add(tokenHash),

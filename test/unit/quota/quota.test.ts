@@ -1,9 +1,21 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { QuotaExceededError } from '../../../lib/errors.js';
-import { billingPeriod, readQuota, refundQuota, spendQuota } from '../../../lib/quota/quota.js';
+import { admitRequest } from '../../../lib/quota/admission.js';
+import { billingPeriod, readQuota, refundQuota, type QuotaSpend } from '../../../lib/quota/quota.js';
+import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
-import { memoryUsageStore } from './memory-usage-store.js';
+import { memoryUsageStore as counters } from './memory-usage-store.js';
+
+/** The token record the in-memory counters admit against: the one last spent with. */
+let subscriber: TokenRecord | undefined;
+const memoryUsageStore = () => counters(() => subscriber);
+
+/** Spends `units` units (default one) as a render's admission does. */
+async function spendQuota(store: UsageStore, record: TokenRecord, spendId: string, now = new Date(), units = 1): Promise<QuotaSpend> {
+  subscriber = record;
+  return (await admitRequest(store, record.tokenHash, { countRate: false, spendId, units }, now.getTime())).spend as QuotaSpend;
+}
 
 const token = (monthlyLimit: number | null): TokenRecord => ({
   tokenHash: 'a'.repeat(64),
@@ -40,7 +52,7 @@ describe('billingPeriod', () => {
   });
 });
 
-describe('spendQuota', () => {
+describe('spending quota (admitRequest)', () => {
   it('accepts exactly the limit, then throws QuotaExceededError naming when the quota renews', async () => {
     // Prepare
     const usage = memoryUsageStore();
@@ -78,8 +90,8 @@ describe('spendQuota', () => {
     const usage = memoryUsageStore();
 
     // Act & Assess
-    await assert.rejects(spendQuota(usage.store, token(0), 'r1'), QuotaExceededError);
-    assert.equal(usage.calls.filter((c) => c.method === 'spend').length, 0);
+    await assert.rejects(spendQuota(usage.store, token(0), 'r1', new Date('2026-06-10T00:00:00Z')), QuotaExceededError);
+    assert.equal(usage.usedBy('a'.repeat(64), '2026-06'), 0);
   });
 
   it('counts the renders of an unlimited token so that its usage can be reported', async () => {

@@ -1,8 +1,25 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { countRequest, rateLimitHeaders, rateWindow } from '../../../lib/quota/rate-limit.js';
+import { RateLimitedError } from '../../../lib/errors.js';
+import { admitRequest } from '../../../lib/quota/admission.js';
+import { rateLimitHeaders, rateWindow, type RateLimitState } from '../../../lib/quota/rate-limit.js';
+import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
-import { memoryUsageStore } from './memory-usage-store.js';
+import { memoryUsageStore as counters } from './memory-usage-store.js';
+
+/** The token record the in-memory counters admit against: the one last counted. */
+let subscriber: TokenRecord | undefined;
+const memoryUsageStore = () => counters(() => subscriber);
+
+/** Counts one request as an admission does; where the caller stands afterwards, refused (429) or not. */
+async function countRequest(store: UsageStore, record: TokenRecord, nowMs: number): Promise<RateLimitState> {
+  subscriber = record;
+  let state: RateLimitState | undefined;
+  await admitRequest(store, record.tokenHash, { countRate: true, onRate: (s) => (state = s) }, nowMs).catch((error: unknown) => {
+    if (!(error instanceof RateLimitedError)) throw error;
+  });
+  return state as RateLimitState;
+}
 
 const token = (ratePerSecond: number): TokenRecord => ({
   tokenHash: 'b'.repeat(64),
@@ -38,7 +55,7 @@ describe('rateWindow', () => {
   });
 });
 
-describe('countRequest', () => {
+describe('counting requests (admitRequest)', () => {
   it('allows the rate within one second, refuses the next request, and allows again in the next second', async () => {
     // Prepare
     const usage = memoryUsageStore();

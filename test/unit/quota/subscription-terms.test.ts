@@ -111,11 +111,11 @@ describe('usageReport', () => {
   it("answers the token's plan, this month's quota and its rate", async () => {
     // Prepare
     const { store, records } = memoryTokens();
-    const usage = memoryUsageStore();
     const { token } = await createToken(store, { plan: 'free' });
     const record = records.get(hashToken(token)) as TokenRecord;
+    const usage = memoryUsageStore((hash) => records.get(hash));
     const now = new Date('2026-03-15T10:00:00Z');
-    await usage.store.spend({ tokenHash: record.tokenHash, period: '2026-03' }, 100, 0);
+    await usage.store.admit({ tokenHash: record.tokenHash, nowMs: now.getTime(), countRate: true, spendPeriod: '2026-03' });
 
     // Act
     const report = await usageReport(usage.store, record, now);
