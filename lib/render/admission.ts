@@ -34,8 +34,8 @@ export type AdmissionLimits = { concurrency: number; queued: number };
 
 /**
  * Default limits of a multi-process browser: two renders per core run at
- * once (a render is mostly Chromium's CPU time; on Lambda's 2 vCPUs at
- * 2 GB that is 4), and four times as many wait.
+ * once (a render is mostly Chromium's CPU time, and waits on the page for
+ * part of it), and four times as many wait.
  */
 export function defaultAdmissionLimits(): AdmissionLimits {
   const concurrency = Math.max(2, 2 * os.availableParallelism());

@@ -71,7 +71,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   });
   // With a post-response phase (see afterAnswer) the work of isolation waits for it, off the caller's clock.
   const pool = createSessionPool(supervisor, options.mode, { deferred: options.postResponse ?? false });
-  // Single-process Chromium renders one page at a time (see the pool's inTurn): its queue is the same.
+  // Under --single-process every page shares one context: renders take turns, one at a time.
   const limits = options.admission ?? defaultAdmissionLimits();
   const admission = createAdmission(options.mode === 'single-process' ? { ...limits, concurrency: 1 } : limits);
 
@@ -131,7 +131,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   return {
     render(plan, renderOptions) {
       const deadline = startDeadline(renderOptions?.timeoutMs ?? options.timeoutMs, Date.now(), options.stepBoundsMs);
-      return admission.run(() => pool.inTurn(() => run(plan, deadline)), deadline);
+      return admission.run(() => run(plan, deadline), deadline);
     },
     anticipate: (ahead) => pool.anticipate(ahead),
     afterAnswer: (signal) => pool.afterAnswer(signal),

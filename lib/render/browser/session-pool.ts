@@ -3,8 +3,9 @@
  * context; under --single-process a page whose state is wiped afterwards),
  * opened ahead of the render that takes it, closed after it, and what a
  * timed-out render left behind is closed or the browser killed. Single-process
- * Chromium's differences (one render at a time, wiping instead of closing a
- * context, no session opened alongside a render) stay inside this layer.
+ * Chromium's differences (wiping instead of closing a context, no session
+ * opened alongside a render) stay inside this layer; that it renders one page
+ * at a time is the renderer's admission (concurrency 1, see admission.ts).
  */
 import { within, type Deadline } from '../../deadline.js';
 import { RenderError, RenderTimeoutError } from '../../errors.js';
@@ -65,11 +66,6 @@ function firstSession(candidates: Array<Promise<PageSession | undefined>>): Prom
 export type Claim = { slot?: BrowserSlot; session?: PageSession };
 
 export type SessionPool = {
-  /**
-   * Runs `work` in this pool's turn: at once with separate processes; under
-   * --single-process, where every page shares one context, after the renders before it.
-   */
-  inTurn<T>(work: () => Promise<T>): Promise<T>;
   /** Whether spares should come with the cookie-banner hook: the last render wanted one. */
   expect(options: { cookieConsent: boolean }): void;
   /**
@@ -113,8 +109,6 @@ export type SessionPoolOptions = { deferred: boolean };
 export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumMode, { deferred }: SessionPoolOptions = { deferred: false }): SessionPool {
   // Cleanup the next render must wait for: wiping state (single-process), or closing what a timed-out render left.
   let pending: Promise<void> = Promise.resolve();
-  // Under --single-process all pages share one context, so renders take turns.
-  let turn: Promise<unknown> = Promise.resolve();
   let expectCookieConsent = false;
   // Deferred: used sessions to close (and wipe) once the answer is out, and closes under way.
   const toRelease: Array<() => void> = [];
@@ -210,13 +204,6 @@ export function createSessionPool(supervisor: BrowserSupervisor, mode: ChromiumM
   };
 
   return {
-    inTurn(work) {
-      if (mode === 'multi-process') return work();
-      const result = turn.then(work);
-      turn = result.catch(noop);
-      return result;
-    },
-
     expect({ cookieConsent }) {
       expectCookieConsent = cookieConsent;
     },
