@@ -1,6 +1,6 @@
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, type PDFObject, PDFRef, PDFString } from '@cantoo/pdf-lib';
 import type { PdfStep } from './finish-pdf.js';
-import { loadPdf } from './load-pdf.js';
+import { openPdf, savePdf } from './pdf-document.js';
 
 /** One part of an assembled document: its PDF and the outline title the caller gave it, if any. */
 export type AssemblyPart = { pdf: Uint8Array; title?: string | null | undefined };
@@ -21,7 +21,7 @@ export function assembleStep(first: { title?: string | null | undefined }, other
     const entries: OutlineEntry[] = [];
     const parts = [{ pdf, title: first.title }, ...others];
     for (const [index, part] of parts.entries()) {
-      const source = await loadPdf(part.pdf, 'assemble');
+      const source = await openPdf(part.pdf, 'assemble');
       const copied = await merged.copyPages(source, source.getPageIndices());
       const pageMap = new Map<string, PDFRef>();
       source.getPages().forEach((page, i) => {
@@ -39,7 +39,7 @@ export function assembleStep(first: { title?: string | null | undefined }, other
       });
     }
     writeOutline(merged, entries);
-    return merged.save({ useObjectStreams: false });
+    return savePdf(merged, 'assemble');
   };
 }
 

@@ -5,13 +5,14 @@
  */
 import type { PDFDocument } from '@cantoo/pdf-lib';
 
-/** An operation on a finished PDF's bytes, for a step that needs a file of its own (assembly, a drawn stamp, encryption). */
+/** An operation on a finished PDF's bytes, for a step that makes a new file (assembly builds one from its parts). */
 export type PdfStep = (pdf: Uint8Array) => Promise<Uint8Array>;
 
 /**
- * An edit of the open document. Parsing and saving are most of what a step
- * costs, so consecutive edits share one parse and one save: an e-invoice (the
- * archive edit, then the attach edit) loads the printed PDF once and saves once.
+ * An edit of the open document. Parsing and saving are much of what a step
+ * costs, so consecutive edits share one parse and one save: a watermarked,
+ * protected statement or an e-invoice (the archive edit, then the attach
+ * edit) loads the printed PDF once and saves it once.
  */
 export type DocumentEdit = { edit: (doc: PDFDocument) => void | Promise<void> };
 

@@ -1,9 +1,9 @@
 import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { selectPages } from '../schemas/page-ranges.js';
-import type { PdfStep } from './finish-pdf.js';
+import type { DocumentEdit } from './finish-pdf.js';
 import type { StampPlan } from './finishing-plan.js';
-import { loadPdf } from './load-pdf.js';
+import { openPdf } from './pdf-document.js';
 
 /** What a text watermark looks like before it is placed: the fields that change its drawing. */
 export type WatermarkText = { text: string; fontSize: number; color: string };
@@ -27,29 +27,32 @@ type Placement = { x: number; y: number; width: number; height: number; rotation
  * The `stamp` step: draws the watermark on the selected pages (after
  * assembly, so page numbers count the merged document), over or under the
  * content, with the requested opacity and rotation, at one of nine anchors.
+ * An edit of the open document: it shares the parse and the save with the
+ * archive, attach and protect steps after it.
  */
-export function stampStep(watermark: StampPlan, drawText: TextDrawer): PdfStep {
-  return async (pdf) => {
-    const document = await loadPdf(pdf, 'stamp');
-    const { pages, beyond } = selectPages(watermark.pages, document.getPageCount());
-    if (beyond) throw new ValidationError({ 'pdf.watermark.pages': 'The document has fewer pages than the range asks for' });
-    const stamp = await prepareStamp(document, watermark.mark, drawText);
-    const { rotation, opacity, position } = watermark;
-    const under = watermark.layer === 'under';
-    for (const index of pages) {
-      const page = document.getPage(index);
-      const box = page.getMediaBox();
-      // A stamp larger than the page shrinks to fit inside its margins.
-      const fit = Math.min(1, (box.width - 2 * EDGE_MARGIN) / stamp.width, (box.height - 2 * EDGE_MARGIN) / stamp.height);
-      const width = stamp.width * fit;
-      const height = stamp.height * fit;
-      const { x, y } = placeAt(position, box, width, height, rotation);
-      isolatePageContent(page);
-      stamp.draw(page, { x, y, width, height, rotation, opacity });
-      if (under) moveLastContentFirst(page);
-    }
-    return document.save({ useObjectStreams: false });
-  };
+export function stampStep(watermark: StampPlan, drawText: TextDrawer): DocumentEdit {
+  return { edit: (document) => stamp(document, watermark, drawText) };
+}
+
+/** Draws the watermark on the selected pages of `document`. */
+async function stamp(document: PDFDocument, watermark: StampPlan, drawText: TextDrawer): Promise<void> {
+  const { pages, beyond } = selectPages(watermark.pages, document.getPageCount());
+  if (beyond) throw new ValidationError({ 'pdf.watermark.pages': 'The document has fewer pages than the range asks for' });
+  const mark = await prepareStamp(document, watermark.mark, drawText);
+  const { rotation, opacity, position } = watermark;
+  const under = watermark.layer === 'under';
+  for (const index of pages) {
+    const page = document.getPage(index);
+    const box = page.getMediaBox();
+    // A stamp larger than the page shrinks to fit inside its margins.
+    const fit = Math.min(1, (box.width - 2 * EDGE_MARGIN) / mark.width, (box.height - 2 * EDGE_MARGIN) / mark.height);
+    const width = mark.width * fit;
+    const height = mark.height * fit;
+    const { x, y } = placeAt(position, box, width, height, rotation);
+    isolatePageContent(page);
+    mark.draw(page, { x, y, width, height, rotation, opacity });
+    if (under) moveLastContentFirst(page);
+  }
 }
 
 async function prepareStamp(document: PDFDocument, mark: StampPlan['mark'], drawText: TextDrawer): Promise<Stamp> {
@@ -67,7 +70,7 @@ async function prepareStamp(document: PDFDocument, mark: StampPlan['mark'], draw
       draw: (page, at) => page.drawImage(image, { x: at.x, y: at.y, width: at.width, height: at.height, rotate: degrees(at.rotation), opacity: at.opacity }),
     };
   }
-  const textPdf = await drawText(mark);
+  const textPdf = await openPdf(await drawText(mark), 'stamp');
   const [embedded] = (await document.embedPdf(textPdf, [0])) as [PDFEmbeddedPage];
   return {
     width: embedded.width,

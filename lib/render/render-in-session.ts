@@ -22,10 +22,15 @@ export async function renderInSession(
 ): Promise<RenderResult> {
   if (plan.output === 'PDF') {
     await loadPage(session, plan.page, deadline, null, timings, log);
-    const pageFacts = needsPageFacts(plan.finishing) ? await readPageFacts(session) : undefined;
+    // Asked alongside the print rather than before it: the title and language are the page's as it
+    // was loaded either way, and the render saves a round trip through Node.
+    const reading = needsPageFacts(plan.finishing) ? readPageFacts(session) : undefined;
+    // A failed print must not leave the reading's rejection unhandled.
+    reading?.catch(() => undefined);
     const started = Date.now();
     const body = await printPdf(session.page, plan, deadline);
     timings.capture = Date.now() - started;
+    const pageFacts = await reading;
     return { body, contentType: 'application/pdf', output: 'PDF', timings, ...(pageFacts ? { pageFacts } : {}) };
   }
   await loadPage(session, plan.page, deadline, plan.screen, timings, log);

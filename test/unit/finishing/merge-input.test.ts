@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { NotFoundError, ValidationError } from '../../../lib/errors.js';
 import { mergeInput, mergeUnits } from '../../../lib/plan/merge-input.js';
+import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import { protectStep } from '../../../lib/finishing/protect.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 import type { MergeRequestOutput } from '../../../lib/schemas/merge-requests.js';
@@ -29,7 +30,7 @@ const fieldsOf = async (parts: MergeRequestOutput['parts']) => {
 describe('mergeInput', () => {
   it('refuses an existing PDF that does not parse or is encrypted, naming the part', async () => {
     // Prepare
-    const encrypted = Buffer.from(await protectStep({ userPassword: 'secret', permissions: RENDER_DEFAULTS.protectionPermissions })(await onePage()));
+    const encrypted = Buffer.from(await finishPdf(await onePage(), { protect: protectStep({ userPassword: 'secret', permissions: RENDER_DEFAULTS.protectionPermissions }) }));
     const page = { page: { html: 'PHA+eDwvcD4=' } };
 
     // Act / Assess
