@@ -13,6 +13,8 @@ export type ServerSideSummary = {
   postResponseMs: number;
   /** Handler + post-response, per invocation rounded up to 1 ms, then the median. */
   billedMs: number;
+  /** The REPORT line's Billed Duration (the runtime's part from the event's hand-over, and the post-response phase), median. */
+  reportBilledMs: number;
   renderMs: number;
   phases: Record<string, number>;
 };
@@ -36,6 +38,11 @@ export type LatencyResult = {
    */
   cpuMsPerRender: { sequential: number; think: number; bare: number; bareReusedPage?: number };
   serverSide: { sequential?: ServerSideSummary | undefined; think?: ServerSideSummary | undefined };
+  /**
+   * The same two clients on a second stack with `ISOLATION_PHASE=inline` (no extension: the next
+   * session opens alongside the render, the used one closes after the answer), in the same rounds.
+   */
+  inline?: InlineResult | undefined;
   raw: {
     sequential: number[];
     think: number[];
@@ -44,6 +51,15 @@ export type LatencyResult = {
     billedSequential: number[];
     billedThink: number[];
   };
+};
+
+/** The `inline` stack's rows of one scenario: what a caller sees, what it costs, what it is billed. */
+export type InlineResult = {
+  sequential: Summary;
+  think: Summary;
+  cpuMsPerRender: { sequential: number; think: number };
+  serverSide: { sequential?: ServerSideSummary | undefined; think?: ServerSideSummary | undefined };
+  raw: { sequential: number[]; think: number[]; billedSequential: number[]; billedThink: number[] };
 };
 
 export type ThroughputLevel = {
@@ -63,7 +79,7 @@ export type BenchResults = {
   /** The machine's 1, 5 and 15 minute load averages when the run started (it is shared: say how busy). */
   loadAverage?: number[];
   machine: { cpu: string; cpus: number; memoryGiB: number; kernel: string; node: string; chromium: string };
-  options: { quick: boolean; runs: number; warmup: number; pauseMs: number; thinkMs: number };
+  options: { quick: boolean; runs: number; warmup: number; pauseMs: number; thinkMs: number; inline?: boolean };
   /** How Lambda-like the runs were: frozen between invocations, and the CPU share they had. */
   lambdaLike?: { frozen: boolean; memoryMb: number; vcpu: number | null; cpuLimit: string };
   checks?: Record<string, unknown>;
@@ -107,7 +123,13 @@ export function coldSummaries(runs: ColdRun[]) {
 export const HANDLER_BEFORE_POST_RESPONSE = { ms: 107.5, run: '2026-11-24 04:08 UTC' };
 
 type Client = 'sequential' | 'think';
+const CLIENTS: Client[] = ['sequential', 'think'];
 const CLIENT_NAMES: Record<Client, string> = { sequential: 'sequential client', think: 'think-time client' };
+
+/** Billed duration with isolation after the answer ÷ billed inline, same run: issue 24's cost target measured fairly. */
+function billedRatio(l: LatencyResult, inline: InlineResult, client: Client): number {
+  return ratio(l.serverSide[client]?.billedMs ?? NaN, inline.serverSide[client]?.billedMs ?? NaN);
+}
 
 /** The issue's targets (#24, Lambda-like mode), judged from one run's figures. */
 export function judgeTargets(results: BenchResults): Target[] {
@@ -128,7 +150,18 @@ export function judgeTargets(results: BenchResults): Target[] {
     }
   }
   const billed = small?.serverSide.think?.billedMs;
-  if (billed !== undefined && Number.isFinite(billed)) {
+  if (small?.inline) {
+    // The fair reference: the design before the post-response phase, billed in this same run.
+    for (const client of CLIENTS) {
+      const r = billedRatio(small, small.inline, client);
+      targets.push({
+        name: `pdf-small billed (handler + post-response) vs inline (the design before issue 24, same run), ${CLIENT_NAMES[client]}`,
+        value: `${small.serverSide[client]?.billedMs} / ${small.inline.serverSide[client]?.billedMs} ms, ${r}×`,
+        goal: '≤ 1.1×',
+        met: r <= 1.1,
+      });
+    }
+  } else if (billed !== undefined && Number.isFinite(billed)) {
     const r = ratio(billed, HANDLER_BEFORE_POST_RESPONSE.ms);
     targets.push({
       name: `pdf-small billed (handler + post-response) vs handler before post-response (${HANDLER_BEFORE_POST_RESPONSE.ms} ms, run of ${HANDLER_BEFORE_POST_RESPONSE.run})`,
@@ -202,19 +235,28 @@ export function printReport(results: BenchResults): string {
   }
   out.push('');
 
+  const compared = (results.latency ?? []).flatMap((l) => (l.inline ? [{ l, inline: l.inline }] : []));
   if (results.latency?.length) {
     out.push('What a caller sees, and what each render is billed (service: handler + post-response phase; bare: its render, which is its whole invocation)');
     const rows: string[][] = [];
     for (const l of results.latency) {
       const reused = l.bareReusedPage;
-      const sides: Array<[string, Summary | undefined, number | undefined]> = [
-        ['service, sequential client', l.sequential, l.serverSide.sequential?.billedMs],
-        [`service, ${results.options.thinkMs / 1000} s think time`, l.think, l.serverSide.think?.billedMs],
-        ['bare, fresh context', l.bare, l.bare.median],
-        ...(reused ? [['bare, reused page', reused, reused.median] as [string, Summary, number]] : []),
+      const inline = l.inline;
+      // [side, client sees, billed, whether it is the service's]
+      const sides: Array<[string, Summary | undefined, number | undefined, boolean]> = [
+        ['service, sequential client', l.sequential, l.serverSide.sequential?.billedMs, true],
+        [`service, ${results.options.thinkMs / 1000} s think time`, l.think, l.serverSide.think?.billedMs, true],
+        ...(inline
+          ? ([
+              ['service inline, sequential client', inline.sequential, inline.serverSide.sequential?.billedMs, true],
+              [`service inline, ${results.options.thinkMs / 1000} s think time`, inline.think, inline.serverSide.think?.billedMs, true],
+            ] as Array<[string, Summary, number | undefined, boolean]>)
+          : []),
+        ['bare, fresh context', l.bare, l.bare.median, false],
+        ...(reused ? [['bare, reused page', reused, reused.median, false] as [string, Summary, number, boolean]] : []),
       ];
-      sides.forEach(([side, summary, billed], k) => {
-        const service = k < 2 && summary;
+      sides.forEach(([side, summary, billed, isService], k) => {
+        const service = isService && summary;
         rows.push([
           k === 0 ? l.id : '',
           side,
@@ -226,6 +268,30 @@ export function printReport(results: BenchResults): string {
       });
     }
     out.push(table(['Scenario', 'Side', 'Client sees, ms', 'Billed ms', '× bare fresh', '× bare reused'], rows, [3, 4, 5]));
+    if (compared.length) {
+      out.push(
+        '\nIsolation after the answer (post-response, the default) against inline (ISOLATION_PHASE=inline, the design before issue 24: no extension, the next session opened alongside the render, ' +
+          'the used one closed after the answer, so in the next invocation), same rounds, each instance its own CPU group; medians, ms. Billed = handler + post-response (inline: 0); ' +
+          "the REPORT line's Billed Duration also counts, from the event's hand-over, what runs before the handler starts (work left from before the freeze) and the local runtime's hand-over.",
+      );
+      out.push(
+        table(
+          ['Scenario', 'Client', 'Client sees: post-response / inline', 'Billed: post-response / inline', 'Billed post-response ÷ inline', 'REPORT Billed Duration: post-response / inline', 'CPU per render: post-response / inline'],
+          compared.flatMap(({ l, inline }) =>
+            CLIENTS.map((client) => [
+              l.id,
+              CLIENT_NAMES[client],
+              `${l[client].median} / ${inline[client].median}`,
+              `${num(l.serverSide[client]?.billedMs)} / ${num(inline.serverSide[client]?.billedMs)}`,
+              `${billedRatio(l, inline, client)}×`,
+              `${num(l.serverSide[client]?.reportBilledMs)} / ${num(inline.serverSide[client]?.reportBilledMs)}`,
+              `${num(l.cpuMsPerRender[client])} / ${num(inline.cpuMsPerRender[client])}`,
+            ]),
+          ),
+          [4],
+        ),
+      );
+    }
 
     out.push('\nWhere the service time goes (medians, ms; sequential / think-time client): client → local API emulation → handler (middy stack) → renderer phases; post-response after the answer');
     out.push(
@@ -348,7 +414,10 @@ export function printReport(results: BenchResults): string {
   if (results.latency?.length) {
     const memoryMb = results.lambdaLike?.memoryMb ?? CONFIGURED_MEMORY_MB;
     const rows = costTable(
-      results.latency.map((l) => ({ id: l.id, billedMs: l.serverSide.think?.billedMs ?? NaN })),
+      results.latency.flatMap((l) => [
+        { id: l.id, billedMs: l.serverSide.think?.billedMs ?? NaN },
+        ...(l.inline ? [{ id: `${l.id} (inline)`, billedMs: l.inline.serverSide.think?.billedMs ?? NaN }] : []),
+      ]),
       { memoryMb, initMs: init.ms },
     );
     out.push(`\nCost per 1,000 renders at ${memoryMb} MB: billed duration of the think-time rows (handler + post-response), ${assumptionText}, with each mode's HTTP API, Lambda, DynamoDB, S3 and SQS calls:`);

@@ -27,9 +27,17 @@ import { summarize } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PHASES = ['latency', 'finishing', 'throughput', 'cold', 'cpu'] as const;
+/**
+ * The latency scenarios also measured on a second stack with
+ * `ISOLATION_PHASE=inline`: no extension, the next session opened alongside
+ * the render and the used one closed after the answer (in the next
+ * invocation, as the instance is frozen at once). What that design is billed
+ * in the same run is the fair reference for the post-response phase's bill.
+ */
+const INLINE_SCENARIOS = ['pdf-small'];
 type Phase = (typeof PHASES)[number];
 
-const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,finishing,throughput,cold,cpu] [--scenarios id,id]
+const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,finishing,throughput,cold,cpu] [--scenarios id,id] [--no-inline]
 
   --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 13 minutes on 2 busy cores
   --runs N      measured runs per latency scenario and side after warm-up (default 20)
@@ -41,6 +49,7 @@ const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,fini
   --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
   --memory MB   the function memory whose CPU share (1,769 MB = 1 vCPU) the Lambda-like runs get (default ${CONFIGURED_MEMORY_MB}, serverless.yml's)
   --no-cpu-limit  do not limit CPU (the Lambda-like runs are then only frozen between invocations)
+  --no-inline   no second service stack with ISOLATION_PHASE=inline (the design before issue 24) in the ${INLINE_SCENARIOS.join(', ')} latency rows
 `;
 
 function options() {
@@ -56,6 +65,7 @@ function options() {
       out: { type: 'string' },
       memory: { type: 'string' },
       'no-cpu-limit': { type: 'boolean', default: false },
+      'no-inline': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -83,6 +93,7 @@ function options() {
     out: values.out,
     memoryMb: int(values.memory, CONFIGURED_MEMORY_MB),
     cpuLimit: !values['no-cpu-limit'],
+    inline: !values['no-inline'],
   };
 }
 
@@ -190,31 +201,47 @@ async function checkOutputs(bench: BenchService, scenarios: Scenario[]): Promise
  * its answer, while the first one's environment is still in its
  * post-response phase), the service to a client with think time (the
  * measured request sent `thinkMs` after the previous answer: every
- * environment has ended its post-response phase), bare on a fresh context
- * and, for some, bare on a reused page.
+ * environment has ended its post-response phase), the same two clients of
+ * the `inline` stack when there is one, bare on a fresh context and, for
+ * some, bare on a reused page.
  */
-async function measureLatency(bench: BenchService, bare: BareClient, scenario: Scenario, opts: Options, afterTurn?: () => void): Promise<LatencyResult> {
-  const sides: LatencySide[] = scenario.reusedPageReference ? ['sequential', 'think', 'bare', 'bareReused'] : ['sequential', 'think', 'bare'];
-  const times: Record<LatencySide, number[]> = { sequential: [], think: [], bare: [], bareReused: [] };
-  const bytes: Record<LatencySide, number> = { sequential: 0, think: 0, bare: 0, bareReused: 0 };
-  const server: Record<'sequential' | 'think', ServerSide[]> = { sequential: [], think: [] };
+async function measureLatency(
+  bench: BenchService,
+  inline: BenchService | undefined,
+  bare: BareClient,
+  scenario: Scenario,
+  opts: Options,
+  afterTurn?: () => void,
+): Promise<LatencyResult> {
+  const sides: LatencySide[] = [
+    'sequential',
+    'think',
+    ...(inline ? (['inlineSequential', 'inlineThink'] as const) : []),
+    'bare',
+    ...(scenario.reusedPageReference ? (['bareReused'] as const) : []),
+  ];
+  const perSide = <T>(make: () => T) => Object.fromEntries(LATENCY_SIDES.map((side) => [side, make()])) as Record<LatencySide, T>;
+  const times = perSide<number[]>(() => []);
+  const bytes = perSide(() => 0);
+  const server = perSide<ServerSide[]>(() => []);
   // CPU used per render by the side's whole process tree (every function instance and its Chromium;
   // bare's process and its Chromium), from before the turn to the end of its invocations.
-  const cpuMs: Record<LatencySide, number> = { sequential: 0, think: 0, bare: 0, bareReused: 0 };
-  const rendersForCpu: Record<LatencySide, number> = { sequential: 0, think: 0, bare: 0, bareReused: 0 };
-  const isService = (side: LatencySide) => side === 'sequential' || side === 'think';
-  const treeOf = (side: LatencySide) => (isService(side) ? bench.instancePids() : processTree(bare.pid));
+  const cpuMs = perSide(() => 0);
+  const rendersForCpu = perSide(() => 0);
+  const stackOf = (side: LatencySide) => (side === 'inlineSequential' || side === 'inlineThink' ? inline : side === 'sequential' || side === 'think' ? bench : undefined);
+  const treeOf = (side: LatencySide) => stackOf(side)?.instancePids() ?? processTree(bare.pid);
   /** One turn of a side: its measured time, the service calls it made (for their REPORT lines) and how many renders it cost. */
   const turn = async (side: LatencySide): Promise<{ ms: number; calls: string[]; measured: string | undefined; renders: number }> => {
-    if (side === 'sequential') {
-      const lead = await bench.call(scenario.endpoint, scenario.body);
-      const call = await bench.call(scenario.endpoint, scenario.body);
+    const stack = stackOf(side);
+    if (stack && (side === 'sequential' || side === 'inlineSequential')) {
+      const lead = await stack.call(scenario.endpoint, scenario.body);
+      const call = await stack.call(scenario.endpoint, scenario.body);
       bytes[side] = call.bytes;
       return { ms: call.ms, calls: [lead.requestId, call.requestId], measured: call.requestId, renders: 2 };
     }
-    if (side === 'think') {
+    if (stack) {
       await sleep(opts.thinkMs);
-      const call = await bench.call(scenario.endpoint, scenario.body);
+      const call = await stack.call(scenario.endpoint, scenario.body);
       bytes[side] = call.bytes;
       return { ms: call.ms, calls: [call.requestId], measured: call.requestId, renders: 1 };
     }
@@ -230,13 +257,13 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
       const cpuBefore = treeCpuMs(treeOf(side));
       const done = await turn(side);
       // The service's invocations end with their post-response phase (their REPORT line): the CPU read waits for it.
-      const seen = done.calls.length ? await bench.serverSide(done.calls) : [];
+      const seen = done.calls.length ? await (stackOf(side) as BenchService).serverSide(done.calls) : [];
       if (measured) {
         times[side].push(done.ms);
         cpuMs[side] += treeCpuMs(treeOf(side)) - cpuBefore;
         rendersForCpu[side] += done.renders;
         const mine = seen.find((entry) => entry.requestId === done.measured);
-        if (mine && (side === 'sequential' || side === 'think')) server[side].push(mine);
+        if (mine) server[side].push(mine);
       }
       await sleep(opts.pauseMs);
       afterTurn?.();
@@ -259,6 +286,20 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
       ...(reused ? { bareReusedPage: perRender('bareReused') } : {}),
     },
     serverSide: { sequential: summarizeServerSide(server.sequential), think: summarizeServerSide(server.think) },
+    inline: inline
+      ? {
+          sequential: summarize(times.inlineSequential),
+          think: summarize(times.inlineThink),
+          cpuMsPerRender: { sequential: perRender('inlineSequential'), think: perRender('inlineThink') },
+          serverSide: { sequential: summarizeServerSide(server.inlineSequential), think: summarizeServerSide(server.inlineThink) },
+          raw: {
+            sequential: times.inlineSequential,
+            think: times.inlineThink,
+            billedSequential: server.inlineSequential.map((s) => s.billed),
+            billedThink: server.inlineThink.map((s) => s.billed),
+          },
+        }
+      : undefined,
     raw: {
       sequential: times.sequential,
       think: times.think,
@@ -270,7 +311,8 @@ async function measureLatency(bench: BenchService, bare: BareClient, scenario: S
   };
 }
 
-type LatencySide = 'sequential' | 'think' | 'bare' | 'bareReused';
+const LATENCY_SIDES = ['sequential', 'think', 'inlineSequential', 'inlineThink', 'bare', 'bareReused'] as const;
+type LatencySide = (typeof LATENCY_SIDES)[number];
 
 /** Medians of the service's own figures over the measured requests of one row. */
 function summarizeServerSide(entries: ServerSide[]): ServerSideSummary | undefined {
@@ -283,6 +325,7 @@ function summarizeServerSide(entries: ServerSide[]): ServerSideSummary | undefin
     handlerMs: median((s) => s.handler),
     postResponseMs: median((s) => s.postResponse),
     billedMs: median((s) => s.billed),
+    reportBilledMs: median((s) => s.reportBilled),
     renderMs: median((s) => s.render),
     phases: Object.fromEntries(phaseNames.map((name) => [name, median((s) => s.phases[name] ?? NaN)])),
   };
@@ -454,11 +497,19 @@ async function main(): Promise<void> {
   const pages = await startPageServer();
   const bare = startBare();
   let bench: BenchService | undefined;
+  let inline: BenchService | undefined;
   let cpu: LambdaCpu | undefined;
   try {
-    const [service, launched] = await Promise.all([startBenchService(), bare.launch()]);
-    bench = service;
     const scenarios = latencyScenarios(pages.articleUrl).filter((s) => !opts.scenarioIds || opts.scenarioIds.includes(s.id));
+    const inlineScenarios = scenarios.filter((s) => INLINE_SCENARIOS.includes(s.id));
+    const wantInline = opts.inline && opts.phases.has('latency') && inlineScenarios.length > 0;
+    const [service, launched, inlineService] = await Promise.all([
+      startBenchService(),
+      bare.launch(),
+      wantInline ? startBenchService({ ISOLATION_PHASE: 'inline' }) : undefined,
+    ]);
+    bench = service;
+    inline = inlineService;
     const results: BenchResults = {
       date: startedAt.toISOString(),
       loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
@@ -470,11 +521,12 @@ async function main(): Promise<void> {
         node: process.version,
         chromium: launched.version,
       },
-      options: { quick: opts.quick, runs: opts.runs, warmup: opts.warmup, pauseMs: opts.pauseMs, thinkMs: opts.thinkMs },
+      options: { quick: opts.quick, runs: opts.runs, warmup: opts.warmup, pauseMs: opts.pauseMs, thinkMs: opts.thinkMs, inline: inline !== undefined },
     };
 
     log('Warming up and checking one output of each scenario…');
     results.checks = await checkOutputs(bench, scenarios);
+    if (inline) await checkOutputs(inline, inlineScenarios);
     cpu = opts.cpuLimit ? openLambdaCpu(opts.memoryMb) : undefined;
     results.lambdaLike = {
       frozen: true,
@@ -490,13 +542,24 @@ async function main(): Promise<void> {
         log(`Latency: ${scenario.title}`);
         // New instances start on demand (the sequential client keeps two busy; an idle one is stopped
         // after 5 minutes): each gets its own CPU group as soon as it exists.
+        // The inline stack's instances likewise, each in a group of its own.
         const running = service;
-        cpu?.enrol(running, bare);
-        const result = await measureLatency(running, bare, scenario, opts, () => cpu?.enrol(running, bare));
+        const compared = INLINE_SCENARIOS.includes(scenario.id) ? inline : undefined;
+        const enrol = () => {
+          cpu?.enrol(running, bare);
+          if (compared) cpu?.enrol(compared, bare);
+        };
+        enrol();
+        const result = await measureLatency(running, compared, bare, scenario, opts, enrol);
         results.latency.push(result);
         const billed = (side: 'sequential' | 'think') => result.serverSide[side]?.billedMs ?? NaN;
         log(`  service sequential ${result.sequential.median} ms (billed ${billed('sequential')}), think time ${result.think.median} ms (billed ${billed('think')}), bare ${result.bare.median} ms`);
+        const inlineBilled = (side: 'sequential' | 'think') => result.inline?.serverSide[side]?.billedMs ?? NaN;
+        if (result.inline) log(`  inline sequential ${result.inline.sequential.median} ms (billed ${inlineBilled('sequential')}), think time ${result.inline.think.median} ms (billed ${inlineBilled('think')})`);
       }
+      // Only the latency rows compare it: its emulators and Chromium are not left idling through the rest.
+      await inline?.stop();
+      inline = undefined;
     }
     let finishing: FinishingResult | undefined;
     if (opts.phases.has('finishing')) {
@@ -534,7 +597,7 @@ async function main(): Promise<void> {
     if (finishing) process.stdout.write(printFinishing(finishing));
     process.stdout.write(`\nJSON: ${file}\n`);
   } finally {
-    await Promise.allSettled([bench?.stop(), bare.stop(), pages.close()]);
+    await Promise.allSettled([bench?.stop(), inline?.stop(), bare.stop(), pages.close()]);
     // After the processes are gone: a group with a process still inside cannot be removed.
     cpu?.close();
   }

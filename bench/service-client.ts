@@ -38,19 +38,21 @@ export type BenchService = {
   stop(): Promise<void>;
 };
 
-type StackFile = { endpoints: { dynamodb: string; s3: string; sqs: string }; region: string };
+type StackFile = { pid: number; endpoints: { dynamodb: string; s3: string; sqs: string }; region: string };
 
 /**
  * Starts the whole local service (`npm start`'s path: emulators, HTTP API,
- * real Chromium) with a token of its own that no quota or rate limit stops.
+ * real Chromium) with a token of its own that no quota or rate limit stops;
+ * `env` adds settings (`ISOLATION_PHASE: 'inline'` for the comparison stack).
  */
-export async function startBenchService(): Promise<BenchService> {
+export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
   const token = randomBytes(24).toString('base64url');
   const stackDir = mkdtempSync(join(tmpdir(), 'docrender-bench-'));
   const stackFile = join(stackDir, 'dev-stack.json');
-  const service = await startService({ DEV_TOKEN: token, DEV_STACK_FILE: stackFile, ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
-  const [pid] = childrenMatching(process.pid, 'scripts/start.ts');
+  const service = await startService({ ...env, DEV_TOKEN: token, DEV_STACK_FILE: stackFile, ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as StackFile;
+  // The stack's own record names its process: two stacks may run side by side.
+  const { pid } = stack;
   const handlerEnv: Record<string, string> = {
     AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamodb,
     AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
@@ -63,7 +65,7 @@ export async function startBenchService(): Promise<BenchService> {
     BENCH_TOKEN: token,
   };
 
-  const instanceRoots = () => (pid === undefined ? [] : childrenMatching(pid, 'lambda-instance'));
+  const instanceRoots = () => childrenMatching(pid, 'lambda-instance');
   const instancePids = () => instanceRoots().flatMap((instance) => processTree(instance));
   let consumed = service.output().length;
   const log = emptyServiceLog();
@@ -78,7 +80,7 @@ export async function startBenchService(): Promise<BenchService> {
 
   return {
     service,
-    pid: pid ?? -1,
+    pid,
     token,
     handlerEnv,
     async call(endpoint, body) {

@@ -22,6 +22,12 @@ export type ServerSide = {
   postResponse: number;
   /** What the invocation is billed: handler + post-response, rounded up to 1 ms (NaN without a REPORT line). */
   billed: number;
+  /**
+   * The REPORT line's Billed Duration: the runtime's time from handing over the event to the answer
+   * (so also work left over from before the last freeze that runs before the handler starts, and the
+   * local runtime's own hand-over) plus the post-response phase; NaN without a REPORT line.
+   */
+  reportBilled: number;
 };
 
 /** A request's handler log line, with the API emulation's time paired to it. */
@@ -41,6 +47,7 @@ export function serverSideOf(handler: HandlerLine, report: ParsedReport | undefi
     phases,
     postResponse,
     billed: billedMs(handler.durationMs, postResponse),
+    reportBilled: report?.billedMs ?? NaN,
   };
 }
 

@@ -11,6 +11,10 @@ const intFromEnv = (fallback: number, min = 0) =>
     v.minValue(min, `must be at least ${min}`),
   );
 
+/** Where a rendering function does its isolation work (`ISOLATION_PHASE`). */
+export const ISOLATION_PHASES = ['post-response', 'inline'] as const;
+export type IsolationPhase = (typeof ISOLATION_PHASES)[number];
+
 const splitList = (list: string): string[] => list.split(',').map((s) => s.trim()).filter(Boolean);
 
 const EnvSchema = v.object({
@@ -48,6 +52,13 @@ const EnvSchema = v.object({
   CHROMIUM_PATH: v.optional(v.string(), ''),
   /** The Chromium layer's pack (chromium.zst and archives); Lambda mounts the layer at /opt. */
   CHROMIUM_PACK_DIR: v.optional(v.string(), '/opt/chromium'),
+  /** Where isolation runs: after the answer (Lambda extension) or alongside the render (the design before issue 24). */
+  ISOLATION_PHASE: v.pipe(
+    v.optional(v.string(), ''),
+    // Empty (serverless.yml's `${env:ISOLATION_PHASE, ''}` when unset) means the default.
+    v.transform((text) => text || 'post-response'),
+    v.picklist(ISOLATION_PHASES, `must be ${ISOLATION_PHASES.join(' or ')}`),
+  ),
   /** Set by Lambda (and the local runtime): `host:port` of the Runtime and Extensions APIs. */
   AWS_LAMBDA_RUNTIME_API: v.optional(v.string(), ''),
   /** Comma-separated host names, IPs or CIDR ranges that may be reached although private. */
@@ -74,6 +85,13 @@ export type Config = {
   chromiumPath: string | undefined;
   chromiumPackDir: string;
   allowPrivateHosts: string[];
+  /**
+   * `post-response`: the used session closes and the next opens after the answer, in a Lambda
+   * extension's post-response phase (billed, but not waited for); `inline`: no extension, the next
+   * session opens alongside the render and the used one closes after the answer (the design before
+   * issue 24, kept for comparing what each is billed). Isolation is the same either way.
+   */
+  isolationPhase: IsolationPhase;
   /** Where the Extensions API is (unset when a handler is called in-process, as the cold-start bench does). */
   lambdaRuntimeApi: string | undefined;
 };
@@ -103,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR,
     allowPrivateHosts: splitList(e.ALLOW_PRIVATE_HOSTS),
+    isolationPhase: e.ISOLATION_PHASE,
     lambdaRuntimeApi: e.AWS_LAMBDA_RUNTIME_API || undefined,
   };
 }

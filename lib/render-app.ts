@@ -69,6 +69,8 @@ export function renderDeps(): Promise<RenderDeps> {
 function start(): Started {
   if (started) return started;
   const config = loadConfig();
+  // `inline`: no extension at all, as a process without the Extensions API (ISOLATION_PHASE in config.ts).
+  const runtimeApi = config.isolationPhase === 'post-response' ? config.lambdaRuntimeApi : undefined;
   // The proxy Chromium is launched behind judges addresses by this policy: set before the launch.
   useEgressPolicy(createEgressPolicy({ allowPrivateHosts: config.allowPrivateHosts }));
   const spawned = nextChildProcess();
@@ -85,8 +87,9 @@ function start(): Started {
     timeoutMs: config.renderTimeoutMs,
     // The layers' log lines (a page that did not settle) go through the one logger, with the Lambda context.
     log: (level, message, details) => void deps.then(({ logger }) => logger[level](message, details)),
-    // Lambda (and the local runtime) serve the Extensions API there: isolation waits for the post-response phase.
-    postResponse: config.lambdaRuntimeApi !== undefined,
+    // Lambda (and the local runtime) serve the Extensions API there: isolation waits for the post-response
+    // phase, unless the setting asks for it inline (the next session opens alongside the render).
+    postResponse: runtimeApi !== undefined,
     // Every address a page was refused or could not reach is a log line (host and port, never the path):
     // a refusal is often someone probing the network. The logger may still be loading when the proxy starts.
     egress: () =>
@@ -110,7 +113,7 @@ function start(): Started {
   // Registered during INIT, as Lambda requires, before the runtime asks for its first event.
   const postResponse = startPostResponse({
     name: 'docrender-isolation',
-    runtimeApi: config.lambdaRuntimeApi,
+    runtimeApi,
     work: (signal) => renderer.afterAnswer(signal),
     boundMs: POST_RESPONSE_BOUND_MS,
     onProblem: (message, error) => void deps.then(({ logger }) => logger.warn(message, error === undefined ? {} : { error: error as Error })),

@@ -31,6 +31,8 @@ describe('readServiceLines', () => {
       phases: { navigate: 12 },
       postResponse: 42,
       billed: 132,
+      // The runtime's part (91) runs from the event's hand-over: what Lambda's own line bills.
+      reportBilled: 133,
     });
   });
 
@@ -68,5 +70,6 @@ describe('readServiceLines', () => {
     const entry = serverSideOf(handler, log.reports.get(handler.lambdaRequestId));
     assert.ok(Number.isNaN(entry.postResponse));
     assert.ok(Number.isNaN(entry.billed));
+    assert.ok(Number.isNaN(entry.reportBilled));
   });
 });
