@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Isolation, RenderOutcome, ThroughputOutcome, WorkerReply, WorkerRequest } from './bare-worker.js';
-import { processTree, signalAll } from '../lib/local/process-tree.js';
+import { freezeTree, signalAll } from '../lib/local/process-tree.js';
 import type { BareJob } from './scenarios.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -69,8 +69,7 @@ export function startBare(): BareClient {
     async render(job, isolation, lambdaLike) {
       const outcome = await call<RenderOutcome>({ op: 'render', job, isolation, answerFirst: lambdaLike });
       if (lambdaLike && child.pid !== undefined) {
-        frozen = processTree(child.pid);
-        signalAll(frozen, 'SIGSTOP');
+        frozen = freezeTree(child.pid);
       }
       return outcome;
     },

@@ -7,7 +7,7 @@ import { LocalSetupError } from './errors.js';
 import { createExtensionsApi, type ExtensionsApi } from './extensions-api.js';
 import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda-instance.js';
 import { startInstanceReaper } from './instance-reaper.js';
-import { processTree, signalAll } from './process-tree.js';
+import { freezeTree, processTree, signalAll } from './process-tree.js';
 import type { LocalFunction } from './service-definition.js';
 import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 import { formatReportLine } from './report-line.js';
@@ -222,9 +222,8 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     }
     instance.busy = false;
     // Frozen: nothing the handler left behind (timers, sockets, Chromium) runs until the next invocation.
-    instance.frozen = processTree(instance.child.pid as number);
+    instance.frozen = freezeTree(instance.child.pid as number);
     reaper.track(instance.frozen);
-    signalAll(instance.frozen, 'SIGSTOP');
     instance.idleTimer = setTimeout(() => {
       // Out of the pool first: an invocation arriving meanwhile gets another instance, not this one.
       remove(instance);

@@ -56,6 +56,25 @@ export function signalAll(pids: number[], signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Stops a process and all its descendants with SIGSTOP, as Lambda freezes an
+ * execution environment: all of it at once. One reading of the tree is not
+ * enough: a process not yet stopped can start a child between the reading and
+ * the signals (Chromium starts renderer processes at any time), and that child
+ * would run on through the freeze. So the tree is read again until a reading
+ * finds nobody new; by then every parent is stopped, and a stopped process
+ * starts nothing. Answers every pid stopped, parents first.
+ */
+export function freezeTree(root: number): number[] {
+  const stopped = new Set<number>();
+  for (;;) {
+    const fresh = processTree(root).filter((pid) => !stopped.has(pid));
+    if (fresh.length === 0) return [...stopped];
+    signalAll(fresh, 'SIGSTOP');
+    for (const pid of fresh) stopped.add(pid);
+  }
+}
+
 /** When a process started (clock ticks since boot, from /proc), to tell it from a later one with the same pid; undefined without /proc. */
 export function startTime(pid: number): string | undefined {
   try {
