@@ -1,11 +1,15 @@
 /**
- * The finishing phase of `npm run bench`: what protection, a watermark and a
- * merge cost the service, measured against the service itself in the same
- * run (rotating order, same pauses), since bare Puppeteer has no
- * counterpart: a protected and a watermarked 1-page PDF against the plain
- * one, and a merge of three 1-page parts against three single renders.
+ * The finishing phase of `npm run bench`: what PDF/A, an e-invoice,
+ * protection, a watermark and a merge cost the service, measured against the
+ * service itself in the same rounds (rotating order, same pauses: the
+ * latency phase's rows of different scenarios run minutes apart, and the
+ * machine's load moves more than the finishing costs), since bare Puppeteer
+ * has no counterpart: a PDF/A-3b, an e-invoice, a protected and a
+ * watermarked 1-page PDF against the plain one, and a merge of three 1-page
+ * parts against three single renders.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { invoiceXml } from '../test/conformance/invoices.js';
 import { SMALL_HTML } from './pages.js';
 import type { BenchService } from './service-client.js';
 import { summarize, type Summary } from './stats.js';
@@ -17,6 +21,12 @@ type Variant = { id: string; title: string; calls: Array<{ endpoint: string; bod
 const page = { html: b64(SMALL_HTML) };
 const VARIANTS: Variant[] = [
   { id: 'plain', title: '1-page PDF, plain', calls: [{ endpoint: '/v1/pdf', body: { page } }] },
+  { id: 'pdfa3b', title: '1-page PDF, PDF/A-3b', calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { pdfa: 'PDF/A-3b' } } }] },
+  {
+    id: 'einvoice',
+    title: '1-page PDF, e-invoice (Factur-X EN 16931)',
+    calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { eInvoice: { xml: b64(invoiceXml('EN 16931')) } } } }],
+  },
   {
     id: 'protected',
     title: '1-page PDF, protected (AES-256, permissions)',
@@ -42,32 +52,45 @@ const VARIANTS: Variant[] = [
 /** Medians per variant, and the same-run ratios the issue asks about. */
 export type FinishingResult = {
   variants: Array<{ id: string; title: string; ms: Summary }>;
-  ratios: { protectedVsPlain: number; watermarkedVsPlain: number; merge3VsSingles3: number };
+  ratios: { pdfaVsPlain: number; eInvoiceVsPlain: number; protectedVsPlain: number; watermarkedVsPlain: number; merge3VsSingles3: number };
 };
 
-/** Measures every variant `runs` times after `warmup` rounds, rotating which goes first. */
-export async function measureFinishing(bench: BenchService, opts: { runs: number; warmup: number; pauseMs: number }): Promise<FinishingResult> {
-  const times = new Map<string, number[]>(VARIANTS.map((variant) => [variant.id, []]));
+/** Measures every variant `runs` times after `warmup` rounds, rotating which goes first, each call `thinkMs` after the previous answer. */
+export async function measureFinishing(
+  bench: BenchService,
+  opts: { runs: number; warmup: number; thinkMs: number; variantIds?: string[] | undefined },
+): Promise<FinishingResult> {
+  // `plain` is what every ratio divides by: it always runs.
+  const chosen = VARIANTS.filter((variant) => !opts.variantIds || variant.id === 'plain' || opts.variantIds.includes(variant.id));
+  const times = new Map<string, number[]>(chosen.map((variant) => [variant.id, []]));
   for (let i = 0; i < opts.warmup + opts.runs; i += 1) {
-    const order = VARIANTS.map((_, k) => VARIANTS[(k + i) % VARIANTS.length] as Variant);
+    const order = chosen.map((_, k) => chosen[(k + i) % chosen.length] as Variant);
     for (const variant of order) {
       let total = 0;
       for (const call of variant.calls) {
         const result = await bench.call(call.endpoint, call.body);
         if (result.status !== 200) throw new Error(`${variant.id}: the service answered ${result.status}`);
         total += result.ms;
-        await sleep(opts.pauseMs);
+        // The think-time client of the latency phase: the instance has ended its post-response phase
+        // and is frozen with its next session open, so every variant meets the same ready instance.
+        await sleep(opts.thinkMs);
       }
       if (i >= opts.warmup) times.get(variant.id)?.push(total);
     }
     bench.forgetServerSide();
   }
-  const variants = VARIANTS.map((variant) => ({ id: variant.id, title: variant.title, ms: summarize(times.get(variant.id) ?? []) }));
+  const variants = chosen.map((variant) => ({ id: variant.id, title: variant.title, ms: summarize(times.get(variant.id) ?? []) }));
   const median = (id: string) => variants.find((variant) => variant.id === id)?.ms.median ?? NaN;
   const ratio = (a: string, b: string) => Math.round((median(a) / median(b)) * 100) / 100;
   return {
     variants,
-    ratios: { protectedVsPlain: ratio('protected', 'plain'), watermarkedVsPlain: ratio('watermarked', 'plain'), merge3VsSingles3: ratio('merge3', 'singles3') },
+    ratios: {
+      pdfaVsPlain: ratio('pdfa3b', 'plain'),
+      eInvoiceVsPlain: ratio('einvoice', 'plain'),
+      protectedVsPlain: ratio('protected', 'plain'),
+      watermarkedVsPlain: ratio('watermarked', 'plain'),
+      merge3VsSingles3: ratio('merge3', 'singles3'),
+    },
   };
 }
 
@@ -75,7 +98,9 @@ export async function measureFinishing(bench: BenchService, opts: { runs: number
 export function printFinishing(result: FinishingResult): string {
   const lines = ['', 'Finishing (service against itself, same run; medians in ms):'];
   for (const variant of result.variants) lines.push(`  ${variant.title.padEnd(56)} ${String(variant.ms.median).padStart(8)}  (min ${variant.ms.min}, max ${variant.ms.max}, n ${variant.ms.n})`);
-  const { protectedVsPlain, watermarkedVsPlain, merge3VsSingles3 } = result.ratios;
-  lines.push(`  protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`);
+  const { pdfaVsPlain, eInvoiceVsPlain, protectedVsPlain, watermarkedVsPlain, merge3VsSingles3 } = result.ratios;
+  lines.push(
+    `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -46,6 +46,7 @@ const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,fini
   --think MS    the think-time client's wait between an answer and its next request (default 1000)
   --only LIST   run only these phases
   --scenarios   run only these latency scenarios (ids as printed)
+  --finishing LIST  run only these finishing variants (pdfa3b, einvoice, protected, watermarked, merge3, singles3; plain always runs)
   --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
   --memory MB   the function memory whose CPU share (1,769 MB = 1 vCPU) the Lambda-like runs get (default ${CONFIGURED_MEMORY_MB}, serverless.yml's)
   --no-cpu-limit  do not limit CPU (the Lambda-like runs are then only frozen between invocations)
@@ -62,6 +63,7 @@ function options() {
       think: { type: 'string' },
       only: { type: 'string' },
       scenarios: { type: 'string' },
+      finishing: { type: 'string' },
       out: { type: 'string' },
       memory: { type: 'string' },
       'no-cpu-limit': { type: 'boolean', default: false },
@@ -86,6 +88,7 @@ function options() {
     thinkMs: int(values.think, 1000),
     phases,
     scenarioIds: values.scenarios?.split(',').map((s) => s.trim()),
+    finishingIds: values.finishing?.split(',').map((s) => s.trim()),
     throughputCount: (concurrency: number) => (quick ? Math.max(8, 2 * concurrency) : Math.max(16, 4 * concurrency)),
     throughputRounds: quick ? 1 : 4,
     coldRuns: quick ? { unpacked: 1, fresh: 1 } : { unpacked: 5, fresh: 3 },
@@ -565,9 +568,9 @@ async function main(): Promise<void> {
     if (opts.phases.has('finishing')) {
       log('Finishing: protected, watermarked and merged PDFs against plain ones…');
       cpu?.enrol(service, bare);
-      finishing = await measureFinishing(service, opts);
+      finishing = await measureFinishing(service, { ...opts, variantIds: opts.finishingIds });
       results.finishing = finishing;
-      log(`  protected / plain ${finishing.ratios.protectedVsPlain}, watermarked / plain ${finishing.ratios.watermarkedVsPlain}, merge 3 / 3 singles ${finishing.ratios.merge3VsSingles3}`);
+      log(`  PDF/A-3b / plain ${finishing.ratios.pdfaVsPlain}, e-invoice / plain ${finishing.ratios.eInvoiceVsPlain}, protected / plain ${finishing.ratios.protectedVsPlain}, watermarked / plain ${finishing.ratios.watermarkedVsPlain}, merge 3 / 3 singles ${finishing.ratios.merge3VsSingles3}`);
     }
     if (opts.phases.has('throughput')) {
       log('Throughput (small PDF) at concurrency 1, 2, 4, 8…');
