@@ -21,6 +21,9 @@ subscribe('child_process', () => {
 const { handler } = await import('../functions/pdf.js');
 const { renderDeps } = await import('../lib/render-app.js');
 const loaded = performance.now();
+// INIT is over: the parent hands the invocation to the extensions, as Lambda does when the runtime asks for it.
+process.send?.({ init: true });
+const COLD_REQUEST_ID = 'cold-start';
 const body = JSON.stringify({ page: { html: Buffer.from(SMALL_HTML).toString('base64') } });
 const now = new Date();
 const event: APIGatewayProxyEventV2 = {
@@ -35,7 +38,7 @@ const event: APIGatewayProxyEventV2 = {
     domainName: 'bench.local',
     domainPrefix: 'bench',
     http: { method: 'POST', path: '/v1/pdf', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-    requestId: 'cold-start',
+    requestId: COLD_REQUEST_ID,
     routeKey: 'POST /v1/pdf',
     stage: '$default',
     time: now.toISOString(),
@@ -51,7 +54,7 @@ const context = {
   functionVersion: '$LATEST',
   invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:docrender-bench-pdf',
   memoryLimitInMB: '1536',
-  awsRequestId: 'cold-start',
+  awsRequestId: COLD_REQUEST_ID,
   logGroupName: '/aws/lambda/docrender-bench-pdf',
   logStreamName: 'bench',
   getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),

@@ -8,6 +8,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { parse } from 'yaml';
 import { CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
 import { CHROMIUM_LAYER_DIR, packageBinDir, writeChromiumPack } from '../scripts/build-layer.js';
+import { createExtensionsApi, type ExtensionsApi } from '../lib/local/extensions-api.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_DIR = join(root, 'bench', 'results', 'build');
@@ -92,19 +93,30 @@ function handlerPhases(stdout: string): Record<string, number> {
   return {};
 }
 
+/** The cold handler's one invocation, as Lambda names it to the extensions (and the handler's context). */
+const COLD_REQUEST_ID = 'cold-start';
+
 /**
  * Runs one cold start. `unpacked: false` gives the process a fresh TMPDIR, so
  * @sparticuz/chromium unpacks its binary there as on a new Lambda container
  * (without touching /tmp/chromium, which other processes may be using).
+ * The service gets an Extensions API, as on Lambda: its INIT registers the
+ * isolation extension, and the invocation is delivered to it once the
+ * process says INIT is over, so the service works as deployed (the next
+ * session opens after the answer, in the post-response phase, not alongside
+ * the first render as a process without the API would).
  */
 export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<ColdRun> {
   let freshTmp: string | undefined;
+  let extensions: ExtensionsApi | undefined;
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   // The service runs with the deployed functions' NODE_OPTIONS (source maps, say: they cost a cold start); bare with none.
   if (side === 'service') {
     childEnv.NODE_OPTIONS = deployedBuild().nodeOptions;
     // The layer's pack, where Lambda would find it at /opt/chromium; bare unpacks the package's brotli file.
     childEnv.CHROMIUM_PACK_DIR = dirname(PACK);
+    extensions = createExtensionsApi({ functionName: 'docrender-bench-pdf', functionVersion: '$LATEST', handler: 'cold-handler.handler' });
+    childEnv.AWS_LAMBDA_RUNTIME_API = await extensions.address;
   } else {
     delete childEnv.NODE_OPTIONS;
   }
@@ -123,7 +135,19 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
   try {
     const report = await new Promise<{ phases: Record<string, number>; bytes: number; status: number; error?: string }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${side} cold start took over 90 s`)), 90_000);
-      child.once('message', (message) => {
+      child.on('message', (message: { init?: boolean }) => {
+        if (message.init) {
+          // INIT is over (the runtime asks for its first event): the invocation goes to the extensions too.
+          extensions?.closeRegistration();
+          extensions?.deliver({
+            eventType: 'INVOKE',
+            requestId: COLD_REQUEST_ID,
+            deadlineMs: Date.now() + 30_000,
+            invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:docrender-bench-pdf',
+            tracing: { type: 'X-Amzn-Trace-Id', value: 'Root=1-00000000-000000000000000000000000' },
+          });
+          return;
+        }
         clearTimeout(timer);
         resolve(message as { phases: Record<string, number>; bytes: number; status: number; error?: string });
       });
@@ -142,6 +166,7 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
       await exited;
       clearTimeout(timer);
     }
+    extensions?.close();
     if (freshTmp) rmSync(freshTmp, { recursive: true, force: true });
   }
 }
