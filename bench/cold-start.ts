@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
-import { parse } from 'yaml';
+import { deployedBuild } from './deployed-build.js';
 import { CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
 import { CHROMIUM_LAYER_DIR, packageBinDir, writeChromiumPack } from '../scripts/build-layer.js';
 import { createExtensionsApi, type ExtensionsApi } from '../lib/local/extensions-api.js';
@@ -18,28 +18,6 @@ export type ColdSide = 'service' | 'bare';
 /** One cold start: milliseconds from spawning the process to the PDF in hand, and the phases the process reported. */
 export type ColdRun = { side: ColdSide; unpacked: boolean; totalMs: number; phases: Record<string, number>; bytes: number };
 
-/** Options of serverless-esbuild itself, not esbuild's: not passed on to the bench's build. */
-const PLUGIN_ONLY = new Set(['exclude', 'outputFileExtension', 'packager', 'packagerOptions', 'installExtraArgs', 'nativeZip', 'keepOutputDirectory', 'concurrency', 'zipConcurrency', 'disposeContext', 'config', 'plugins', 'skipBuild', 'skipRebuild', 'skipBuildExcludeFns', 'stripEntryResolveExtensions', 'outputWorkFolder', 'outputBuildFolder', 'watch']);
-
-/**
- * What serverless.yml deploys, read from it rather than copied so the two
- * cannot drift apart: `custom.esbuild` as esbuild options, and the
- * `NODE_OPTIONS` every function runs with (`provider.environment`).
- */
-export function deployedBuild(file = join(root, 'serverless.yml')): { options: BuildOptions; nodeOptions: string | undefined } {
-  // CloudFormation's tags (!Ref, !GetAtt…) elsewhere in the file are left unresolved: neither part uses them.
-  const service = parse(readFileSync(file, 'utf8'), { logLevel: 'error' }) as {
-    custom?: { esbuild?: Record<string, unknown> };
-    provider?: { environment?: Record<string, unknown> };
-  };
-  const esbuild = service.custom?.esbuild;
-  if (!esbuild) throw new Error(`${file} has no custom.esbuild`);
-  const options = Object.fromEntries(Object.entries(esbuild).filter(([name]) => !PLUGIN_ONLY.has(name))) as BuildOptions;
-  if (typeof esbuild.outputFileExtension === 'string') options.outExtension = { '.js': esbuild.outputFileExtension };
-  const nodeOptions = service.provider?.environment?.NODE_OPTIONS;
-  return { options, nodeOptions: typeof nodeOptions === 'string' ? nodeOptions : undefined };
-}
-
 /**
  * Bundles the two cold-start entry points the way serverless.yml bundles the
  * functions (its `custom.esbuild`: ESM, minified, split, Chromium and
@@ -47,7 +25,10 @@ export function deployedBuild(file = join(root, 'serverless.yml')): { options: B
  * rather than compiling TypeScript: the service with its dynamic imports split
  * into chunks beside it, as deployed; bare as one file (it has nothing to load
  * later) and without source maps, as a bare script would be deployed; each
- * built on its own so that they share no chunk.
+ * built on its own so that they share no chunk. Both get the deployed
+ * esbuild plugins: bare is not slowed by the Node quirk they avoid (the
+ * undici that an ES-module import of node:http loads, see
+ * scripts/esbuild-plugins.cjs).
  */
 export async function buildColdStartBundles(): Promise<void> {
   await ensureChromiumPack();

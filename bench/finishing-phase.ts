@@ -12,7 +12,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { invoiceXml } from '../test/conformance/invoices.js';
 import { finishPdf } from '../lib/finishing/finish-pdf.js';
-import { finishingSteps } from '../lib/finishing/finishing-plan.js';
+import { finishingSteps } from '../lib/finishing/finishing-steps.js';
 import { watermarkTextPage } from '../lib/finishing/watermark-text.js';
 import { createEgressPolicy, startEgressProxy } from '../lib/net/index.js';
 import { buildRenderPlan } from '../lib/plan/build-plan.js';

@@ -34,8 +34,8 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number): Doc
   const drawer = chromiumTextDrawer((text, timeoutMs) => renderer.render(buildRenderPlan(text), { timeoutMs }));
   // Loaded on first use, once: the PDF library is no part of a cold start that has no finishing to do,
   // and a dynamic import repeated per render still resolves its specifier each time (about 0.6 ms under tsx).
-  let stepModules: Promise<[typeof import('./finishing/finishing-plan.js'), typeof import('./finishing/assemble.js')]> | undefined;
-  const loadSteps = () => (stepModules ??= Promise.all([import('./finishing/finishing-plan.js'), import('./finishing/assemble.js')]));
+  let stepModules: Promise<[typeof import('./finishing/finishing-steps.js'), typeof import('./finishing/assemble.js')]> | undefined;
+  const loadSteps = () => (stepModules ??= Promise.all([import('./finishing/finishing-steps.js'), import('./finishing/assemble.js')]));
 
   const stepsFor = async (finishing: FinishingPlan, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> => {
     const [{ finishingSteps }] = await loadSteps();

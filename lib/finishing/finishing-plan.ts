@@ -1,8 +1,7 @@
-import { archiveStep, type DocumentMetadata, type PdfaLevel } from './archive.js';
-import { attachStep, type Attachment } from './attachments.js';
-import type { FinishingSteps } from './finish-pdf.js';
-import { protectStep } from './protect.js';
-import { stampStep, type TextDrawer } from './watermark.js';
+// Types only: the plan is read on every render, the steps' modules (the PDF library) load with the first
+// render that has finishing to do (finishing-steps.ts, imported dynamically by lib/document-renderer.ts).
+import type { DocumentMetadata, PdfaLevel } from './archive.js';
+import type { Attachment } from './attachments.js';
 
 /** Names the service as the PDF's producer. */
 export const PRODUCER = 'DocRender';
@@ -68,29 +67,4 @@ export type PageFacts = { title?: string; language?: string };
 /** True when the finishing needs the page's title or language: the archive stage without both given. */
 export function needsPageFacts(plan: FinishingPlan): boolean {
   return plan.archive != null && (plan.archive.metadata.title == null || plan.archive.metadata.language == null);
-}
-
-/**
- * The steps `finishPdf` runs for a plan's finishing settings (the assemble
- * step of a merge is the finishing renderer's); `facts` fill the title and
- * language the caller left out; `drawText` prints a text stamp.
- */
-export function finishingSteps(plan: FinishingPlan, facts: PageFacts, drawText: TextDrawer): FinishingSteps {
-  const now = new Date();
-  const steps: FinishingSteps = {};
-  if (plan.stamp) steps.stamp = stampStep(plan.stamp, drawText);
-  if (plan.archive) {
-    const { metadata, pdfa, pdfua, xmp } = plan.archive;
-    steps.archive = archiveStep({
-      metadata: { ...metadata, title: metadata.title ?? facts.title, language: metadata.language ?? facts.language },
-      producer: PRODUCER,
-      ...(pdfa ? { pdfa } : {}),
-      pdfua,
-      ...(xmp ? { xmp } : {}),
-      now: () => now,
-    });
-  }
-  if (plan.attach && plan.attach.length > 0) steps.attach = attachStep(plan.attach, () => now);
-  if (plan.protect) steps.protect = protectStep(plan.protect);
-  return steps;
 }

@@ -1,4 +1,3 @@
-import { PDFDocument } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { mergedFileOnlyKeys, type MergeInput, type MergePartInput } from '../schemas/merge-requests.js';
 import type { MergeRequestOutput } from '../schemas/merge-requests.js';
@@ -53,7 +52,11 @@ export function mergeUnits(input: MergeInput): number {
   return input.parts.filter((part) => !('document' in part)).length;
 }
 
+// The PDF library loads with the first merge that brings a document: no part of a cold start that renders.
+let pdfLib: Promise<typeof import('@cantoo/pdf-lib')> | undefined;
+
 async function checkDocument(document: string, field: string): Promise<void> {
+  const { PDFDocument } = await (pdfLib ??= import('@cantoo/pdf-lib'));
   let problem: string | undefined;
   try {
     const parsed = await PDFDocument.load(Buffer.from(document, 'base64'), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ValidationError } from '../../../lib/errors.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import { finishingSteps } from '../../../lib/finishing/finishing-plan.js';
+import { finishingSteps } from '../../../lib/finishing/finishing-steps.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 

@@ -1,0 +1,31 @@
+import { archiveStep } from './archive.js';
+import { attachStep } from './attachments.js';
+import type { FinishingSteps } from './finish-pdf.js';
+import { PRODUCER, type FinishingPlan, type PageFacts } from './finishing-plan.js';
+import { protectStep } from './protect.js';
+import { stampStep, type TextDrawer } from './watermark.js';
+
+/**
+ * The steps `finishPdf` runs for a plan's finishing settings (the assemble
+ * step of a merge is the finishing renderer's); `facts` fill the title and
+ * language the caller left out; `drawText` prints a text stamp.
+ */
+export function finishingSteps(plan: FinishingPlan, facts: PageFacts, drawText: TextDrawer): FinishingSteps {
+  const now = new Date();
+  const steps: FinishingSteps = {};
+  if (plan.stamp) steps.stamp = stampStep(plan.stamp, drawText);
+  if (plan.archive) {
+    const { metadata, pdfa, pdfua, xmp } = plan.archive;
+    steps.archive = archiveStep({
+      metadata: { ...metadata, title: metadata.title ?? facts.title, language: metadata.language ?? facts.language },
+      producer: PRODUCER,
+      ...(pdfa ? { pdfa } : {}),
+      pdfua,
+      ...(xmp ? { xmp } : {}),
+      now: () => now,
+    });
+  }
+  if (plan.attach && plan.attach.length > 0) steps.attach = attachStep(plan.attach, () => now);
+  if (plan.protect) steps.protect = protectStep(plan.protect);
+  return steps;
+}

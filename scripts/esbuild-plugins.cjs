@@ -1,0 +1,68 @@
+/**
+ * esbuild plugins of the deployed bundle (serverless.yml `custom.esbuild.plugins`;
+ * the bench's cold start builds with them too).
+ *
+ * `node:http` / `node:https` without Node's ES-module facade. Importing
+ * `http` from an ES module makes Node build a facade that reads every export
+ * of the module, and `http.WebSocket` (with `CloseEvent`, `MessageEvent`) is
+ * a lazy getter that loads all of undici: about 70 ms of CPU in a cold start
+ * at a function's CPU share, for a WebSocket nothing here uses
+ * (nodejs/node#57649, #59686, open). `require()` builds no facade. So every
+ * ES-module import of the two (ours, the AWS SDK's HTTP handler, Puppeteer's
+ * browser fetcher) is served by a module that requires them and re-exports
+ * what a caller may use; esbuild fails the build if an import names
+ * anything else ("No matching export"), and a namespace import reading one
+ * is a warning, which the bench and the package test treat as an error.
+ */
+'use strict';
+
+/** What each module exports, as documented for Node 22 (without the lazy WebSocket classes). */
+const EXPORTS = {
+  http: [
+    'Agent',
+    'ClientRequest',
+    'IncomingMessage',
+    'METHODS',
+    'OutgoingMessage',
+    'STATUS_CODES',
+    'Server',
+    'ServerResponse',
+    'createServer',
+    'get',
+    'globalAgent',
+    'maxHeaderSize',
+    'request',
+    'setMaxIdleHTTPParsers',
+    'validateHeaderName',
+    'validateHeaderValue',
+  ],
+  https: ['Agent', 'Server', 'createServer', 'get', 'globalAgent', 'request'],
+};
+
+const NAMESPACE = 'docrender-node-builtin';
+
+/** Serves ES-module imports of `http`/`https` (with or without `node:`) from `require()`. */
+const requireNodeHttp = {
+  name: 'require-node-http',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?https?$/ }, (args) => {
+      // CommonJS code requires them already; only ES-module imports build a facade.
+      if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import') return undefined;
+      return { path: args.path.replace(/^node:/, ''), namespace: NAMESPACE };
+    });
+    build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
+      const names = EXPORTS[args.path];
+      return {
+        loader: 'js',
+        contents: [
+          "import { createRequire } from 'node:module';",
+          `const m = createRequire(import.meta.url)('node:${args.path}');`,
+          'export default m;',
+          ...names.map((name) => `export const ${name} = m.${name};`),
+        ].join('\n'),
+      };
+    });
+  },
+};
+
+module.exports = [requireNodeHttp];
