@@ -10,6 +10,7 @@ import { newJobId } from '../jobs/job-ids.js';
 import { submitJob } from '../jobs/submit-job.js';
 import { mergeInput, mergeUnits } from '../plan/merge-input.js';
 import { buildDocumentPlan } from '../plan/build-plan.js';
+import { templatesFor } from '../templates/template-engine.js';
 import { renderForRequest } from '../plan/request-errors.js';
 import type { DocumentPlan } from '../render/render-plan.js';
 import { MERGE_REQUEST_SCHEMAS, type DocumentInput, type MergeInput, type MergeRequestOutput } from '../schemas/merge-requests.js';
@@ -106,8 +107,8 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
 };
 
 /** The request checked and planned: its plan is built here, at the edge, so every rule between fields answers before any quota is spent. */
-function prepared(input: DocumentInput): Prepared {
-  return { input, plan: buildDocumentPlan(input) };
+async function prepared(input: DocumentInput): Promise<Prepared> {
+  return { input, plan: buildDocumentPlan(input, await templatesFor(input)) };
 }
 
 /**

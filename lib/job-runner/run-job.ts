@@ -8,6 +8,7 @@ import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import { buildDocumentPlan } from '../plan/build-plan.js';
+import { templatesFor } from '../templates/template-engine.js';
 import { renderForRequest } from '../plan/request-errors.js';
 import type { DocumentRenderer } from '../render/types.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
@@ -177,7 +178,8 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
   let result;
   try {
     // The job holds the request as accepted; its plan is built anew, as the edge built it then.
-    const plan = buildDocumentPlan(checkedInput(await deps.jobs.loadInput(job)));
+    const input = checkedInput(await deps.jobs.loadInput(job));
+    const plan = buildDocumentPlan(input, await templatesFor(input));
     result = await renderForRequest(deps.renderer, plan);
   } catch (error) {
     const failure = permanentFailure(error);

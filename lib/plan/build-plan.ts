@@ -14,7 +14,7 @@ import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import { VIEWPORT_FALLBACK, type PageOptionsOutput, type PdfOptionsOutput, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
-import { renderHandlebars } from '../templates/handlebars.js';
+import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
 import { pdfFinishingPlan } from './pdf-finishing-plan.js';
 
 /**
@@ -26,33 +26,36 @@ export const EMPTY_TEMPLATE = '<span></span>';
 /** Margin given to a side that shows a header or footer when the caller set none for it. */
 export const HEADER_FOOTER_MARGIN = '1.5cm';
 
-/** The plan of a validated request or merge (what a job stores): a merge plans each part, and its top-level pdf once. */
-export function buildDocumentPlan(input: DocumentInput): DocumentPlan {
-  if (!('parts' in input)) return buildRenderPlan(input);
+/**
+ * The plan of a validated request or merge (what a job stores): a merge plans each part, and its
+ * top-level pdf once. `templates` renders its templates: `templatesFor(input)` gives it when there are any.
+ */
+export function buildDocumentPlan(input: DocumentInput, templates: TemplateRenderer | undefined): DocumentPlan {
+  if (!('parts' in input)) return buildRenderPlan(input, templates);
   const outline = input.pdf?.outline ?? false;
   const parts = input.parts.map((part): MergePartPlan => {
     const title = part.title ?? undefined;
     if ('document' in part) return { document: Buffer.from(part.document, 'base64'), ...(title != null ? { title } : {}) };
     // With the merged outline on, each part prints its own (unless it says otherwise) to nest it.
     const pdf = outline && part.pdf?.outline == null ? { ...part.pdf, outline: true } : part.pdf;
-    const plan = buildRenderPlan({ output: 'PDF', page: part.page, pdf });
+    const plan = buildRenderPlan({ output: 'PDF', page: part.page, pdf }, templates);
     if (plan.output !== 'PDF') throw new Error('A merge part plans a PDF');
     return { plan, ...(title != null ? { title } : {}) };
   });
-  return { output: 'PDF', merge: true, parts, outline, finishing: pdfFinishingPlan(input.pdf) };
+  return { output: 'PDF', merge: true, parts, outline, finishing: pdfFinishingPlan(input.pdf, undefined, templates) };
 }
 
-/** The plan of a validated request (a direct render's body, or a template's merged options). */
-export function buildRenderPlan(input: RenderInput): RenderPlan {
+/** The plan of a validated request (a direct render's body, or a template's merged options); `templates` as for `buildDocumentPlan`. */
+export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer): RenderPlan {
   if (input.output === 'PDF') {
     const { print, headerFooter } = printPlan(input.pdf);
-    const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData) };
+    const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page, templates), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData, templates) };
     return plan;
   }
   const screenshot = input.screenshot ?? {};
   const plan: ImagePlan = {
     output: 'IMAGE',
-    page: pagePlan(input.page),
+    page: pagePlan(input.page, templates),
     screen: screenPlan(screenshot),
     shot: shotPlan(screenshot),
     overlay: screenshot.overlay ?? null,
@@ -61,7 +64,7 @@ export function buildRenderPlan(input: RenderInput): RenderPlan {
 }
 
 /** The page source: `url`, base64 `html`, or a base64 Handlebars `htmlTemplate` filled with `templateData`. */
-export function pageSource(page: PageOptionsOutput): PageSource {
+export function pageSource(page: PageOptionsOutput, templates?: TemplateRenderer): PageSource {
   if (page.url != null) {
     if (!/^https?:\/\//i.test(page.url)) throw new ValidationError({ 'page.url': 'Must be an http or https URL' });
     return { kind: 'url', url: page.url };
@@ -74,14 +77,14 @@ export function pageSource(page: PageOptionsOutput): PageSource {
     }
   }
   if (page.htmlTemplate != null) {
-    return { kind: 'html', html: renderHandlebars(page.htmlTemplate, page.templateData ?? {}), fromTemplate: true };
+    return { kind: 'html', html: needTemplates(templates)(page.htmlTemplate, page.templateData ?? {}), fromTemplate: true };
   }
   throw new ValidationError({ 'page.url': 'Give one of page.url, page.html or page.htmlTemplate' });
 }
 
-function pagePlan(page: PageOptionsOutput): PagePlan {
+function pagePlan(page: PageOptionsOutput, templates: TemplateRenderer | undefined): PagePlan {
   const defaults = RENDER_DEFAULTS.page;
-  const source = pageSource(page);
+  const source = pageSource(page, templates);
   const pageUrl = source.kind === 'url' ? source.url : undefined;
   const { cookie: cookieHeader, ...headers } = lowerCaseKeys(page.headers ?? {});
   const adblock = page.adblock ?? defaults.adblock;

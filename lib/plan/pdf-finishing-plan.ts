@@ -13,7 +13,7 @@ import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.
 import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';
 import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import type { PdfOptionsOutput } from '../schemas/render-options.js';
-import { renderHandlebars } from '../templates/handlebars.js';
+import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
 
 /** The e-invoice XML of a render, ready to embed. */
 export type ResolvedInvoice = { xml: string; profile: EInvoiceProfile };
@@ -23,14 +23,18 @@ export type ResolvedInvoice = { xml: string; profile: EInvoiceProfile };
  * `templateData` by the same Handlebars (helpers, bounds) with XML escaping,
  * then checked as the schema checks `xml` (well-formed, CII root, profile).
  */
-export function resolveInvoice(pdf: Pick<PdfOptionsOutput, 'eInvoice'> | null | undefined, templateData: Record<string, unknown> | null | undefined): ResolvedInvoice | undefined {
+export function resolveInvoice(
+  pdf: Pick<PdfOptionsOutput, 'eInvoice'> | null | undefined,
+  templateData: Record<string, unknown> | null | undefined,
+  templates?: TemplateRenderer,
+): ResolvedInvoice | undefined {
   const invoice = pdf?.eInvoice;
   if (!invoice) return undefined;
   const field = invoice.xml != null ? 'pdf.eInvoice.xml' : 'pdf.eInvoice.xmlTemplate';
   const xml =
     invoice.xml != null
       ? Buffer.from(invoice.xml, 'base64').toString('utf8')
-      : renderHandlebars(invoice.xmlTemplate ?? '', templateData ?? {}, { field, xml: true });
+      : needTemplates(templates)(invoice.xmlTemplate ?? '', templateData ?? {}, { field, xml: true });
   if (Buffer.byteLength(xml) > MAX_INVOICE_XML_BYTES) throw new ValidationError({ [field]: `The invoice XML must be at most ${MAX_INVOICE_XML_BYTES} bytes` });
   const problem = profileProblem(xml, invoice.profile);
   if (problem) {
@@ -47,10 +51,10 @@ const date = (value: string | null | undefined) => (value != null ? new Date(val
 /** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
 type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection'>;
 
-/** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate`. */
-export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templateData?: Record<string, unknown> | null): FinishingPlan {
+/** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate` (rendered by `templates`). */
+export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templateData?: Record<string, unknown> | null, templates?: TemplateRenderer): FinishingPlan {
   if (!pdf) return {};
-  const invoice = resolveInvoice(pdf, templateData);
+  const invoice = resolveInvoice(pdf, templateData, templates);
   const plan: FinishingPlan = {};
   if (pdf.metadata != null || pdf.pdfa != null || pdf.pdfua === true || invoice) {
     const meta = pdf.metadata ?? {};

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { createEgressPolicy, type EgressProxy, startEgressProxy } from '../../lib/net/index.js';
 import { withFinishing } from '../../lib/document-renderer.js';
 import { createRenderer, type Renderer, type RendererOptions } from '../../lib/render/index.js';
+import { templatesFor } from '../../lib/templates/template-engine.js';
 import { buildDocumentPlan } from '../../lib/plan/build-plan.js';
 import { renderForRequest } from '../../lib/plan/request-errors.js';
 import type { DocumentRenderer, RenderResult } from '../../lib/render/types.js';
@@ -49,5 +50,5 @@ export type RequestRenderer = Omit<DocumentRenderer, 'render'> & {
 /** `warmRenderer()` behind the finishing stage (watermark, protection, merge), as the service renders: request → plan → render. */
 export async function warmFinishingRenderer(): Promise<RequestRenderer> {
   const renderer = withFinishing(await warmRenderer(), 20_000);
-  return { ...renderer, render: (input, options) => renderForRequest(renderer, buildDocumentPlan(input), options) };
+  return { ...renderer, render: async (input, options) => renderForRequest(renderer, buildDocumentPlan(input, await templatesFor(input)), options) };
 }

@@ -28,7 +28,7 @@ const RENDERING_FUNCTIONS = [
 const INIT_IMPORTS = ['lib/app.ts', 'lib/api/render-endpoints.ts', 'lib/job-runner/job-consumers.ts'];
 
 /** Packages no rendering function's INIT may load. */
-const NOT_IN_INIT = ['node_modules/@cantoo/pdf-lib/', 'node_modules/culori/', 'node_modules/fflate/'];
+const NOT_IN_INIT = ['node_modules/@cantoo/pdf-lib/', 'node_modules/culori/', 'node_modules/fflate/', 'node_modules/handlebars/'];
 
 async function metafile(): Promise<Metafile> {
   const { options } = deployedBuild();
@@ -52,7 +52,7 @@ function staticClosure(meta: Metafile, roots: string[]): Map<string, string[]> {
 }
 
 describe('what a rendering function loads in INIT', () => {
-  it('leaves the PDF library to the first render that finishes a PDF', async () => {
+  it('leaves the PDF library and Handlebars to the first request that needs them', async () => {
     const meta = await metafile();
     for (const root of [...RENDERING_FUNCTIONS, ...INIT_IMPORTS]) assert.ok(meta.inputs[root], `${root} is not in the build`);
     const init = staticClosure(meta, [...RENDERING_FUNCTIONS, ...INIT_IMPORTS]);
@@ -61,8 +61,8 @@ describe('what a rendering function loads in INIT', () => {
       loaded.slice(0, 3).map(([, chain]) => chain.join(' → ')),
       [],
     );
-    // The library is in the build all the same, loaded on demand.
-    assert.ok(Object.keys(meta.inputs).some((path) => path.startsWith('node_modules/@cantoo/pdf-lib/')));
+    // The libraries are in the build all the same, loaded on demand.
+    for (const library of ['node_modules/@cantoo/pdf-lib/', 'node_modules/handlebars/']) assert.ok(Object.keys(meta.inputs).some((path) => path.startsWith(library)), library);
   });
 
   it('imports node:http and node:https from ES modules only through require(), which builds no facade (no undici)', async () => {

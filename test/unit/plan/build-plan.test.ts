@@ -5,6 +5,7 @@ import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import { finishingSteps } from '../../../lib/finishing/finishing-steps.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
+import { renderHandlebars } from '../../../lib/templates/handlebars.js';
 
 /** A text drawer for plans without a text stamp. */
 const noText = async (): Promise<Uint8Array> => assert.fail('no text stamp is drawn');
@@ -27,7 +28,7 @@ describe('buildRenderPlan', () => {
   it('decodes the sources once: base64 HTML, and a Handlebars template rendered with its data', () => {
     // Act
     const html = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>héllo</p>') } });
-    const template = buildRenderPlan({ output: 'PDF', page: { htmlTemplate: b64('<p>{{name}}</p>'), templateData: { name: 'Ada' } } });
+    const template = buildRenderPlan({ output: 'PDF', page: { htmlTemplate: b64('<p>{{name}}</p>'), templateData: { name: 'Ada' } } }, renderHandlebars);
 
     // Assess
     assert.deepEqual(html.page.source, { kind: 'html', html: '<p>héllo</p>', fromTemplate: false });

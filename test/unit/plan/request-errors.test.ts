@@ -4,10 +4,11 @@ import { NavigationError, RenderError, ValidationError } from '../../../lib/erro
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { renderForRequest, toRequestError } from '../../../lib/plan/request-errors.js';
 import { PageLoadError, PlanStepError } from '../../../lib/render/errors.js';
+import { renderHandlebars } from '../../../lib/templates/handlebars.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const fromUrl = buildRenderPlan({ output: 'PDF', page: { url: 'https://example.com/' } });
-const fromTemplate = buildRenderPlan({ output: 'PDF', page: { htmlTemplate: b64('<p>{{a}}</p>') } });
+const fromTemplate = buildRenderPlan({ output: 'PDF', page: { htmlTemplate: b64('<p>{{a}}</p>') } }, renderHandlebars);
 
 describe('toRequestError', () => {
   it('names the page source field of a page that did not load', () => {
