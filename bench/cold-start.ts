@@ -98,6 +98,7 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
     childEnv.CHROMIUM_PACK_DIR = dirname(PACK);
     extensions = createExtensionsApi({ functionName: 'docrender-bench-pdf', functionVersion: '$LATEST', handler: 'cold-handler.handler' });
     childEnv.AWS_LAMBDA_RUNTIME_API = await extensions.address;
+    childEnv.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
   } else {
     delete childEnv.NODE_OPTIONS;
   }

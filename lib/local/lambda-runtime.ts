@@ -363,6 +363,8 @@ function lambdaVariables(fn: LocalFunction, region: string): Record<string, stri
     AWS_LAMBDA_FUNCTION_NAME: fn.name,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    // Every local instance starts on demand; Powertools reads it to mark a cold start's first log line (cold_start).
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.name}`,
     AWS_LAMBDA_LOG_STREAM_NAME: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
     LAMBDA_TASK_ROOT: process.cwd(),

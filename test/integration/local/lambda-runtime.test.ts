@@ -105,6 +105,7 @@ describe('createLambdaRuntime', () => {
     assert.equal(env.AWS_LAMBDA_FUNCTION_NAME, 'fixture-test-lifecycle');
     assert.equal(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, '256');
     assert.equal(env.AWS_REGION, 'us-east-1');
+    assert.equal(env.AWS_LAMBDA_INITIALIZATION_TYPE, 'on-demand');
     assert.ok(echo.ok);
     const body = JSON.parse((echo.result as { body: string }).body) as { env: Record<string, string> };
     assert.equal(body.env.ONLY_ECHO, "echo's own");
