@@ -10,34 +10,15 @@
  * (nodejs/node#57649, #59686, open). `require()` builds no facade. So every
  * ES-module import of the two (ours, the AWS SDK's HTTP handler, Puppeteer's
  * browser fetcher) is served by a module that requires them and re-exports
- * what a caller may use; esbuild fails the build if an import names
- * anything else ("No matching export"), and a namespace import reading one
- * is a warning, which the bench and the package test treat as an error.
+ * every name the module has, but the lazy undici classes.
  */
 'use strict';
 
-/** What each module exports, as documented for Node 22 (without the lazy WebSocket classes). */
-const EXPORTS = {
-  http: [
-    'Agent',
-    'ClientRequest',
-    'IncomingMessage',
-    'METHODS',
-    'OutgoingMessage',
-    'STATUS_CODES',
-    'Server',
-    'ServerResponse',
-    'createServer',
-    'get',
-    'globalAgent',
-    'maxHeaderSize',
-    'request',
-    'setMaxIdleHTTPParsers',
-    'validateHeaderName',
-    'validateHeaderValue',
-  ],
-  https: ['Agent', 'Server', 'createServer', 'get', 'globalAgent', 'request'],
-};
+/** The lazy getters that load undici (Node 22's http.js): never read, so never exported. */
+const UNDICI_GETTERS = new Set(['WebSocket', 'CloseEvent', 'MessageEvent']);
+
+/** What the module exports, read from the Node that builds (keys only: no getter runs). */
+const exportsOf = (name) => Object.keys(require(`node:${name}`)).filter((key) => !UNDICI_GETTERS.has(key) && /^[A-Za-z_$][\w$]*$/.test(key));
 
 const NAMESPACE = 'docrender-node-builtin';
 
@@ -51,7 +32,7 @@ const requireNodeHttp = {
       return { path: args.path.replace(/^node:/, ''), namespace: NAMESPACE };
     });
     build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
-      const names = EXPORTS[args.path];
+      const names = exportsOf(args.path);
       return {
         loader: 'js',
         contents: [

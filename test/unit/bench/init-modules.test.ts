@@ -9,6 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { deployedBuild } from '../../../bench/deployed-build.js';
@@ -30,11 +32,17 @@ const INIT_IMPORTS = ['lib/app.ts', 'lib/api/render-endpoints.ts', 'lib/job-runn
 /** Packages no rendering function's INIT may load. */
 const NOT_IN_INIT = ['node_modules/@cantoo/pdf-lib/', 'node_modules/culori/', 'node_modules/fflate/', 'node_modules/handlebars/'];
 
-async function metafile(): Promise<Metafile> {
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** The deployed build of `entryPoints`. */
+async function deployed(entryPoints: string[]) {
   const { options } = deployedBuild();
-  const absWorkingDir = fileURLToPath(new URL('../../..', import.meta.url));
-  const result = await build({ ...options, absWorkingDir, entryPoints: RENDERING_FUNCTIONS, outdir: 'unused', write: false, metafile: true, logLevel: 'silent' });
-  return result.metafile;
+  const result = await build({ ...options, absWorkingDir: root, entryPoints, outdir: 'unused', write: false, metafile: true, logLevel: 'silent' });
+  return { meta: result.metafile };
+}
+
+async function metafile(): Promise<Metafile> {
+  return (await deployed(RENDERING_FUNCTIONS)).meta;
 }
 
 /** Every input reached from `roots` through static imports, with the path that reached it first. */
@@ -65,8 +73,9 @@ describe('what a rendering function loads in INIT', () => {
     for (const library of ['node_modules/@cantoo/pdf-lib/', 'node_modules/handlebars/']) assert.ok(Object.keys(meta.inputs).some((path) => path.startsWith(library)), library);
   });
 
-  it('imports node:http and node:https from ES modules only through require(), which builds no facade (no undici)', async () => {
-    const meta = await metafile();
+  it('imports node:http and node:https from ES modules only through require(), which builds no facade (no undici), in every function', async () => {
+    const functions = readdirSync(join(root, 'functions')).filter((name) => name.endsWith('.ts')).map((name) => `functions/${name}`);
+    const { meta } = await deployed(functions);
     const facades = Object.entries(meta.inputs).flatMap(([path, input]) =>
       input.imports.filter((edge) => edge.external && /^(node:)?https?$/.test(edge.path) && edge.kind === 'import-statement').map(() => path),
     );
