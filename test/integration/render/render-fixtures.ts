@@ -1,5 +1,6 @@
 import { readImage, readPdf, type PdfInfo } from '../../helpers/documents.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
+import { templatesFor } from '../../../lib/templates/template-engine.js';
 import { renderForRequest } from '../../../lib/plan/request-errors.js';
 import type { Renderer, RenderResult } from '../../../lib/render/index.js';
 import type { RenderInput } from '../../../lib/schemas/render-requests.js';
@@ -11,7 +12,7 @@ type ScreenshotInput = Extract<RenderInput, { output: 'IMAGE' }>['screenshot'];
 
 /** Renders a request as the edge does: its plan, and what fails named by the request's fields. */
 export function renderRequest(renderer: Pick<Renderer, 'render'>, input: RenderInput, options?: { timeoutMs?: number }): Promise<RenderResult> {
-  return Promise.resolve().then(() => renderForRequest(renderer, buildRenderPlan(input), options));
+  return templatesFor(input).then((templates) => renderForRequest(renderer, buildRenderPlan(input, templates), options));
 }
 
 /** Base64 of a UTF-8 string, as the contract sends HTML. */
