@@ -74,6 +74,29 @@ export function treeCpuMs(pids: number[]): number {
   return total;
 }
 
+/** CPU ms of each of these processes (as `treeCpuMs` counts them), by process id. */
+export function cpuByPid(pids: number[]): Map<number, number> {
+  const reading = new Map<number, number>();
+  for (const pid of new Set(pids)) {
+    const { own, reaped } = processCpuMs(pid);
+    reading.set(pid, own + reaped);
+  }
+  return reading;
+}
+
+/**
+ * CPU ms used since `before` by the processes of a new reading: each one's
+ * growth (all of it for a process started since). A process gone in between
+ * (an instance the runtime stopped) drops out of both sides instead of
+ * taking its whole lifetime's CPU off the total; what it used since `before`
+ * is lost, unless its parent reaped it and is in the reading.
+ */
+export function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += Math.max(0, ms - (before.get(pid) ?? 0));
+  return total;
+}
+
 /** Samples the tree's memory every `intervalMs` until stopped; resolves to the peak seen. */
 export function samplePeakMemory(pid: number, intervalMs = 250): { stop(): TreeMemory } {
   let peak: TreeMemory = treeMemory(pid);

@@ -17,7 +17,7 @@ import { buildColdStartBundles, coldStart, type ColdRun } from './cold-start.js'
 import { MB_PER_VCPU, openCpuShare, type CpuShare } from './cpu-share.js';
 import { LATE_TEXT, startPageServer } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
-import { samplePeakMemory, treeCpuMs, treeMemory, type TreeMemory } from './process-memory.js';
+import { cpuByPid, cpuSince, samplePeakMemory, treeMemory, type TreeMemory } from './process-memory.js';
 import { printReport, type BenchResults, type CpuShareResult, type CpuShareRow, type LatencyResult, type ServerSideSummary, type ThroughputLevel } from './report.js';
 import { CONFIGURED_MEMORY_MB } from './cost.js';
 import { measureFinishing, printFinishing, type FinishingResult } from './finishing.js';
@@ -257,13 +257,13 @@ async function measureLatency(
     // Rotate who goes first, so that neither side always follows the other's leftovers.
     const order = sides.map((_, k) => sides[(k + i) % sides.length] as LatencySide);
     for (const side of order) {
-      const cpuBefore = treeCpuMs(treeOf(side));
+      const cpuBefore = cpuByPid(treeOf(side));
       const done = await turn(side);
       // The service's invocations end with their post-response phase (their REPORT line): the CPU read waits for it.
       const seen = done.calls.length ? await (stackOf(side) as BenchService).serverSide(done.calls) : [];
       if (measured) {
         times[side].push(done.ms);
-        cpuMs[side] += treeCpuMs(treeOf(side)) - cpuBefore;
+        cpuMs[side] += cpuSince(cpuBefore, cpuByPid(treeOf(side)));
         rendersForCpu[side] += done.renders;
         const mine = seen.find((entry) => entry.requestId === done.measured);
         if (mine) server[side].push(mine);
