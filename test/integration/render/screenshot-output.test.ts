@@ -177,4 +177,23 @@ describe('renderer › screenshot output', () => {
     assert.deepEqual([plain.width, plain.height], [3072 + 2 * 40 * 2, 1920 + 2 * 40 * 2]);
     assert.deepEqual([framed.width, framed.height], [3072 + 2 * 40 * 2, 1920 + (36 + 2 * 40) * 2]);
   });
+
+  it('draws WebGL canvases and composited layers into the capture (pages are composited in software, WebGL on SwiftShader)', async () => {
+    // Prepare: a WebGL canvas cleared to green beside a transformed, translucent layer over a red page
+    const page = { html: b64(`<body style="margin:0;background:#f00">
+      <canvas id="gl" width="100" height="100" style="position:absolute;left:0;top:0"></canvas>
+      <div style="position:absolute;left:200px;top:0;width:100px;height:100px;background:#00f;will-change:transform;transform:translateZ(0)"></div>
+      <script>
+        const gl = document.getElementById('gl').getContext('webgl', { preserveDrawingBuffer: true });
+        if (gl) { gl.clearColor(0, 1, 0, 1); gl.clear(gl.COLOR_BUFFER_BIT); }
+      </script></body>`) };
+
+    // Act
+    const shot = await renderImage(renderer, page, { viewport: oneX });
+
+    // Assess
+    assert.deepEqual(pngPixel(shot.data, 50, 50).slice(0, 3), [0, 255, 0], 'the WebGL canvas is drawn');
+    assert.deepEqual(pngPixel(shot.data, 250, 50).slice(0, 3), [0, 0, 255], 'the composited layer is drawn');
+    assert.deepEqual(pngPixel(shot.data, 150, 50).slice(0, 3), [255, 0, 0], 'the page between them');
+  });
 });

@@ -50,4 +50,17 @@ describe('chromiumArgs', () => {
     // Assess
     for (const args of modes) assert.equal(args.filter((arg) => arg === '--block-new-web-contents').length, 1);
   });
+
+  it('composites in software in both modes, keeping SwiftShader for WebGL', () => {
+    // Act
+    const modes = (['multi-process', 'single-process'] as const).map((mode) => chromiumArgs(chromium.args, mode));
+
+    // Assess
+    for (const args of modes) {
+      assert.equal(args.filter((arg) => arg === '--disable-gpu-compositing').length, 1);
+      assert.ok(!args.includes('--disable-gpu'), 'the GPU thread stays: WebGL runs on it');
+      assert.ok(args.includes('--use-angle=swiftshader'), "the package's GPU flags are kept");
+    }
+  });
 });
+
