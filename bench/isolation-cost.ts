@@ -8,6 +8,11 @@
  *   reused page       setContent + pdf() of the small invoice in one page kept open
  *   fresh context     a new incognito context and page, the same render, the context closed
  *   context only      a new incognito context and page (about:blank), closed again
+ *   closing           closing a context in which the small invoice was rendered
+ *
+ * `--drop=<flag>` (repeatable) launches without one of the service's flags,
+ * to see what it changes: `--drop=--disable-gpu-compositing` shows what
+ * compositing on SwiftShader costs, mostly in closing.
  *
  * CPU is read from /proc: the browser process's own time, and its children's
  * (renderer and other helper processes, alive or already reaped). Under a
@@ -17,13 +22,13 @@
  */
 import { parseArgs } from 'node:util';
 import chromium from '@sparticuz/chromium';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { chromiumArgs } from '../lib/render/browser/launch-args.js';
 import { SMALL_HTML } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
 import { processCpuMs } from './process-memory.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' } }, strict: true });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, drop: { type: 'string', multiple: true, default: [] } }, strict: true });
 const RUNS = Number(values.runs);
 const PAUSE_MS = 300;
 const PDF = { format: 'letter', tagged: false, printBackground: false } as const;
@@ -44,21 +49,28 @@ function read(browserPid: number): Reading {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function measure(name: string, browser: Browser, once: () => Promise<void>) {
+/**
+ * Runs `once` RUNS times after 3 unmeasured ones, a pause after each; `prepare`, when given, runs
+ * before each one outside the readings (what `once` then undoes, like closing what it opened).
+ */
+async function measure<T>(name: string, browser: Browser, once: (prepared: T) => Promise<void>, prepare: () => Promise<T> = async () => undefined as T) {
   const pid = browser.process()?.pid as number;
-  for (let i = 0; i < 3; i += 1) await once();
-  await sleep(PAUSE_MS);
-  const before = read(pid);
+  for (let i = 0; i < 3; i += 1) await once(await prepare());
+  let browserMs = 0;
+  let childrenMs = 0;
   const wall: number[] = [];
   for (let i = 0; i < RUNS; i += 1) {
+    const prepared = await prepare();
+    await sleep(PAUSE_MS);
+    const before = read(pid);
     const started = performance.now();
-    await once();
+    await once(prepared);
     wall.push(performance.now() - started);
     await sleep(PAUSE_MS);
+    const after = read(pid);
+    browserMs += (after.browser - before.browser) / RUNS;
+    childrenMs += (after.children - before.children) / RUNS;
   }
-  const after = read(pid);
-  const browserMs = (after.browser - before.browser) / RUNS;
-  const childrenMs = (after.children - before.children) / RUNS;
   wall.sort((a, b) => a - b);
   return {
     name,
@@ -72,7 +84,7 @@ async function measure(name: string, browser: Browser, once: () => Promise<void>
 const browser = await puppeteer.launch({
   executablePath: await chromium.executablePath(),
   headless: 'shell',
-  args: chromiumArgs(chromium.args, 'multi-process'),
+  args: chromiumArgs(chromium.args, 'multi-process').filter((arg) => !values.drop.includes(arg)),
   pipe: true,
 });
 try {
@@ -94,6 +106,18 @@ try {
       await context.newPage();
       await context.close();
     }),
+    await measure(
+      'closing',
+      browser,
+      (context: BrowserContext) => context.close(),
+      async () => {
+        const context = await browser.createBrowserContext();
+        const fresh = await context.newPage();
+        await fresh.setContent(SMALL_HTML, { waitUntil: 'load' });
+        await fresh.pdf(PDF);
+        return context;
+      },
+    ),
   ];
   console.log(`CPU per iteration, ms (mean of ${RUNS}; browser process / its renderer and helper processes / total), and wall-time median; no CPU limit`);
   console.log('| What | Browser | Renderer & helpers | Total CPU | Wall median |');
