@@ -9,6 +9,13 @@
  *   fresh context     a new incognito context and page, the same render, the context closed
  *   context only      a new incognito context and page (about:blank), closed again
  *   closing           closing a context in which the small invoice was rendered
+ *   PNG, reused page  setContent + a 1280×800 PNG (as the bench's png-1280x800) in a page kept open
+ *   PNG, fresh page   the same in a fresh context's page opened (and closed) outside the reading:
+ *                     what isolation leaves on a screenshot however early its context is opened
+ *
+ * `--memory <MB>` runs this process and Chromium under that memory size's
+ * CPU share (as the bench's Lambda-like runs; needs the cgroup filesystem),
+ * where wall time, not CPU, is the figure to read.
  *
  * `--drop=<flag>` (repeatable) launches without one of the service's flags,
  * to see what it changes: `--drop=--disable-gpu-compositing` shows what
@@ -27,8 +34,9 @@ import { chromiumArgs } from '../lib/render/browser/launch-args.js';
 import { SMALL_HTML } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
 import { processCpuMs } from './process-memory.js';
+import { MB_PER_VCPU, openCpuShare } from './cpu-share.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, drop: { type: 'string', multiple: true, default: [] } }, strict: true });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, drop: { type: 'string', multiple: true, default: [] }, memory: { type: 'string' } }, strict: true });
 const RUNS = Number(values.runs);
 const PAUSE_MS = 300;
 const PDF = { format: 'letter', tagged: false, printBackground: false } as const;
@@ -53,9 +61,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Runs `once` RUNS times after 3 unmeasured ones, a pause after each; `prepare`, when given, runs
  * before each one outside the readings (what `once` then undoes, like closing what it opened).
  */
-async function measure<T>(name: string, browser: Browser, once: (prepared: T) => Promise<void>, prepare: () => Promise<T> = async () => undefined as T) {
+async function measure<T>(
+  name: string,
+  browser: Browser,
+  once: (prepared: T) => Promise<void>,
+  prepare: () => Promise<T> = async () => undefined as T,
+  cleanup: (prepared: T) => Promise<void> = async () => undefined,
+) {
   const pid = browser.process()?.pid as number;
-  for (let i = 0; i < 3; i += 1) await once(await prepare());
+  for (let i = 0; i < 3; i += 1) {
+    const prepared = await prepare();
+    await once(prepared);
+    await cleanup(prepared);
+  }
   let browserMs = 0;
   let childrenMs = 0;
   const wall: number[] = [];
@@ -70,6 +88,7 @@ async function measure<T>(name: string, browser: Browser, once: (prepared: T) =>
     const after = read(pid);
     browserMs += (after.browser - before.browser) / RUNS;
     childrenMs += (after.children - before.children) / RUNS;
+    await cleanup(prepared);
   }
   wall.sort((a, b) => a - b);
   return {
@@ -87,8 +106,16 @@ const browser = await puppeteer.launch({
   args: chromiumArgs(chromium.args, 'multi-process').filter((arg) => !values.drop.includes(arg)),
   pipe: true,
 });
+const share = values.memory ? openCpuShare('isolation') : undefined;
+if (values.memory && !share) throw new Error('--memory needs write access to the cgroup filesystem');
+share?.limit(Number(values.memory) / MB_PER_VCPU);
+share?.add([process.pid, browser.process()?.pid as number]);
+const VIEWPORT = { width: 1280, height: 800 };
+const PNG = { type: 'png', optimizeForSpeed: true } as const;
 try {
   const page: Page = await browser.newPage();
+  const pngPage: Page = await browser.newPage();
+  await pngPage.setViewport(VIEWPORT);
   const rows = [
     await measure('reused page', browser, async () => {
       await page.setContent(SMALL_HTML, { waitUntil: 'load' });
@@ -118,11 +145,32 @@ try {
         return context;
       },
     ),
+    await measure('PNG, reused page', browser, async () => {
+      await pngPage.setContent(SMALL_HTML, { waitUntil: 'load' });
+      await pngPage.screenshot(PNG);
+    }),
+    await measure(
+      'PNG, fresh page',
+      browser,
+      async (fresh: Page) => {
+        await fresh.setContent(SMALL_HTML, { waitUntil: 'load' });
+        await fresh.screenshot(PNG);
+      },
+      async () => {
+        const context = await browser.createBrowserContext();
+        const fresh = await context.newPage();
+        await fresh.setViewport(VIEWPORT);
+        return fresh;
+      },
+      (fresh: Page) => fresh.browserContext().close(),
+    ),
   ];
-  console.log(`CPU per iteration, ms (mean of ${RUNS}; browser process / its renderer and helper processes / total), and wall-time median; no CPU limit`);
+  const limit = values.memory ? `under the CPU share of ${values.memory} MB` : 'no CPU limit';
+  console.log(`CPU per iteration, ms (mean of ${RUNS}; browser process / its renderer and helper processes / total), and wall-time median; ${limit}`);
   console.log('| What | Browser | Renderer & helpers | Total CPU | Wall median |');
   console.log('| --- | ---: | ---: | ---: | ---: |');
   for (const r of rows) console.log(`| ${r.name} | ${r.browserMs} | ${r.childrenMs} | ${r.totalMs} | ${r.wallMedianMs} |`);
 } finally {
   await browser.close();
+  share?.close();
 }
