@@ -33,7 +33,7 @@ const CONTAINMENT_FLAGS = ['--block-new-web-contents'];
  * Pages are composited in software, in the renderer, rather than on
  * SwiftShader (the CPU "GPU" `@sparticuz/chromium` sets up): there, every
  * context that closes after drawing has SwiftShader clear and free its
- * surfaces, about 50 ms of the browser's CPU per render (its worker threads
+ * surfaces, 40–50 ms of the browser's CPU per render (its worker threads
  * spin while they wait), which the post-response phase paid after every
  * answer. WebGL keeps SwiftShader (the GPU thread stays); PDFs do not
  * composite at all; screenshots differ from GPU compositing only in the

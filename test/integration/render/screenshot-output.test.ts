@@ -179,7 +179,7 @@ describe('renderer › screenshot output', () => {
   });
 
   it('draws WebGL canvases and composited layers into the capture (pages are composited in software, WebGL on SwiftShader)', async () => {
-    // Prepare: a WebGL canvas cleared to green beside a transformed, translucent layer over a red page
+    // Prepare: a WebGL canvas cleared to green beside a layer of its own (translateZ), over a red page
     const page = { html: b64(`<body style="margin:0;background:#f00">
       <canvas id="gl" width="100" height="100" style="position:absolute;left:0;top:0"></canvas>
       <div style="position:absolute;left:200px;top:0;width:100px;height:100px;background:#00f;will-change:transform;transform:translateZ(0)"></div>
