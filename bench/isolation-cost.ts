@@ -58,8 +58,8 @@ function read(browserPid: number): Reading {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `once` RUNS times after 3 unmeasured ones, a pause after each; `prepare`, when given, runs
- * before each one outside the readings (what `once` then undoes, like closing what it opened).
+ * Runs `once` RUNS times after 3 unmeasured ones, a pause after each. `prepare` runs before each
+ * one and `cleanup` after it, both outside the readings (opening a page to render in, closing it).
  */
 async function measure<T>(
   name: string,
@@ -100,19 +100,19 @@ async function measure<T>(
   };
 }
 
+const share = values.memory ? openCpuShare('isolation') : undefined;
+if (values.memory && !share) throw new Error('--memory needs write access to the cgroup filesystem');
 const browser = await puppeteer.launch({
   executablePath: await chromium.executablePath(),
   headless: 'shell',
   args: chromiumArgs(chromium.args, 'multi-process').filter((arg) => !values.drop.includes(arg)),
   pipe: true,
 });
-const share = values.memory ? openCpuShare('isolation') : undefined;
-if (values.memory && !share) throw new Error('--memory needs write access to the cgroup filesystem');
-share?.limit(Number(values.memory) / MB_PER_VCPU);
-share?.add([process.pid, browser.process()?.pid as number]);
 const VIEWPORT = { width: 1280, height: 800 };
 const PNG = { type: 'png', optimizeForSpeed: true } as const;
 try {
+  share?.limit(Number(values.memory) / MB_PER_VCPU);
+  share?.add([process.pid, browser.process()?.pid as number]);
   const page: Page = await browser.newPage();
   const pngPage: Page = await browser.newPage();
   await pngPage.setViewport(VIEWPORT);
