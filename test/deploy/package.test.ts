@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { parse } from 'yaml';
 import { packageOffline, pinnedAwsEnvironment, SERVERLESS_CLI, type PackageResult } from '../../scripts/package.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
@@ -13,6 +14,7 @@ import { createDynamoTokenStore } from '../../lib/aws/dynamo-token-store.js';
 import { createToken } from '../../lib/tokens/tokens.js';
 import { withLocalAws } from '../helpers/emulators.js';
 import { extractZip, listZip } from './zip-archive.js';
+import { lintTemplate } from './cfn-lint.js';
 
 /**
  * `npm run package -- --stage prod`, run once with no AWS credentials and no
@@ -151,14 +153,20 @@ const PERMISSIONS: Record<string, string[]> = {
 };
 
 type Resource = { Type: string; Properties: Record<string, any>; Condition?: string; DependsOn?: unknown };
-type Template = { Resources: Record<string, Resource>; Outputs: Record<string, any>; Conditions?: Record<string, unknown> };
+type Template = {
+  Resources: Record<string, Resource>;
+  Outputs: Record<string, any>;
+  Conditions?: Record<string, unknown>;
+  Parameters?: Record<string, { Type: string; Default?: string }>;
+};
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
 
-/** Evaluates a template condition built from Fn::Equals, Fn::Not, Fn::And, Fn::Or and Condition over plain values. */
-function conditionHolds(template: Pick<Template, 'Conditions'>, name: string): boolean {
+/** Evaluates a template condition built from Fn::Equals, Fn::Not, Fn::And, Fn::Or and Condition over plain values and parameters' defaults. */
+function conditionHolds(template: Pick<Template, 'Conditions' | 'Parameters'>, name: string): boolean {
   const evaluate = (value: any): unknown => {
     if (typeof value !== 'object' || value === null) return value;
     if ('Condition' in value) return conditionHolds(template, String(value.Condition));
+    if ('Ref' in value && template.Parameters?.[value.Ref]) return template.Parameters[value.Ref]?.Default;
     if ('Fn::Equals' in value) return JSON.stringify(evaluate(value['Fn::Equals'][0])) === JSON.stringify(evaluate(value['Fn::Equals'][1]));
     if ('Fn::Not' in value) return !evaluate(value['Fn::Not'][0]);
     if ('Fn::And' in value) return (value['Fn::And'] as unknown[]).every((item) => evaluate(item));
@@ -469,7 +477,8 @@ describe('npm run package (offline, stage prod)', () => {
     assert.equal(conditionHolds(template, 'AlarmEmailGiven'), false);
     // Assess: with the address, the condition holds and the subscription mails it
     assert.equal(conditionHolds(given, 'AlarmEmailGiven'), true);
-    assert.equal(given.Resources.AlarmEmailSubscription?.Properties.Endpoint, 'ops@example.com');
+    assert.deepEqual(given.Resources.AlarmEmailSubscription?.Properties.Endpoint, { Ref: 'AlarmEmail' });
+    assert.equal(given.Parameters?.AlarmEmail?.Default, 'ops@example.com');
   });
 
   it('outputs the API URL', () => {
@@ -511,6 +520,20 @@ describe('npm run package (offline, stage prod)', () => {
     for (const key of RENDERERS) {
       assert.ok(!listZip(join(out, `${key}.zip`)).entries.some((entry) => /chromium\.(br|zst)$/.test(entry.name)), `${key} bundles Chromium`);
     }
+  });
+
+  it('passes cfn-lint with no error or warning, ignoring only rules on resources the framework generates', async () => {
+    // Prepare: the resources serverless.yml declares itself (the framework generates the others)
+    const templateFile = join(out, 'cloudformation-template-update-stack.json');
+    const declared = new Set(Object.keys((parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'error' }) as { resources: Template }).resources.Resources));
+    // Act: with the project's configuration (.cfnlintrc.yaml), and with none
+    const findings = await lintTemplate(templateFile);
+    const unfiltered = await lintTemplate(templateFile, '/dev/null');
+    // Assess
+    assert.deepEqual(findings.map((match) => `${match.Rule.Id} ${match.Location.Path.join('/')}: ${match.Message}`), []);
+    const ignored = unfiltered.filter((match) => !findings.some((kept) => kept.Rule.Id === match.Rule.Id && kept.Location.Path.join('/') === match.Location.Path.join('/')));
+    const onOurs = ignored.filter((match) => match.Location.Path[0] !== 'Resources' || declared.has(String(match.Location.Path[1])));
+    assert.deepEqual(onOurs.map((match) => `${match.Rule.Id} ${match.Location.Path.join('/')}: ${match.Message}`), []);
   });
 
   it('loads every function from its zip alone, or its zip and the layer for those that render (without undici)', async () => {
