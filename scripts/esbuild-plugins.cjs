@@ -1,6 +1,7 @@
 /**
  * esbuild plugins of the deployed bundle (serverless.yml `custom.esbuild.plugins`;
- * the bench's cold start builds with them too).
+ * the bench's cold start builds with them too): `requireNodeHttp` and
+ * `chunksNamedByEntry` below.
  *
  * `node:http` / `node:https` without Node's ES-module facade. Importing
  * `http` from an ES module makes Node build a facade that reads every export
@@ -46,4 +47,26 @@ const requireNodeHttp = {
   },
 };
 
-module.exports = [requireNodeHttp];
+/**
+ * Chunks named after the entry that owns them (`pdf~chunk-XXXX.mjs`) when a
+ * build has one entry, as serverless-esbuild builds each handler. Its builds
+ * share one output folder, and esbuild may give two builds' chunks the same
+ * name with different contents (the same Puppeteer module importing each
+ * build's own copy of a common chunk): the last build written won, and a
+ * function's zip could hold another build's file. With the entry in the
+ * name, no build writes over another's, and a zip's file names say whose
+ * they are (scripts/serverless-import-closure.cjs keeps only its own).
+ */
+const chunksNamedByEntry = {
+  name: 'chunks-named-by-entry',
+  setup(build) {
+    const entries = build.initialOptions.entryPoints ?? [];
+    const names = Array.isArray(entries) ? entries.map((entry) => (typeof entry === 'string' ? entry : entry.out)) : Object.keys(entries);
+    // Several entries in one build share their chunks on purpose.
+    if (names.length !== 1) return;
+    const base = names[0].split('/').pop().replace(/\.[^.]*$/, '');
+    build.initialOptions.chunkNames = `${base}~[name]-[hash]`;
+  },
+};
+
+module.exports = [requireNodeHttp, chunksNamedByEntry];

@@ -13,7 +13,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createDynamoTokenStore } from '../../lib/aws/dynamo-token-store.js';
 import { createToken } from '../../lib/tokens/tokens.js';
 import { withLocalAws } from '../helpers/emulators.js';
-import { extractZip, listZip } from './zip-archive.js';
+import { extractZip, listZip, readZipEntry } from './zip-archive.js';
 import { lintTemplate } from './cfn-lint.js';
 
 /**
@@ -34,6 +34,27 @@ const DIRECT_UPLOAD_LIMIT_BYTES = 50 * MB;
 const API_GATEWAY_LIMIT_SECONDS = 30;
 /** RENDER_TIMEOUT_MS's default (lib/config.ts): the render budget a rendering HTTP function must fit. */
 const RENDER_BUDGET_SECONDS = 25;
+
+/**
+ * Each function's code, unzipped and zipped, at most: its own import closure
+ * only (scripts/serverless-import-closure.cjs). Before, every zip held every
+ * chunk of every function and its source map: 41–46 MB unzipped, 12–15 MB zipped.
+ */
+const CODE_BOUNDS = {
+  // Puppeteer, the PDF library, Handlebars, the finishing stages and the ad-block engines (3 MB): 6.0 MB / 4.2 MB today.
+  renderer: { unzipped: 8 * MB, zipped: 5 * MB },
+  // openapi serves Scalar's bundle, studio its built page: 4.6 MB / 1.5 MB at most today.
+  'file server': { unzipped: 6 * MB, zipped: 2 * MB },
+  // Everything else: the middy stack, valibot, the AWS SDK clients it calls: 1.6 MB / 0.6 MB at most today.
+  api: { unzipped: 2 * MB, zipped: 1 * MB },
+};
+const FILE_SERVERS = ['openapi', 'studio'];
+/**
+ * The async submitters share lib/api/render-endpoints.ts with the renderers; a merge part
+ * that is a PDF is read at the edge (lib/plan/merge-input.ts), so the PDF library is a
+ * chunk of theirs, loaded on demand by pdf-merge-async only.
+ */
+const PDF_AT_THE_EDGE = ['pdf-async', 'screenshot-async', 'template-render-async', 'pdf-merge-async'];
 
 const RENDERERS = ['pdf', 'screenshot', 'template-render', 'pdf-sync', 'screenshot-sync', 'template-render-sync', 'pdf-merge', 'pdf-merge-sync', 'jobs-consume'];
 
@@ -249,7 +270,7 @@ describe('npm run package (offline, stage prod)', () => {
     const service = join(work, 'service');
     mkdirSync(service);
     // studio/ holds studio/dist, which `npm ci` built (prepare) and the studio function packages.
-    for (const entry of ['serverless.yml', 'package.json', 'tsconfig.json', 'functions', 'lib', 'layers', 'studio', 'scripts/esbuild-plugins.cjs']) {
+    for (const entry of ['serverless.yml', 'package.json', 'tsconfig.json', 'functions', 'lib', 'layers', 'studio', 'scripts/esbuild-plugins.cjs', 'scripts/serverless-import-closure.cjs']) {
       cpSync(join(root, entry), join(service, entry), {
         recursive: true,
         filter: (source) => !source.startsWith(join(root, 'layers', 'chromium', 'nodejs')) && !source.startsWith(join(root, 'layers', 'chromium', 'fonts')),
@@ -534,6 +555,46 @@ describe('npm run package (offline, stage prod)', () => {
     const ignored = unfiltered.filter((match) => !findings.some((kept) => kept.Rule.Id === match.Rule.Id && kept.Location.Path.join('/') === match.Location.Path.join('/')));
     const onOurs = ignored.filter((match) => match.Location.Path[0] !== 'Resources' || declared.has(String(match.Location.Path[1])));
     assert.deepEqual(onOurs.map((match) => `${match.Rule.Id} ${match.Location.Path.join('/')}: ${match.Message}`), []);
+  });
+
+  it('zips each function with its own import closure only: no other function’s code, no source maps, within its kind’s size', () => {
+    const kindOf = (key: string) => (RENDERERS.includes(key) ? 'renderer' : FILE_SERVERS.includes(key) ? 'file server' : 'api');
+    // Markers of Puppeteer's browser code and of the PDF library (keepNames keeps class names in the bundles).
+    const PUPPETEER = 'CdpBrowser';
+    const PDF_LIBRARY = 'PDFDocument';
+    for (const key of Object.keys(functions)) {
+      // Prepare
+      const zip = join(out, `${key}.zip`);
+      const { entries, bytes } = listZip(zip);
+      // The bundles: the handler and its chunks beside it (the studio's page and Scalar's bundle are files they serve).
+      const handlerFile = String(functions[key]?.resource.Properties.Handler).replace(/\.handler$/, '.mjs');
+      const folder = handlerFile.slice(0, handlerFile.lastIndexOf('/') + 1);
+      const bundles = entries.filter((entry) => entry.name.startsWith(folder) && entry.name.endsWith('.mjs'));
+      const modules = new Map(bundles.map((entry) => [entry.name, readZipEntry(bytes, entry).toString('utf8')]));
+      // Act: the modules the handler reaches through its static and dynamic imports (`./name.mjs`)
+      const reached = new Set([handlerFile]);
+      for (const file of reached) {
+        for (const [, name] of (modules.get(file) ?? '').matchAll(/(?:from|import)\s*\(?\s*"\.\/([\w.~-]+\.mjs)"/g)) {
+          reached.add(`${folder}${name}`);
+        }
+      }
+      const code = entries.reduce((sum, entry) => sum + entry.size, 0);
+      const bound = CODE_BOUNDS[kindOf(key)];
+      // Assess: nothing the handler cannot import, no maps or build metadata
+      assert.deepEqual([...modules.keys()].filter((name) => !reached.has(name)), [], `${key}: modules its handler never imports`);
+      assert.deepEqual([...reached].filter((name) => !modules.has(name)), [], `${key}: modules its handler imports but the zip lacks`);
+      assert.deepEqual(entries.filter((entry) => /\.map$|-meta\.json$/.test(entry.name)).map((entry) => entry.name), [], `${key}: source maps or metafiles`);
+      assert.ok(code <= bound.unzipped, `${key} (${kindOf(key)}): ${(code / MB).toFixed(2)} MB unzipped, over ${bound.unzipped / MB} MB`);
+      assert.ok(bytes.length <= bound.zipped, `${key} (${kindOf(key)}): ${(bytes.length / MB).toFixed(2)} MB zipped, over ${bound.zipped / MB} MB`);
+      // Assess: Puppeteer only where it renders, the PDF library only where it renders or reads a PDF
+      const holding = (marker: string) => [...modules].filter(([, text]) => text.includes(marker)).map(([name]) => name);
+      if (RENDERERS.includes(key)) {
+        assert.ok(holding(PUPPETEER).length > 0 && holding(PDF_LIBRARY).length > 0, `${key}: the markers no longer find Puppeteer or the PDF library`);
+      } else {
+        assert.deepEqual(holding(PUPPETEER), [], `${key} holds Puppeteer's browser`);
+        if (!PDF_AT_THE_EDGE.includes(key)) assert.deepEqual(holding(PDF_LIBRARY), [], `${key} holds the PDF library`);
+      }
+    }
   });
 
   it('loads every function from its zip alone, or its zip and the layer for those that render (without undici)', async () => {

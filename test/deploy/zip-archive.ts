@@ -40,6 +40,14 @@ export function listZip(file: string): { entries: ZipEntry[]; bytes: Buffer } {
   return { entries, bytes };
 }
 
+/** One entry's content, from the bytes `listZip` read. */
+export function readZipEntry(bytes: Buffer, entry: ZipEntry): Buffer {
+  const local = entry.localHeaderOffset;
+  const start = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
+  const raw = bytes.subarray(start, start + entry.compressedSize);
+  return entry.method === 0 ? raw : inflateRawSync(raw);
+}
+
 /** Extracts a zip archive into `target`, keeping executable bits. */
 export function extractZip(file: string, target: string): ZipEntry[] {
   const { entries, bytes } = listZip(file);
@@ -50,12 +58,8 @@ export function extractZip(file: string, target: string): ZipEntry[] {
       mkdirSync(path, { recursive: true });
       continue;
     }
-    const local = entry.localHeaderOffset;
-    const start = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
-    const raw = bytes.subarray(start, start + entry.compressedSize);
-    const content = entry.method === 0 ? raw : inflateRawSync(raw);
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, content, { mode: entry.mode & 0o777 || 0o644 });
+    writeFileSync(path, readZipEntry(bytes, entry), { mode: entry.mode & 0o777 || 0o644 });
   }
   return entries;
 }
