@@ -1,0 +1,137 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** Every live process of a run: they all carry its temporary directory in their environment (or Chromium's profile on its command line). */
+function processesOf(marker: string): { pid: number; cmd: string }[] {
+  const found: { pid: number; cmd: string }[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const environ = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+      if (cmd.includes(marker) || environ.some((entry) => entry.startsWith('TMPDIR=') && entry.includes(marker))) found.push({ pid: Number(name), cmd });
+    } catch {
+      // Gone meanwhile, or another user's.
+    }
+  }
+  return found;
+}
+
+async function goneWithin(marker: string, limitMs: number): Promise<{ pid: number; cmd: string }[]> {
+  const deadline = Date.now() + limitMs;
+  while (processesOf(marker).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return processesOf(marker);
+}
+
+/** What is in a temporary directory, top level. */
+function listing(dir: string): string[] {
+  return readdirSync(dir).sort();
+}
+
+/**
+ * Shared caches that are not the service's and outlive a run by design:
+ * tsx's compile cache, and the \`locales\` folder Chromium makes beside its
+ * binary (unpacked into the temporary directory itself).
+ */
+const SHARED_CACHES = /^(?:tsx-\d+|locales)$/;
+
+/** What a run added to its temporary directory, shared caches apart. */
+function leftovers(run: { marker: string; baseline: string[] }): string[] {
+  return listing(run.marker).filter((name) => !run.baseline.includes(name) && !SHARED_CACHES.test(name));
+}
+
+type Run = { child: ChildProcess; marker: string; baseUrl: string; token: string; output: () => string };
+
+/**
+ * Starts `npm start`'s script with a temporary directory of its own, in a
+ * process group of its own (as a service manager starts it). Chromium is
+ * unpacked there first: a shared cache meant to outlive a run (on Lambda, the
+ * unpacked Chromium serves every warm invocation), so what is there before
+ * the start is the baseline.
+ */
+async function start(): Promise<Run & { baseline: string[] }> {
+  const marker = mkdtempSync(path.join(tmpdir(), 'docrender-stop-files-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', TMPDIR: marker, DEV_STACKS_DIR: marker, ALLOW_PRIVATE_HOSTS: '127.0.0.1' };
+  delete env.DEV_STACK_FILE;
+  delete env.CHROMIUM_PATH;
+  execFileSync(process.execPath, ['-e', "import('@sparticuz/chromium').then((chromium) => chromium.default.executablePath())"], { cwd: root, env });
+  const baseline = listing(marker);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  // A hang guard, not a measure: the first start unpacks Chromium into this temporary directory.
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const baseUrl = /DocRender API listening on (\S+)/.exec(out)?.[1];
+    const token = /^Token: (\S+)$/m.exec(out)?.[1];
+    if (baseUrl && token) return { child, marker, baseUrl, token, output: () => out, baseline };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      assert.fail(`npm start did not print its banner:\n${out}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('stopping npm start as systemd does leaves nothing in the temporary directory', () => {
+  const markers: string[] = [];
+  after(() => {
+    for (const marker of markers) {
+      for (const { pid } of processesOf(marker)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      rmSync(marker, { recursive: true, force: true });
+    }
+  });
+
+  const ways = {
+    'SIGTERM to every process of the tree at once (npm start, its instances, Chromium)': (run: Run, tree: number[]) => {
+      for (const pid of tree) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // gone
+        }
+      }
+    },
+    "SIGTERM to npm start's process group (kill -TERM -- -pgid)": (run: Run) => process.kill(-(run.child.pid as number), 'SIGTERM'),
+  };
+  for (const [way, stop] of Object.entries(ways)) {
+    it(`${way}: no profile or other folder of the service remains`, async () => {
+      // Prepare: one render, so that an instance runs Chromium (frozen between invocations)
+      const run = await start();
+      markers.push(run.marker);
+      const response = await fetch(`${run.baseUrl}/v1/pdf`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ page: { html: Buffer.from('<h1>one render</h1>').toString('base64') } }),
+      });
+      await response.arrayBuffer();
+      assert.equal(response.status, 200, run.output());
+      const tree = processesOf(run.marker);
+      assert.ok(tree.some(({ cmd }) => /chrom/i.test(cmd)), 'Chromium was running');
+      assert.ok(listing(run.marker).some((name) => name.startsWith('docrender-chromium-')), 'a profile folder was made');
+
+      // Act
+      stop(run, tree.map(({ pid }) => pid));
+
+      // Assess
+      assert.deepEqual(await goneWithin(run.marker, 30_000), [], run.output());
+      assert.deepEqual(leftovers(run), []);
+    });
+  }
+});
