@@ -1,36 +1,12 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { killRun, leftAfter, processesOf } from '../../helpers/run-processes.js';
+import { removeTempDir, tempDir } from '../../helpers/temp-dir.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-
-/** Every live process of a run: they all carry its temporary directory in their environment (or Chromium's profile on its command line). */
-function processesOf(marker: string): { pid: number; cmd: string }[] {
-  const found: { pid: number; cmd: string }[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const environ = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      if (cmd.includes(marker) || environ.some((entry) => entry.startsWith('TMPDIR=') && entry.includes(marker))) found.push({ pid: Number(name), cmd });
-    } catch {
-      // Gone meanwhile, or another user's.
-    }
-  }
-  return found;
-}
-
-async function goneWithin(marker: string, limitMs: number): Promise<{ pid: number; cmd: string }[]> {
-  const deadline = Date.now() + limitMs;
-  while (processesOf(marker).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  return processesOf(marker);
-}
 
 /** What is in a temporary directory, top level. */
 function listing(dir: string): string[] {
@@ -39,7 +15,7 @@ function listing(dir: string): string[] {
 
 /**
  * Shared caches that are not the service's and outlive a run by design:
- * tsx's compile cache, and the \`locales\` folder Chromium makes beside its
+ * tsx's compile cache, and the `locales` folder Chromium makes beside its
  * binary (unpacked into the temporary directory itself).
  */
 const SHARED_CACHES = /^(?:tsx-\d+|locales)$/;
@@ -59,7 +35,7 @@ type Run = { child: ChildProcess; marker: string; baseUrl: string; token: string
  * the start is the baseline.
  */
 async function start(): Promise<Run & { baseline: string[] }> {
-  const marker = mkdtempSync(path.join(tmpdir(), 'docrender-stop-files-'));
+  const marker = tempDir('docrender-stop-files-');
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', TMPDIR: marker, DEV_STACKS_DIR: marker, ALLOW_PRIVATE_HOSTS: '127.0.0.1' };
   delete env.DEV_STACK_FILE;
   delete env.CHROMIUM_PATH;
@@ -87,14 +63,8 @@ describe('stopping npm start as systemd does leaves nothing in the temporary dir
   const markers: string[] = [];
   after(() => {
     for (const marker of markers) {
-      for (const { pid } of processesOf(marker)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-      rmSync(marker, { recursive: true, force: true });
+      killRun(marker);
+      removeTempDir(marker);
     }
   });
 
@@ -130,7 +100,7 @@ describe('stopping npm start as systemd does leaves nothing in the temporary dir
       stop(run, tree.map(({ pid }) => pid));
 
       // Assess
-      assert.deepEqual(await goneWithin(run.marker, 30_000), [], run.output());
+      assert.deepEqual(await leftAfter(run.marker, 30_000), [], run.output());
       assert.deepEqual(leftovers(run), []);
     });
   }
