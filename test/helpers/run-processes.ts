@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
@@ -38,5 +40,23 @@ export function killRun(marker: string): void {
     } catch {
       // gone
     }
+  }
+}
+
+/** Reads an `npm start`'s output until its banner (URL and token) shows; kills it and fails past `limitMs` or when it exits first. */
+export async function banner(child: ChildProcess, limitMs = 60_000): Promise<{ baseUrl: string; token: string; output: () => string }> {
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const baseUrl = /DocRender API listening on (\S+)/.exec(out)?.[1];
+    const token = /^Token: (\S+)$/m.exec(out)?.[1];
+    if (baseUrl && token) return { baseUrl, token, output: () => out };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      assert.fail(`npm start did not print its banner:\n${out}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -1,6 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '../../process-alive.js';
 
 /**
  * The folders a rendering process makes in the temporary directory (each
@@ -36,7 +37,7 @@ let swept = false;
 export function sweepScratchOnce(): void {
   if (swept) return;
   swept = true;
-  for (const [path, owner] of scratchFolders()) if (owner === process.pid || !alive(owner)) remove(path);
+  for (const [path, owner] of scratchFolders()) if (owner === process.pid || !isProcessAlive(owner)) remove(path);
 }
 
 function scratchFolders(): [string, number][] {
@@ -58,15 +59,5 @@ function remove(path: string): void {
     rmSync(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 });
   } catch {
     // Another sweeper got there, or not ours to remove: left for the next sweep.
-  }
-}
-
-/** Whether a process with this pid exists (another user's counts: EPERM). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

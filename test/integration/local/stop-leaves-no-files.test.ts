@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { killRun, leftAfter, processesOf } from '../../helpers/run-processes.js';
+import { banner, killRun, leftAfter, processesOf } from '../../helpers/run-processes.js';
 import { removeTempDir, tempDir } from '../../helpers/temp-dir.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -42,21 +42,8 @@ async function start(): Promise<Run & { baseline: string[] }> {
   execFileSync(process.execPath, ['-e', "import('@sparticuz/chromium').then((chromium) => chromium.default.executablePath())"], { cwd: root, env });
   const baseline = listing(marker);
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  // A hang guard, not a measure: the first start unpacks Chromium into this temporary directory.
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const baseUrl = /DocRender API listening on (\S+)/.exec(out)?.[1];
-    const token = /^Token: (\S+)$/m.exec(out)?.[1];
-    if (baseUrl && token) return { child, marker, baseUrl, token, output: () => out, baseline };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      assert.fail(`npm start did not print its banner:\n${out}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // A hang guard, not a measure: the machine may be loaded by other work.
+  return { child, marker, baseline, ...(await banner(child, 180_000)) };
 }
 
 describe('stopping npm start as systemd does leaves nothing in the temporary directory', () => {

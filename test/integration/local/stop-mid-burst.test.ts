@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launcherChain } from '../../../lib/local/parent-watch.js';
-import { killRun, leftAfter, processesOf } from '../../helpers/run-processes.js';
+import { banner, killRun, leftAfter, processesOf } from '../../helpers/run-processes.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -25,20 +25,11 @@ async function start(how: 'npm' | 'direct', stacksDir: string): Promise<Run> {
     how === 'npm'
       ? spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const baseUrl = /DocRender API listening on (\S+)/.exec(out)?.[1];
-    const token = /^Token: (\S+)$/m.exec(out)?.[1];
-    if (baseUrl && token) return { child, baseUrl, token, marker, output: () => out };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      rmSync(marker, { recursive: true, force: true });
-      assert.fail(`npm start did not print its banner:\n${out}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    return { child, marker, ...(await banner(child)) };
+  } catch (error) {
+    rmSync(marker, { recursive: true, force: true });
+    throw error;
   }
 }
 
