@@ -74,8 +74,10 @@ export async function loadPage(
   session.policy.navigationGuard = guard.allow;
 
   started = Date.now();
-  const navigation = Promise.race([navigate(session, plan, deadline), guard.stopped]);
-  await step(deadline, 'navigation', navigation, { boundMs: Math.max(1, waitAllowanceMs(deadline)) + STEP_GRACE_MS });
+  const navigating = navigate(session, plan, deadline);
+  // Once the guard has stopped the load, what the navigation does after is nobody's concern.
+  navigating.catch(noop);
+  await step(deadline, 'navigation', Promise.race([navigating, guard.stopped]), { boundMs: Math.max(1, waitAllowanceMs(deadline)) + STEP_GRACE_MS });
   timings.navigate = Date.now() - started;
 
   started = Date.now();
@@ -83,7 +85,9 @@ export async function loadPage(
   const waitAsAsked = async () => {
     for (const wait of WAIT_STEPS) await wait(context);
   };
-  await step(deadline, 'wait', Promise.race([waitAsAsked(), guard.stopped]), { boundMs: waitAllowanceMs(deadline) + STEP_GRACE_MS });
+  const waiting = waitAsAsked();
+  waiting.catch(noop);
+  await step(deadline, 'wait', Promise.race([waiting, guard.stopped]), { boundMs: waitAllowanceMs(deadline) + STEP_GRACE_MS });
   timings.wait = Date.now() - started;
 }
 
