@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EmulatorEndpoints } from './local-endpoints.js';
+import { isProcessAlive } from '../process-alive.js';
 
 /** What a running `npm start` tells other shells (the token CLI) about itself. */
 export type DevStack = {
@@ -42,14 +43,14 @@ export function liveDevStacks(env: NodeJS.ProcessEnv = process.env): DevStack[] 
   const files = env.DEV_STACK_FILE ? [env.DEV_STACK_FILE] : listStackFiles(env.DEV_STACKS_DIR || STACKS_DIR);
   return files
     .map(readDevStack)
-    .filter((stack): stack is DevStack => stack !== undefined && isAlive(stack.pid))
+    .filter((stack): stack is DevStack => stack !== undefined && isProcessAlive(stack.pid))
     .sort((a, b) => a.port - b.port);
 }
 
 /** The one live stack in `file` (`DEV_STACK_FILE` or a given record), if its process still runs. */
 export function readLiveDevStack(file = devStackFile()): DevStack | undefined {
   const stack = readDevStack(file);
-  return stack && isAlive(stack.pid) ? stack : undefined;
+  return stack && isProcessAlive(stack.pid) ? stack : undefined;
 }
 
 function listStackFiles(dir: string): string[] {
@@ -68,15 +69,5 @@ function readDevStack(file: string): DevStack | undefined {
     return typeof stack.pid === 'number' && stack.endpoints && stack.tables ? stack : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -7,7 +7,8 @@ import { LocalSetupError } from './errors.js';
 import { createExtensionsApi, type ExtensionsApi } from './extensions-api.js';
 import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda-instance.js';
 import { startInstanceReaper } from './instance-reaper.js';
-import { freezeTree, processTree, signalAll } from './process-tree.js';
+import { removeScratchOf } from '../render/browser/scratch-dirs.js';
+import { freezeTree, processTree, signalAll, waitGone } from './process-tree.js';
 import type { LocalFunction } from './service-definition.js';
 import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 import { formatReportLine } from './report-line.js';
@@ -243,6 +244,12 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
     // Whatever it started and did not end (a browser, its helpers) goes with it.
     signalAll(tree, 'SIGKILL');
     reaper.forget(tree);
+    // An instance killed before its exit hooks ran leaves its browser's profile behind: removed once nothing writes there.
+    const pid = instance.child.pid;
+    if (pid !== undefined) {
+      await waitGone(tree, STOP_GRACE_MS);
+      removeScratchOf(pid);
+    }
   };
 
   const invoke = async (fn: LocalFunction, event: unknown): Promise<Invocation> => {

@@ -84,3 +84,19 @@ export function startTime(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/** Resolves once none of these processes is alive (a zombie counts as gone), or after `limitMs`. */
+export async function waitGone(pids: number[], limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  const living = () =>
+    pids.some((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
+        return state !== 'Z' && state !== 'X';
+      } catch {
+        return false;
+      }
+    });
+  while (living() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}

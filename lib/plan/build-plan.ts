@@ -8,8 +8,21 @@
 import type { PDFOptions } from 'puppeteer-core';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
 import { ValidationError } from '../errors.js';
-import type { CookiePlan, DocumentPlan, ImagePlan, MergePartPlan, PagePlan, PageSource, PdfPlan, RenderPlan, ScreenPlan, ShotTarget } from '../render/render-plan.js';
+import type {
+  CookiePlan,
+  DocumentPlan,
+  ImagePlan,
+  MergePartPlan,
+  OverlayPlan,
+  PagePlan,
+  PageSource,
+  PdfPlan,
+  RenderPlan,
+  ScreenPlan,
+  ShotTarget,
+} from '../render/render-plan.js';
 import { decodeBase64Text } from '../schemas/base64-text.js';
+import { hasUrlScheme } from '../schemas/css-value.js';
 import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import { VIEWPORT_FALLBACK, type PageOptionsOutput, type PdfOptionsOutput, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
@@ -58,9 +71,24 @@ export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer
     page: pagePlan(input.page, templates),
     screen: screenPlan(screenshot),
     shot: shotPlan(screenshot),
-    overlay: screenshot.overlay ?? null,
+    overlay: screenshot.overlay ? overlayPlan(screenshot.overlay) : null,
   };
   return plan;
+}
+
+/**
+ * The overlay with its CSS strings trimmed and the background read as what it
+ * is (a colour or gradient, or an image URL): the schema has checked both, so
+ * the render layer sets them without checking again.
+ */
+export function overlayPlan(overlay: NonNullable<ScreenshotOptionsOutput['overlay']>): OverlayPlan {
+  const background = overlay.background?.trim() ? overlay.background.trim() : null;
+  const filter = overlay.filter?.trim() ? overlay.filter.trim() : null;
+  return {
+    ...overlay,
+    background: background === null ? null : hasUrlScheme(background) ? { kind: 'image', url: background } : { kind: 'css', value: background },
+    filter,
+  };
 }
 
 /** The page source: `url`, base64 `html`, or a base64 Handlebars `htmlTemplate` filled with `templateData`. */

@@ -62,9 +62,16 @@ export type ShotTarget =
   | { kind: 'fullPage'; captureBeyondViewport: boolean }
   | { kind: 'element'; selector: string };
 
-/** The frame composed around a screenshot; values as given (the overlay checks and defaults its own CSS). */
+/**
+ * The overlay's background as the edge read it: a CSS colour or gradient
+ * (already checked against the safe character set), an http(s) image URL,
+ * or none given (the overlay's default).
+ */
+export type OverlayBackground = { kind: 'css'; value: string } | { kind: 'image'; url: string } | null;
+
+/** The frame composed around a screenshot; CSS strings checked and trimmed at the edge, defaults the overlay's. */
 export type OverlayPlan = {
-  background?: string | null;
+  background?: OverlayBackground;
   filter?: string | null;
   margin?: number | null;
   browser?: string | null;

@@ -1,10 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { readLiveDevStack } from '../../lib/local/dev-stack.js';
@@ -12,6 +11,7 @@ import { readImage, readPdf } from '../helpers/documents.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { html, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 type Account = { token: string; accountId: string; webhookSecret: string };
 type WebhookCall = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
@@ -48,7 +48,7 @@ describe('async rendering, webhooks and the job endpoint', () => {
   let receiver: TestServer;
   let account: Account;
   let sqs: SQSClient;
-  const stackFile = join(mkdtempSync(join(tmpdir(), 'docrender-async-')), 'dev-stack.json');
+  const stackFile = join(tempDir('docrender-async-'), 'dev-stack.json');
   let flakyCalls = 0;
 
   before(async () => {

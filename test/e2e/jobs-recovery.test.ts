@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -10,6 +9,7 @@ import type { FileStore } from '../../lib/files/file-store.js';
 import { readLiveDevStack } from '../../lib/local/dev-stack.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 type Account = { token: string; accountId: string; webhookSecret: string };
 
@@ -38,7 +38,7 @@ describe('jobs that keep failing, and the file sweeper', () => {
   let sqs: SQSClient;
   let s3: S3Client;
   let files: FileStore;
-  const stackFile = join(mkdtempSync(join(tmpdir(), 'docrender-recovery-')), 'dev-stack.json');
+  const stackFile = join(tempDir('docrender-recovery-'), 'dev-stack.json');
 
   before(async () => {
     receiver = await startTestServer({ '/hook': (_req, res) => res.writeHead(200).end() });

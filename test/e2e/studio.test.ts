@@ -9,14 +9,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { readPdf } from '../helpers/documents.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const UNSAFE_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
 const SHOTS = join(process.cwd(), '.local');
@@ -247,7 +247,7 @@ describe('template studio (GET /)', () => {
     assert.ok(!curl.includes(service.token), 'the token stays out of the clipboard');
     // The copied command works as pasted into a shell (where curl is installed).
     if (spawnSync('curl', ['--version']).status === 0) {
-      const dir = mkdtempSync(join(tmpdir(), 'studio-curl-'));
+      const dir = tempDir('studio-curl-');
       const ran = spawnSync('bash', ['-c', curl], { cwd: dir, env: { ...process.env, DOCRENDER_TOKEN: service.token }, encoding: 'utf8' });
       assert.equal(ran.status, 0, ran.stderr);
       const fromCurl = await readPdf(new Uint8Array(readFileSync(join(dir, 'document.pdf'))));

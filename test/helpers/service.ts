@@ -1,10 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { tempDir } from './temp-dir.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,7 +26,7 @@ export type RunningService = {
  */
 export async function startService(env: Record<string, string> = {}, args: string[] = []): Promise<RunningService> {
   // Each service gets its own stack file so tests never touch a developer's `npm start`.
-  const stackFile = join(mkdtempSync(join(tmpdir(), 'docrender-e2e-')), 'dev-stack.json');
+  const stackFile = join(tempDir('docrender-e2e-'), 'dev-stack.json');
   const fullEnv = { ...process.env, PORT: '0', ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', DEV_STACK_FILE: stackFile, ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', ...args], {
     cwd: root,

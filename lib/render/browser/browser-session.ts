@@ -27,6 +27,12 @@ export type RequestPolicy = {
   usedCredentials: boolean;
   /** The last URL the main frame was sent to (the page, then each redirect hop): what a failed navigation names. */
   navigationUrl: string;
+  /**
+   * Consulted for every navigation request of the main frame when set (the page itself, a redirect hop, a
+   * link followed, a form sent, a script's change of location): false aborts it, and the page stays on the
+   * document it shows.
+   */
+  navigationGuard: ((navigation: { url: string; redirect: boolean }) => boolean) | null;
 };
 
 /** An isolated page, ready to load what one render asks for. */
@@ -164,7 +170,7 @@ export function createSessionFactory(launched: LaunchedBrowser, preparePage: Pre
       const origins = new Set<string>();
       const trackOrigins = mode === 'single-process';
       const activity = createNetworkActivity();
-      const policy: RequestPolicy = { filter: null, filterFailed: false, usedCredentials: false, navigationUrl: '' };
+      const policy: RequestPolicy = { filter: null, filterFailed: false, usedCredentials: false, navigationUrl: '', navigationGuard: null };
 
       const closeAll = async (): Promise<boolean> => {
         if (mode === 'multi-process') {
@@ -189,7 +195,14 @@ export function createSessionFactory(launched: LaunchedBrowser, preparePage: Pre
             void request.abort('accessdenied').catch(noop);
             return;
           }
-          if (request.isNavigationRequest() && request.frame() === main) policy.navigationUrl = url;
+          if (request.isNavigationRequest() && request.frame() === main) {
+            // Aborted, not blocked: Chromium shows no error page for an aborted navigation, the document stays.
+            if (policy.navigationGuard && !policy.navigationGuard({ url, redirect: request.redirectChain().length > 0 })) {
+              void request.abort('aborted').catch(noop);
+              return;
+            }
+            policy.navigationUrl = url;
+          }
           if (trackOrigins) {
             const origin = originOf(url);
             if (origin) origins.add(origin);

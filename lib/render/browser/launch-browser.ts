@@ -1,6 +1,5 @@
-import { accessSync, constants, rmSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -8,6 +7,7 @@ import { RenderError } from '../../errors.js';
 import type { EgressProxy } from '../../net/index.js';
 import { unpackChromium } from './chromium-pack.js';
 import { chromiumArgs } from './launch-args.js';
+import { scratchPrefix, sweepScratchOnce } from './scratch-dirs.js';
 import type { ChromiumMode } from '../types.js';
 
 /** A running Chromium this process launched, with what it takes to get rid of it. */
@@ -26,17 +26,76 @@ export type LaunchedBrowser = {
 
 let unpacked: Promise<string> | undefined;
 
-/** Profile directories of browsers still alive, and launchers; removed synchronously when this process exits. */
-const liveProfiles = new Set<string>();
+/**
+ * Profile directories of browsers still alive (with the browser's pid), and
+ * launchers; removed synchronously when this process exits, after their
+ * browsers are killed: a stop that signals every process at once (systemd,
+ * a container runtime) reaches Chromium too, and a Chromium shutting down
+ * writes into its profile (its session storage) after a removal that did not
+ * wait for it.
+ */
+const liveScratch = new Map<string, number | undefined>();
 let exitHookInstalled = false;
 
-function trackProfile(dir: string): void {
-  liveProfiles.add(dir);
+function trackScratch(dir: string, browserPid?: number): void {
+  liveScratch.set(dir, browserPid);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const profile of liveProfiles) rmSync(profile, { recursive: true, force: true });
+    const browsers = [...liveScratch.values()].filter((pid) => pid !== undefined);
+    for (const pid of browsers) killGroup(pid);
+    waitGroupsGone(browsers, EXIT_KILL_WAIT_MS);
+    for (const dir of liveScratch.keys()) rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 });
   });
+}
+
+/** How long this process's exit waits for its killed browsers to be gone before removing their profiles anyway. */
+const EXIT_KILL_WAIT_MS = 2_000;
+
+/** Kills a browser and its helpers: puppeteer starts Chromium detached, as the leader of its own process group. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Blocks until no live process (zombies count as gone) is left in these
+ * process groups, or `limitMs` has passed: an exit hook cannot wait
+ * asynchronously. Read from /proc; without it (macOS) only the limit's first
+ * pause is taken.
+ */
+function waitGroupsGone(groups: number[], limitMs: number): void {
+  if (groups.length === 0) return;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + limitMs;
+  const wanted = new Set(groups);
+  while (Date.now() < deadline) {
+    let names: string[];
+    try {
+      names = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    } catch {
+      Atomics.wait(pause, 0, 0, 50);
+      return;
+    }
+    const left = names.some((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return fields[0] !== 'Z' && fields[0] !== 'X' && wanted.has(Number(fields[2]));
+      } catch {
+        return false;
+      }
+    });
+    if (!left) return;
+    Atomics.wait(pause, 0, 0, 10);
+  }
 }
 
 /** The bundled Chromium, unpacked to /tmp once per container (from the layer's pack when there is one). */
@@ -68,8 +127,9 @@ function coreDumpsOff(executablePath: string): Promise<string> {
   let launcher = launchers.get(executablePath);
   if (!launcher) {
     launcher = (async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'docrender-launcher-'));
-      trackProfile(dir);
+      sweepScratchOnce();
+      const dir = await mkdtemp(scratchPrefix('launcher'));
+      trackScratch(dir);
       const path = join(dir, 'chromium');
       const quoted = `'${executablePath.replaceAll("'", `'\\''`)}'`;
       await writeFile(`${path}.tmp`, `#!${SHELL}\nulimit -c 0\nexec ${quoted} "$@"\n`, { mode: 0o700 });
@@ -98,7 +158,8 @@ export async function launchBrowser(options: {
   egress: EgressProxy;
 }): Promise<LaunchedBrowser> {
   const executablePath = await coreDumpsOff(options.executablePath ?? (await bundledExecutable(options.chromiumPackDir)));
-  const userDataDir = await mkdtemp(join(tmpdir(), 'docrender-chromium-'));
+  sweepScratchOnce();
+  const userDataDir = await mkdtemp(scratchPrefix('chromium'));
   let browser: Browser;
   try {
     browser = await puppeteer.launch({
@@ -126,27 +187,18 @@ export async function launchBrowser(options: {
     if (!child || child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-  trackProfile(userDataDir);
+  trackScratch(userDataDir, child?.pid);
   const gone = exited
-    .then(() => rm(userDataDir, { recursive: true, force: true }))
+    .then(() => rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 }))
     .catch(() => undefined)
-    .finally(() => liveProfiles.delete(userDataDir));
+    .finally(() => liveScratch.delete(userDataDir));
   // If Chromium dies on its own, its children and profile must still go.
   browser.once('disconnected', () => kill());
 
   function kill(): void {
     const pid = child?.pid;
     if (pid === undefined || child?.exitCode !== null || child?.signalCode !== null) return;
-    try {
-      // puppeteer starts Chromium detached, as the leader of its own process group: kill the whole tree.
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    killGroup(pid);
   }
 
   let userAgent: string;

@@ -2,8 +2,8 @@ import type { HTTPRequest, Page } from 'puppeteer-core';
 import { RenderError } from '../../errors.js';
 import { MAX_IMAGE_PIXELS } from '../../image-limits.js';
 import { resolveEgress } from '../../net/index.js';
-import { cssValueProblem, hasUrlScheme } from '../../schemas/css-value.js';
-import { PlanStepError, type PlanStep } from '../errors.js';
+import { PlanStepError } from '../errors.js';
+import type { OverlayPlan } from '../render-plan.js';
 
 /**
  * Screenshot overlays: the shot laid on a background (colour, gradient or
@@ -16,17 +16,13 @@ import { PlanStepError, type PlanStep } from '../errors.js';
  *
  * Caller strings never become markup: the page is a fixed template, and the
  * background and filter are set through the CSSOM (`style.setProperty`), which
- * parses them as a single property value or drops them; they are also checked
- * against a conservative character set and `CSS.supports` first.
+ * parses them as a single property value or drops them, after `CSS.supports`;
+ * the conservative character set was checked at the edge (lib/schemas), and
+ * the page fetches nothing over http(s) that `allowUrl` refuses, a CSS `url()`
+ * included.
  */
 
-export type OverlayOptions = {
-  background?: string | null;
-  filter?: string | null;
-  margin?: number | null;
-  browser?: string | null;
-  screenshotBorderRadius?: number | null;
-};
+export type OverlayOptions = OverlayPlan;
 
 export type OverlayShot = {
   data: Buffer;
@@ -60,36 +56,12 @@ const LOAD_TIMEOUT_MS = 10_000;
 const BACKGROUND_IMAGE_WAIT_MS = 5_000;
 
 
-type Background = { kind: 'css'; value: string } | { kind: 'image'; url: string } | { kind: 'none' };
+type Background = NonNullable<OverlayPlan['background']> | { kind: 'none' };
 
-function cssValue(value: string, step: PlanStep, what: string): string {
-  const trimmed = value.trim();
-  // Checked again here, not only in the request schema: the value goes into the overlay page's style.
-  if (trimmed.length > 2048 || cssValueProblem(trimmed) !== undefined) {
-    throw new PlanStepError(step, `Not a valid ${what}`);
-  }
-  return trimmed;
-}
-
-function parseBackground(background: string | null | undefined, omitBackground: boolean): Background {
-  if (background == null || background.trim() === '') {
-    // A caller who asks for a transparent image and names no background gets no background.
-    return omitBackground ? { kind: 'none' } : { kind: 'css', value: DEFAULT_BACKGROUND };
-  }
-  const trimmed = background.trim();
-  if (hasUrlScheme(trimmed)) {
-    let url: URL;
-    try {
-      url = new URL(trimmed);
-    } catch {
-      throw new PlanStepError('overlayBackground', 'Not a valid image URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new PlanStepError('overlayBackground', 'Only http and https image URLs are allowed');
-    }
-    return { kind: 'image', url: url.href };
-  }
-  return { kind: 'css', value: cssValue(trimmed, 'overlayBackground', 'CSS colour, gradient or image URL') };
+/** The plan's background, or the default one (none when the caller wants a transparent image and named none). */
+function backgroundOf(background: OverlayPlan['background'], omitBackground: boolean): Background {
+  if (background) return background;
+  return omitBackground ? { kind: 'none' } : { kind: 'css', value: DEFAULT_BACKGROUND };
 }
 
 function nonNegative(value: number | null | undefined, fallback: number): number {
@@ -154,8 +126,8 @@ export async function composeOverlay(
   options: ComposeOptions = {},
 ): Promise<Buffer> {
   const transparent = out.omitBackground === true && out.type !== 'jpeg';
-  const background = parseBackground(overlay.background, transparent);
-  const filter = overlay.filter?.trim() ? cssValue(overlay.filter, 'overlayFilter', 'CSS filter') : null;
+  const background = backgroundOf(overlay.background, transparent);
+  const filter = overlay.filter ?? null;
   const frame = overlay.browser === 'light' || overlay.browser === 'dark' ? overlay.browser : null;
   const scale = shot.scale && Number.isFinite(shot.scale) && shot.scale > 0 ? shot.scale : 1;
   const margin = nonNegative(overlay.margin, DEFAULT_MARGIN);
@@ -250,7 +222,7 @@ export async function composeOverlay(
     },
     layout,
     shotUrl,
-    background.kind === 'image' ? { kind: 'image' as const, url: background.url } : background,
+    background,
     filter,
     BACKGROUND_IMAGE_WAIT_MS,
   );

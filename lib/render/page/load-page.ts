@@ -14,6 +14,7 @@ import type { RenderLog } from '../types.js';
 import { loadAdblockEngine, loadedAdblockEngine, readPageTokens, type AdblockEngine } from './adblock.js';
 import { disableCookieConsent, dismissCookieBanners, prepareCookieConsent } from './cookie-consent.js';
 import { refusedByEgress, toPageLoadError } from './navigation-error.js';
+import { guardNavigations } from './navigation-guard.js';
 import { applyPageOptions } from './page-options.js';
 import { assertSelector } from './selectors.js';
 import { AUTO_SETTLE_MAX_MS, trackCurrentDocument, waitForSettled } from './settle.js';
@@ -68,8 +69,15 @@ export async function loadPage(
   ]));
   timings.setup = Date.now() - started;
 
+  // A page that keeps navigating away (an auto-clicking page, a redirect loop) ends the load at once, not at the timeout.
+  const guard = guardNavigations(plan.source.kind);
+  session.policy.navigationGuard = guard.allow;
+
   started = Date.now();
-  await step(deadline, 'navigation', navigate(session, plan, deadline), { boundMs: Math.max(1, waitAllowanceMs(deadline)) + STEP_GRACE_MS });
+  const navigating = navigate(session, plan, deadline);
+  // Once the guard has stopped the load, what the navigation does after is nobody's concern.
+  navigating.catch(noop);
+  await step(deadline, 'navigation', Promise.race([navigating, guard.stopped]), { boundMs: Math.max(1, waitAllowanceMs(deadline)) + STEP_GRACE_MS });
   timings.navigate = Date.now() - started;
 
   started = Date.now();
@@ -77,7 +85,9 @@ export async function loadPage(
   const waitAsAsked = async () => {
     for (const wait of WAIT_STEPS) await wait(context);
   };
-  await step(deadline, 'wait', waitAsAsked(), { boundMs: waitAllowanceMs(deadline) + STEP_GRACE_MS });
+  const waiting = waitAsAsked();
+  waiting.catch(noop);
+  await step(deadline, 'wait', Promise.race([waiting, guard.stopped]), { boundMs: waitAllowanceMs(deadline) + STEP_GRACE_MS });
   timings.wait = Date.now() - started;
 }
 

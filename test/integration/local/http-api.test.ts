@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createHttpApi, type LocalHttpApi } from '../../../lib/local/http-api.js';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ScheduledEvent } from 'aws-lambda';
@@ -12,6 +12,7 @@ import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/loc
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { recorded } from './fixtures/handlers/jobs.js';
+import { fixedTempDir, tempDir } from '../../helpers/temp-dir.js';
 
 /** A fixed directory: FIXTURE_OUT is part of the resolved configuration, and a fixed value keeps osls' answer cached. */
 const OUT = path.join(tmpdir(), 'docrender-fixture-http-api');
@@ -30,8 +31,7 @@ describe('createHttpApi', () => {
   let runtime: LambdaRuntime;
 
   before(async () => {
-    rmSync(OUT, { recursive: true, force: true });
-    mkdirSync(OUT, { recursive: true });
+    fixedTempDir(path.basename(OUT));
     local = await startLocalAws({ file: FIXTURE_SERVERLESS_FILE, env: { ...process.env, FIXTURE_OUT: OUT } });
     runtime = createLambdaRuntime({
       serviceDir: local.service.serviceDir,
@@ -259,7 +259,7 @@ describe('createHttpApi', () => {
   });
   it('answers the client before the post-response work of an extension ends', async () => {
     // Prepare: the work after the answer waits for a file that only this test creates
-    const dir = mkdtempSync(path.join(tmpdir(), 'docrender-http-post-response-'));
+    const dir = tempDir('docrender-http-post-response-');
     const go = path.join(dir, 'go');
     const marker = path.join(dir, 'done');
 

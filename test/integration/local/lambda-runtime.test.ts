@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLambdaRuntime, type Invocation, type LambdaRuntime } from '../../../lib/local/lambda-runtime.js';
 import { parseReportLine } from '../../../lib/local/report-line.js';
@@ -9,6 +8,7 @@ import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/loc
 import type { LocalFunction } from '../../../lib/local/service-definition.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 /** What the fixture's lifecycle handler reports about the instance it ran in. */
 type Report = { pid: number; invocations: number; mostActive: number; timerRuns: number; env: Record<string, string> };
@@ -75,7 +75,7 @@ describe('createLambdaRuntime', () => {
 
   it('freezes an instance once it has answered: work it scheduled runs only at the next invocation', async () => {
     // Prepare
-    const marker = path.join(mkdtempSync(path.join(tmpdir(), 'docrender-freeze-')), 'ran');
+    const marker = path.join(tempDir('docrender-freeze-'), 'ran');
 
     // Act: work due 50 ms after the answer, then twenty times that of idle time
     const first = report(await runtime.invoke(fn('lifecycle'), { scheduleMs: 50, marker }));
@@ -134,7 +134,7 @@ describe('createLambdaRuntime', () => {
 
     it('answers before the post-response work ends, gives a busy instance no invocation, and freezes it once the work is done', async () => {
       // Prepare: the work after the answer waits for a file that only this test creates
-      const dir = mkdtempSync(path.join(tmpdir(), 'docrender-post-response-'));
+      const dir = tempDir('docrender-post-response-');
       const go = path.join(dir, 'go');
       const marker = path.join(dir, 'done');
 
@@ -166,7 +166,7 @@ describe('createLambdaRuntime', () => {
 
     it('writes the REPORT line once the post-response phase has ended, that phase in its Billed Duration', async () => {
       // Prepare
-      const dir = mkdtempSync(path.join(tmpdir(), 'docrender-post-response-'));
+      const dir = tempDir('docrender-post-response-');
       const go = path.join(dir, 'go');
 
       // Act
@@ -186,7 +186,7 @@ describe('createLambdaRuntime', () => {
 
     it("cuts off, by the extension's own bound, work that ignores it: the instance still freezes and stays", async () => {
       // Prepare
-      const dir = mkdtempSync(path.join(tmpdir(), 'docrender-post-response-'));
+      const dir = tempDir('docrender-post-response-');
       const marker = path.join(dir, 'done');
       const abortMarker = path.join(dir, 'aborted');
 

@@ -6,7 +6,7 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SQSRecord } from 'aws-lambda';
@@ -15,6 +15,7 @@ import { LOCAL_ACCOUNT_ID } from '../../../lib/local/local-aws.js';
 import { startSqsPollers, type RunningPollers } from '../../../lib/local/sqs-poller.js';
 import { FIXTURE_SERVERLESS_FILE, withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
 import { recorded } from './fixtures/handlers/jobs.js';
+import { fixedTempDir } from '../../helpers/temp-dir.js';
 
 /** A fixed directory: FIXTURE_OUT is part of the resolved configuration, and a fixed value keeps osls' answer cached. */
 const OUT = path.join(tmpdir(), 'docrender-fixture-sqs-poller');
@@ -67,7 +68,7 @@ describe('startSqsPollers', () => {
   };
 
   before(async () => {
-    mkdirSync(OUT, { recursive: true });
+    fixedTempDir(path.basename(OUT));
     aws = await withLocalAws({ file: FIXTURE_SERVERLESS_FILE, env: { ...process.env, FIXTURE_OUT: OUT } });
     queueUrl = aws.local.resources.created.JobsQueue?.ref as string;
     dlqUrl = aws.local.resources.created.JobsDeadLetterQueue?.ref as string;

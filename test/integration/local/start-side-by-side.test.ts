@@ -9,28 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { liveDevStacks } from '../../../lib/local/dev-stack.js';
 import { processTree } from '../../../lib/local/process-tree.js';
 import { alive } from '../../helpers/chromium-processes.js';
+import { banner } from '../../helpers/run-processes.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 type Started = { child: ChildProcess; baseUrl: string; token: string; output: () => string };
-
-/** Reads stdout until the banner (URL and token) shows. */
-async function banner(child: ChildProcess): Promise<Omit<Started, 'child'>> {
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const baseUrl = /DocRender API listening on (\S+)/.exec(out)?.[1];
-    const token = /^Token: (\S+)$/m.exec(out)?.[1];
-    if (baseUrl && token) return { baseUrl, token, output: () => out };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      assert.fail(`npm start did not print its banner:\n${out}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The project's npm start (real functions, real Chromium) on a free port, recording itself in `stacksDir`. */
 async function startStack(stacksDir: string): Promise<Started> {

@@ -1,11 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launcherChain } from '../../../lib/local/parent-watch.js';
+import { banner, killRun, leftAfter, processesOf } from '../../helpers/run-processes.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -14,35 +15,6 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 const SLOW_PAGE_MS = 8_000;
 
 type Run = { child: ChildProcess; baseUrl: string; token: string; marker: string; output: () => string };
-
-/**
- * Every live process of a run, found by what it carries rather than by the
- * tree (a killed parent's children are reparented): its temporary directory,
- * in the environment (npm start, its instances, Chromium: they inherit it) or
- * on the command line (Chromium's profile directory).
- */
-function processesOf(marker: string): { pid: number; cmd: string }[] {
-  const found: { pid: number; cmd: string }[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const environ = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      if (cmd.includes(marker) || environ.includes(`TMPDIR=${marker}`)) found.push({ pid: Number(name), cmd });
-    } catch {
-      // Gone meanwhile, or another user's.
-    }
-  }
-  return found;
-}
-
-async function leftAfter(marker: string, limitMs = 25_000) {
-  const deadline = Date.now() + limitMs;
-  while (processesOf(marker).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-  return processesOf(marker);
-}
 
 /** Starts `npm start` (the real npm, or its script's process directly) with a temporary directory of its own as the run's marker. */
 async function start(how: 'npm' | 'direct', stacksDir: string): Promise<Run> {
@@ -53,20 +25,11 @@ async function start(how: 'npm' | 'direct', stacksDir: string): Promise<Run> {
     how === 'npm'
       ? spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const baseUrl = /DocRender API listening on (\S+)/.exec(out)?.[1];
-    const token = /^Token: (\S+)$/m.exec(out)?.[1];
-    if (baseUrl && token) return { child, baseUrl, token, marker, output: () => out };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      rmSync(marker, { recursive: true, force: true });
-      assert.fail(`npm start did not print its banner:\n${out}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    return { child, marker, ...(await banner(child)) };
+  } catch (error) {
+    rmSync(marker, { recursive: true, force: true });
+    throw error;
   }
 }
 
@@ -126,13 +89,7 @@ describe('stopping npm start during a burst leaves nothing running', () => {
   });
   after(async () => {
     for (const run of runs) {
-      for (const { pid } of processesOf(run.marker)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
+      killRun(run.marker);
       rmSync(run.marker, { recursive: true, force: true });
     }
     rmSync(stacksDir, { recursive: true, force: true });

@@ -6,9 +6,10 @@ import chromium from '@sparticuz/chromium';
 import { imageSize } from 'image-size';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { ValidationError } from '../../../lib/errors.js';
-import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
+import { buildRenderPlan, overlayPlan } from '../../../lib/plan/build-plan.js';
 import { toRequestError } from '../../../lib/plan/request-errors.js';
-import { composeOverlay, FRAME_BAR_HEIGHT, type OverlayOptions, type OverlayShot, type OverlayTarget } from '../../../lib/render/output/overlay.js';
+import { composeOverlay, FRAME_BAR_HEIGHT, type OverlayShot, type OverlayTarget } from '../../../lib/render/output/overlay.js';
+import type { ScreenshotOptionsOutput } from '../../../lib/schemas/render-options.js';
 
 /** A screenshot plan with an overlay, for naming what the overlay refuses. */
 const OVERLAY_PLAN = buildRenderPlan({ output: 'IMAGE', page: { url: 'https://example.com/' }, screenshot: { overlay: {} } });
@@ -28,6 +29,7 @@ async function launchBrowser(): Promise<Browser> {
 }
 
 type Rgba = [number, number, number, number];
+type OverlayInput = NonNullable<ScreenshotOptionsOutput['overlay']>;
 
 describe('composeOverlay', () => {
   let browser: Browser;
@@ -48,10 +50,11 @@ describe('composeOverlay', () => {
     return { data, type: 'png', width: width * scale, height: height * scale, scale };
   }
 
-  async function compose(overlay: OverlayOptions, out: OverlayTarget = { type: 'png' }, from = shot, allowUrl?: (url: string) => boolean) {
+  /** An overlay as the request gives it, planned as the edge plans it. */
+  async function compose(overlay: OverlayInput, out: OverlayTarget = { type: 'png' }, from = shot, allowUrl?: (url: string) => boolean) {
     const page = await browser.newPage();
     try {
-      return await composeOverlay(page, from, overlay, out, allowUrl ? { allowUrl } : {});
+      return await composeOverlay(page, from, overlayPlan(overlay), out, allowUrl ? { allowUrl } : {});
     } catch (error) {
       // Named by the request's fields as the edge names them.
       throw toRequestError(error, OVERLAY_PLAN);
@@ -193,15 +196,11 @@ describe('composeOverlay', () => {
     assert.ok(!near(corner!, [0, 0, 255, 255]), `corner ${corner} must not be the private image`);
   });
 
-  it('refuses CSS that tries to break out of its value', async () => {
-    // Act / Assess
-    const cases: Array<[OverlayOptions, string]> = [
-      [{ background: 'red; } body { background: blue' }, 'screenshot.overlay.background'],
-      [{ background: 'url(http://169.254.169.254/latest)' }, 'screenshot.overlay.background'],
-      [{ background: 'javascript:alert(1)' }, 'screenshot.overlay.background'],
+  it('refuses CSS that passed the edge but that Chromium does not take as a background or filter', async () => {
+    // Act / Assess: values that break out of their declaration are refused at the edge (test/unit/schemas).
+    const cases: Array<[OverlayInput, string]> = [
       [{ background: 'notacolour(1)' }, 'screenshot.overlay.background'],
-      [{ filter: 'blur(2px)</style><script>alert(1)</script>' }, 'screenshot.overlay.filter'],
-      [{ filter: 'blur(2px) !important' }, 'screenshot.overlay.filter'],
+      [{ filter: 'blur(banana)' }, 'screenshot.overlay.filter'],
     ];
     for (const [overlay, field] of cases) {
       await assert.rejects(compose(overlay), (error: unknown) => error instanceof ValidationError && field in error.fields, JSON.stringify(overlay));
