@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
+import { parsedPdfProblem, pdfBytesProblem } from '../../../lib/finishing/pdf-input-bounds.js';
+import { MAX_DOCUMENT_NESTING, MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES, MAX_PAGE_EDGE_POINTS } from '../../../lib/schemas/merge-requests.js';
+import {
+  deepDictionaryPdf,
+  deepNestingPdf,
+  kidsLoopPdf,
+  manyObjectsPdf,
+  manyPagesPdf,
+  objectStreamBombPdf,
+  onePagePdf,
+  pageSizePdf,
+} from '../../helpers/hostile-pdfs.js';
+
+/** What the bounds say of a file: the byte scan's problem, else the parsed document's, else 'ok'; a parse that throws says 'unreadable'. */
+async function verdict(bytes: Uint8Array): Promise<string> {
+  const before = pdfBytesProblem(bytes);
+  if (before) return before;
+  let parsed: PDFDocument;
+  try {
+    parsed = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
+  } catch {
+    return 'unreadable';
+  }
+  return parsedPdfProblem(parsed) ?? 'ok';
+}
+
+describe('pdf input bounds', () => {
+  it('accept the files pdf-lib writes, object and cross-reference streams included, and each hostile file at its bound', async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < 30; i++) doc.addPage([MAX_PAGE_EDGE_POINTS, 300]).drawText(`Page ${i + 1}`);
+    const withObjectStreams = await doc.save({ useObjectStreams: true });
+    assert.match(Buffer.from(withObjectStreams).toString('latin1'), /\/Type \/ObjStm/);
+
+    assert.equal(await verdict(withObjectStreams), 'ok');
+    assert.equal(await verdict(await doc.save({ useObjectStreams: false })), 'ok');
+    assert.equal(await verdict(onePagePdf()), 'ok');
+    assert.equal(await verdict(deepNestingPdf(MAX_DOCUMENT_NESTING - 1)), 'ok');
+    assert.equal(await verdict(manyPagesPdf(MAX_DOCUMENT_PAGES)), 'ok');
+    assert.equal(await verdict(pageSizePdf(MAX_PAGE_EDGE_POINTS, MAX_PAGE_EDGE_POINTS)), 'ok');
+    assert.equal(await verdict(objectStreamBombPdf(1_000_000)), 'ok');
+  });
+
+  it('refuse each hostile file with a problem that names its bound', async () => {
+    const cases: Array<[string, Buffer, RegExp]> = [
+      ['arrays nested one past the bound', deepNestingPdf(MAX_DOCUMENT_NESTING), /nest arrays and dictionaries more than 64/],
+      ['dictionaries nested 2,000 deep', deepDictionaryPdf(2_000), /nest arrays and dictionaries/],
+      ['an object stream inflating to 200 MB', objectStreamBombPdf(200_000_000), /inflate to at most 32 MB/],
+      ['a page tree that loops', kidsLoopPdf(), /page tree loops/],
+      ['one page more than the bound', manyPagesPdf(MAX_DOCUMENT_PAGES + 1), /at most 2000 pages/],
+      ['20,000 pages', manyPagesPdf(20_000), /at most 2000 pages/],
+      ['a page one point wider than 200 inches', pageSizePdf(MAX_PAGE_EDGE_POINTS + 1, 792), /at most 14400 points/],
+      ['a page of 10 million points', pageSizePdf(612, 10_000_000), /at most 14400 points/],
+      ['more objects than the bound', manyObjectsPdf(MAX_DOCUMENT_OBJECTS), /at most 50000 objects/],
+    ];
+    for (const [label, bytes, problem] of cases) assert.match(await verdict(bytes), problem, label);
+  });
+
+  it('read the nesting of objects that arrive inside an object stream, which no scan of the bytes sees', async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage();
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_DOCUMENT_NESTING + 5; i++) deep = [deep];
+    page.node.set(PDFName.of('Deep'), doc.context.obj(deep as never));
+    const bytes = await doc.save({ useObjectStreams: true });
+    assert.doesNotMatch(Buffer.from(bytes).toString('latin1'), /\[\[\[/);
+    assert.match(await verdict(bytes), /nest arrays and dictionaries/);
+  });
+
+  it('refuse object streams behind another filter than Flate (a chain of filters multiplies what they inflate to)', () => {
+    const flateTwice = objectStreamBombPdf(1000).toString('latin1').replace('/Filter /FlateDecode', '/Filter [/FlateDecode /FlateDecode]');
+    assert.match(pdfBytesProblem(Buffer.from(flateTwice, 'latin1')) ?? '', /FlateDecode alone/);
+  });
+});
