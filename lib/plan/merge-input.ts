@@ -58,33 +58,16 @@ export function mergeUnits(input: MergeInput): number {
 }
 
 // The PDF library loads with the first merge that brings a document: no part of a cold start that renders.
-let pdfLib: Promise<typeof import('@cantoo/pdf-lib')> | undefined;
-
-// The bounds' module imports the PDF library too: loaded with it, for the same reason.
-let bounds: Promise<typeof import('../finishing/pdf-input-bounds.js')> | undefined;
+let pdfInput: Promise<typeof import('../finishing/pdf-input-bounds.js')> | undefined;
 
 /**
- * A caller's PDF is held to the bounds (lib/finishing/pdf-input-bounds.ts)
- * before it is parsed and right after, then must not be encrypted and must
- * have pages: whatever fails is a 400 naming the part. Answers its page count.
+ * A caller's PDF read within the bounds (lib/finishing/pdf-input-bounds.ts):
+ * parsed, not encrypted, with pages. Whatever fails is a 400 naming the part.
+ * Answers its page count.
  */
 async function checkDocument(document: string, field: string): Promise<number> {
-  const [{ PDFDocument }, { parsedPdfProblem, pdfBytesProblem }] = await Promise.all([(pdfLib ??= import('@cantoo/pdf-lib')), (bounds ??= import('../finishing/pdf-input-bounds.js'))]);
-  const bytes = Buffer.from(document, 'base64');
-  let problem = pdfBytesProblem(bytes);
-  let pages = 0;
-  if (!problem) {
-    try {
-      const parsed = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
-      problem = parsedPdfProblem(parsed) ?? (parsed.isEncrypted ? 'Must not be encrypted: remove its password first' : undefined);
-      // pdf-lib parses leniently: a file without a page tree only fails once its pages are read.
-      if (!problem) pages = parsed.getPageCount();
-      if (!problem && pages === 0) problem = 'Has no pages';
-    } catch {
-      // Whatever the parse throws (a stack overflow on deep nesting among it) is the file's fault.
-      problem = 'Is not a readable PDF';
-    }
-  }
-  if (problem) throw new ValidationError({ [field]: problem });
-  return pages;
+  const { readPdfInput } = await (pdfInput ??= import('../finishing/pdf-input-bounds.js'));
+  const read = await readPdfInput(Buffer.from(document, 'base64'));
+  if ('problem' in read) throw new ValidationError({ [field]: read.problem });
+  return read.pages;
 }

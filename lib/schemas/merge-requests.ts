@@ -56,7 +56,7 @@ const DocumentSchema = v.pipe(
   v.metadata({
     description:
       `An existing PDF, base64, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB decoded; not encrypted. Before it is merged it is held to: at most ${MAX_DOCUMENT_OBJECTS} objects, ` +
-      `object and cross-reference streams FlateDecode alone and inflating to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together, arrays, dictionaries and the page tree nested at most ${MAX_DOCUMENT_NESTING} deep, ` +
+      `object and cross-reference streams FlateDecode alone and inflating to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together, little but objects between its objects, arrays, dictionaries and the page tree nested at most ${MAX_DOCUMENT_NESTING} deep, ` +
       `a page tree without loops, at most ${MAX_DOCUMENT_PAGES} pages (${MAX_DOCUMENTS_PAGES} for all documents of a merge), pages at most ${MAX_PAGE_EDGE_POINTS} points (200 in) a side.`,
   }),
 );
