@@ -5,13 +5,15 @@
  * only what the bounds allow. Each breach is a problem phrased for the part's
  * field.
  *
- * Why both sides of the parse: the parse itself inflates object and
- * cross-reference streams with no ceiling (a 5 MB file of zeros inflates to
- * 5 GB), so those are inflated here first, with one; everything else is read
- * from the parsed objects, which is exact where a scan of the bytes would
- * guess (objects inside object streams, inherited page sizes), and walked
- * without recursion, so no depth can overflow the check itself. A parse that
- * overflows on deep nesting throws, which is a 400 too.
+ * Why during and after the parse, not on the bytes alone: the parse itself
+ * inflates object and cross-reference streams with no ceiling (a 5 MB file
+ * of zeros inflates to 5 GB), so each is held to one as the parser reads it,
+ * just before it decodes it, from the dictionary the parser read (a scan of
+ * the bytes would have to guess where pdf-lib's lenient reading finds a
+ * stream, its filters and its end). Everything else is read from the parsed
+ * objects, exact where a scan would guess (objects inside object streams,
+ * inherited page sizes), and walked without recursion, so no depth can
+ * overflow the check itself.
  */
 import { constants, inflateSync } from 'node:zlib';
 import {
@@ -24,12 +26,20 @@ import {
   PDFPageLeaf,
   PDFPageTree,
   PDFParser,
+  PDFRawStream,
   PDFRef,
   PDFStream,
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
-import { MAX_DOCUMENT_INFLATED_BYTES, MAX_DOCUMENT_NESTING, MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES, MAX_PAGE_EDGE_POINTS } from '../schemas/merge-requests.js';
+import {
+  MAX_DOCUMENT_INFLATED_BYTES,
+  MAX_DOCUMENT_NESTING,
+  MAX_DOCUMENT_OBJECTS,
+  MAX_DOCUMENT_PAGES,
+  MAX_DOCUMENT_XREF_ENTRIES,
+  MAX_PAGE_EDGE_POINTS,
+} from '../schemas/merge-requests.js';
 
 /** Most object and cross-reference streams a document may have: each is inflated here, however small. */
 const MAX_OBJECT_STREAMS = 5_000;
@@ -37,78 +47,60 @@ const MAX_OBJECT_STREAMS = 5_000;
 // `N G obj` at the start of an indirect object. Not inside a number: each run of digits is tried once,
 // so a file of digits costs linear time, not quadratic.
 const OBJECT_HEADER = /(?<!\d)\d+\s+\d+\s+obj\b/g;
-// The end of a stream's dictionary and the `stream` keyword with its end of line.
-const STREAM_START = />>\s*stream(?:\r\n|\n|\r)/g;
-
-/**
- * Why the bytes of a PDF must not be parsed, or undefined: more objects than
- * the bound, or object and cross-reference streams (which the parse inflates)
- * that use another filter than Flate or inflate past the bound together.
- */
-export function pdfBytesProblem(bytes: Uint8Array): string | undefined {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  let objects = text.match(OBJECT_HEADER)?.length ?? 0;
-  if (objects > MAX_DOCUMENT_OBJECTS) return tooManyObjects;
-  let inflated = 0;
-  let streams = 0;
-  // Each walk back for a dictionary stops where the previous stream's data began, and each search for
-  // `endstream` starts where the last one ended: the scan reads each byte a bounded number of times.
-  let floor = 0;
-  let endstream = -1;
-  for (const match of text.matchAll(STREAM_START)) {
-    const dictionaryEnd = match.index + 2;
-    const dictionary = streamDictionary(text, dictionaryEnd, floor);
-    floor = match.index + match[0].length;
-    if (!/\/Type\s*\/(?:ObjStm|XRef)\b/.test(dictionary)) continue;
-    if (++streams > MAX_OBJECT_STREAMS) return `Must have at most ${MAX_OBJECT_STREAMS} object and cross-reference streams`;
-    const filters = [...dictionary.replace(/\/DecodeParms[\s\S]*/, '').matchAll(/\/Filter\s*(\[[^\]]*\]|\/[A-Za-z0-9]+)/g)].map((m) => m[1]!.replace(/[[\]\s]/g, ''));
-    if (filters.some((filter) => filter !== '/FlateDecode')) return 'Its object or cross-reference streams must use FlateDecode alone';
-    const start = match.index + match[0].length;
-    if (endstream < start) endstream = text.indexOf('endstream', start);
-    const end = streamEnd(text, dictionary, start, endstream);
-    let size: number;
-    try {
-      size = filters.length === 0 ? end - start : inflateSync(bytes.subarray(start, end), { maxOutputLength: MAX_DOCUMENT_INFLATED_BYTES - inflated + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooMuchInflated;
-      // A stream that does not inflate is the parse's to judge (it reads the file leniently).
-      continue;
-    }
-    inflated += size;
-    if (inflated > MAX_DOCUMENT_INFLATED_BYTES) return tooMuchInflated;
-    objects += Number(/\/N\s+(\d+)/.exec(dictionary)?.[1] ?? 0);
-    if (objects > MAX_DOCUMENT_OBJECTS) return tooManyObjects;
-  }
-  return undefined;
-}
 
 const tooManyObjects = `Must have at most ${MAX_DOCUMENT_OBJECTS} objects`;
-const tooMuchInflated = `Its object and cross-reference streams must inflate to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together`;
+const tooDeep = `Must not nest arrays and dictionaries more than ${MAX_DOCUMENT_NESTING} levels deep`;
 
-/** The text of the dictionary that ends at `end` (just past its `>>`), nested dictionaries counted; at most 64 KB back, and not before `floor`. */
-function streamDictionary(text: string, end: number, floor: number): string {
-  let depth = 0;
-  for (let i = end - 1; i > floor && i > end - 65_536; i--) {
-    if (text[i] === '>' && text[i - 1] === '>') {
-      depth++;
-      i--;
-    } else if (text[i] === '<' && text[i - 1] === '<') {
-      depth--;
-      i--;
-      if (depth === 0) return text.slice(i, end);
-    }
-  }
-  return '';
+/** How many indirect object headers the bytes of a PDF hold: counted before parsing, so 120,000 objects are not parsed to be refused. */
+function objectHeaders(bytes: Uint8Array): number {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').match(OBJECT_HEADER)?.length ?? 0;
 }
 
-/** Where a stream's data ends: its direct /Length when that lands on `endstream`, else the next `endstream` (-1: none). */
-function streamEnd(text: string, dictionary: string, start: number, endstream: number): number {
-  const length = /\/Length\s+(\d+)(?!\s+\d+\s+R)/.exec(dictionary);
-  if (length) {
-    const end = start + Number(length[1]);
-    if (/^\s*endstream/.test(text.slice(end, end + 20))) return end;
+/** What the parse has spent so far of the document's bounds. */
+type ParseBudget = { objects: number; streams: number; inflated: number; xrefEntries: number };
+
+/**
+ * Holds an object or cross-reference stream the parser has just read, and is
+ * about to decode, to the bounds: Flate or no filter, inflated here first with
+ * the ceiling left (zlib stops there), and what it declares (objects, entries,
+ * field widths) within what pdf-lib's loops over them can afford.
+ */
+function checkParsedStream(stream: PDFRawStream, budget: ParseBudget): void {
+  const { dict } = stream;
+  const type = dict.lookup(PDFName.of('Type'));
+  const objectStream = type === PDFName.of('ObjStm');
+  if (!objectStream && type !== PDFName.of('XRef')) return;
+  if (++budget.streams > MAX_OBJECT_STREAMS) throw new PdfBoundError(`Must have at most ${MAX_OBJECT_STREAMS} object and cross-reference streams`);
+  const filter = dict.lookup(PDFName.of('Filter'));
+  const flate = PDFName.of('FlateDecode');
+  const filters = filter instanceof PDFArray ? filter.asArray().map((entry) => dict.context.lookup(entry)) : filter === undefined ? [] : [filter];
+  if (filters.length > 1 || filters.some((entry) => entry !== flate)) throw new PdfBoundError('Its object and cross-reference streams must use FlateDecode alone');
+  const left = MAX_DOCUMENT_INFLATED_BYTES - budget.inflated;
+  try {
+    budget.inflated += filters.length === 0 ? stream.contents.length : inflateSync(stream.contents, { maxOutputLength: left + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') {
+      throw new PdfBoundError('Its object and cross-reference streams must be valid Flate data (an encrypted file must be decrypted first)');
+    }
+    budget.inflated = Infinity;
   }
-  return endstream < 0 ? text.length : endstream;
+  if (budget.inflated > MAX_DOCUMENT_INFLATED_BYTES) {
+    throw new PdfBoundError(`Its object and cross-reference streams must inflate to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together`);
+  }
+  const count = (value: PDFObject | undefined) => (value instanceof PDFNumber ? value.asNumber() : 0);
+  if (objectStream) {
+    budget.objects += count(dict.lookup(PDFName.of('N')));
+    if (budget.objects > MAX_DOCUMENT_OBJECTS) throw new PdfBoundError(tooManyObjects);
+    return;
+  }
+  const index = dict.lookup(PDFName.of('Index'));
+  const lengths = index instanceof PDFArray ? index.asArray().filter((_, i) => i % 2 === 1) : [dict.lookup(PDFName.of('Size'))];
+  budget.xrefEntries += lengths.reduce<number>((sum, length) => sum + Math.max(0, count(dict.context.lookup(length))), 0);
+  const widths = dict.lookup(PDFName.of('W'));
+  const widthsOk = widths instanceof PDFArray && widths.size() <= 3 && widths.asArray().every((width) => count(dict.context.lookup(width)) >= 0 && count(dict.context.lookup(width)) <= 8);
+  if (!widthsOk || budget.xrefEntries > MAX_DOCUMENT_XREF_ENTRIES) {
+    throw new PdfBoundError(`Its cross-reference streams must declare at most ${MAX_DOCUMENT_XREF_ENTRIES} entries, each field at most 8 bytes wide`);
+  }
 }
 
 /**
@@ -119,20 +111,21 @@ function streamEnd(text: string, dictionary: string, start: number, endstream: n
 export const MAX_PARSER_RECOVERIES = 10_000;
 
 /**
- * Reads a caller's PDF within the bounds: the bytes scanned (`pdfBytesProblem`),
- * then parsed by pdf-lib's parser with a budget on its recovery from junk, then
- * the parsed objects checked (`parsedPdfProblem`); not encrypted, with pages.
+ * Reads a caller's PDF within the bounds: its object headers counted, then
+ * parsed by pdf-lib's parser with its object streams and its recovery from
+ * junk bounded (`boundedParse`), then the parsed objects checked
+ * (`parsedPdfProblem`); not encrypted, with pages.
  * Answers its page count, or why it is refused. Whatever the parser throws
  * (a stack overflow on deep nesting among it) is the file's fault.
  */
 export async function readPdfInput(bytes: Uint8Array): Promise<{ pages: number } | { problem: string }> {
-  const problem = pdfBytesProblem(bytes);
-  if (problem) return { problem };
+  const headers = objectHeaders(bytes);
+  if (headers > MAX_DOCUMENT_OBJECTS) return { problem: tooManyObjects };
   let context: PDFContext;
   try {
-    context = await boundedParse(bytes);
+    context = await boundedParse(bytes, headers);
   } catch (error) {
-    return { problem: error instanceof ParserBudgetError ? error.message : 'Is not a readable PDF' };
+    return { problem: error instanceof PdfBoundError ? error.message : 'Is not a readable PDF' };
   }
   const parsed = parsedPdfProblem(context);
   if (typeof parsed === 'string') return { problem: parsed };
@@ -140,27 +133,66 @@ export async function readPdfInput(bytes: Uint8Array): Promise<{ pages: number }
   return parsed.pages === 0 ? { problem: 'Has no pages' } : parsed;
 }
 
-class ParserBudgetError extends Error {}
+/** A bound the parse met: its message is the field's problem. */
+class PdfBoundError extends Error {}
 
 /**
  * pdf-lib's own parser (the one `PDFDocument.load` uses, with invalid objects
- * an error), its junk-skipping step bounded: that step tries to read an object
- * header at every printable byte until one reads, and each miss throws inside
- * the library. The miss is counted on the parser instance; the library is not
- * changed for anyone else.
+ * an error), with two of its steps bounded on this instance (the library is
+ * not changed for anyone else):
+ * - each object it reads passes `checkParsedStream` before the parser decodes
+ *   it as an object or cross-reference stream (which it does with no ceiling),
+ *   and its arrays and dictionaries nest within the bound (the parser recurses);
+ * - its junk-skipping step tries to read an object header at every printable
+ *   byte until one reads, and each miss throws inside the library: misses
+ *   are counted.
+ * Both hooks are methods the library does not publish: the bounds' tests (a
+ * bomb, junk) fail if an upgrade renames them.
  */
-async function boundedParse(bytes: Uint8Array): Promise<PDFContext> {
+async function boundedParse(bytes: Uint8Array, objects: number): Promise<PDFContext> {
   const parser = PDFParser.forBytesWithOptions(bytes, ParseSpeeds.Slow, true);
-  // A private method of the parser: the bound's test (junk answered at once) fails if an upgrade renames it.
-  const probe = parser as unknown as { matchIndirectObjectHeader: () => boolean };
-  const matchHeader = probe.matchIndirectObjectHeader.bind(parser);
-  let misses = 0;
-  probe.matchIndirectObjectHeader = () => {
-    if (matchHeader()) return true;
-    if (++misses > MAX_PARSER_RECOVERIES) throw new ParserBudgetError(`Is not a readable PDF: more than ${MAX_PARSER_RECOVERIES} bytes of it lie outside any object`);
-    return false;
+  const hooks = parser as unknown as { matchIndirectObjectHeader: () => boolean; parseObject: (ref?: PDFRef) => PDFObject };
+  const matchHeader = hooks.matchIndirectObjectHeader.bind(parser);
+  const parseObject = hooks.parseObject.bind(parser);
+  const budget: ParseBudget = { objects, streams: 0, inflated: 0, xrefEntries: 0 };
+  // The parser catches what its steps throw and throws its own error instead: the breach is kept to be answered.
+  let breach: PdfBoundError | undefined;
+  const guard = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      if (error instanceof PdfBoundError) breach ??= error;
+      throw error;
+    }
   };
-  return parser.parseDocument();
+  let misses = 0;
+  hooks.matchIndirectObjectHeader = () =>
+    guard(() => {
+      if (matchHeader()) return true;
+      if (++misses > MAX_PARSER_RECOVERIES) throw new PdfBoundError(`Is not a readable PDF: more than ${MAX_PARSER_RECOVERIES} bytes of it lie outside any object`);
+      return false;
+    });
+  // The parser reads arrays and dictionaries by recursion through parseObject: its depth is the nesting's,
+  // bounded here before it can overflow the stack (objects inside object streams are walked after the parse).
+  let depth = 0;
+  hooks.parseObject = (ref) =>
+    guard(() => {
+      if (++depth > MAX_DOCUMENT_NESTING + 1) throw new PdfBoundError(tooDeep);
+      try {
+        const object = parseObject(ref);
+        if (object instanceof PDFRawStream) checkParsedStream(object, budget);
+        return object;
+      } finally {
+        depth--;
+      }
+    });
+  try {
+    const context = await parser.parseDocument();
+    if (breach) throw breach;
+    return context;
+  } catch (error) {
+    throw breach ?? error;
+  }
 }
 
 /**
@@ -172,7 +204,7 @@ export function parsedPdfProblem(context: PDFContext): string | { pages: number 
   const objects = context.enumerateIndirectObjects();
   if (objects.length > MAX_DOCUMENT_OBJECTS) return tooManyObjects;
   for (const [, object] of objects) {
-    if (nestingOf(object) > MAX_DOCUMENT_NESTING) return `Must not nest arrays and dictionaries more than ${MAX_DOCUMENT_NESTING} levels deep`;
+    if (nestingOf(object) > MAX_DOCUMENT_NESTING) return tooDeep;
   }
   return pageTree(context);
 }

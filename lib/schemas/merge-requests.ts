@@ -28,6 +28,8 @@ export const MAX_DOCUMENTS_BYTES = 20 * 1024 * 1024;
 export const MAX_DOCUMENT_OBJECTS = 50_000;
 /** Most bytes a document's object and cross-reference streams (inflated while it is parsed) may inflate to, together. */
 export const MAX_DOCUMENT_INFLATED_BYTES = 32 * 1024 * 1024;
+/** Most entries a document's cross-reference streams may declare together (the parser loops over each). */
+export const MAX_DOCUMENT_XREF_ENTRIES = 1_000_000;
 /** Deepest nesting of arrays and dictionaries in one object, and of the page tree. */
 export const MAX_DOCUMENT_NESTING = 64;
 /** Most pages of one document. */
@@ -56,7 +58,8 @@ const DocumentSchema = v.pipe(
   v.metadata({
     description:
       `An existing PDF, base64, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB decoded; not encrypted. Before it is merged it is held to: at most ${MAX_DOCUMENT_OBJECTS} objects, ` +
-      `object and cross-reference streams FlateDecode alone and inflating to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together, little but objects between its objects, arrays, dictionaries and the page tree nested at most ${MAX_DOCUMENT_NESTING} deep, ` +
+      `object and cross-reference streams FlateDecode alone and inflating to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together, little but objects between its objects, ` +
+      `at most ${MAX_DOCUMENT_XREF_ENTRIES} cross-reference entries, arrays, dictionaries and the page tree nested at most ${MAX_DOCUMENT_NESTING} deep, ` +
       `a page tree without loops, at most ${MAX_DOCUMENT_PAGES} pages (${MAX_DOCUMENTS_PAGES} for all documents of a merge), pages at most ${MAX_PAGE_EDGE_POINTS} points (200 in) a side.`,
   }),
 );

@@ -73,7 +73,7 @@ describe('decoder bounds over HTTP', () => {
   });
 
   const hostilePdfs: Array<[string, () => Buffer, RegExp]> = [
-    ['arrays nested 5,000 deep', () => deepNestingPdf(5_000), /nest arrays and dictionaries|not a readable PDF/],
+    ['arrays nested 5,000 deep', () => deepNestingPdf(5_000), /nest arrays and dictionaries more than 64/],
     ['arrays nested 65 deep (parses, then overflowed the page copy at thousands)', () => deepNestingPdf(64), /nest arrays and dictionaries more than 64/],
     ['dictionaries nested 2,000 deep', () => deepDictionaryPdf(2_000), /nest arrays and dictionaries/],
     ['an object stream inflating to 200 MB', () => objectStreamBombPdf(200_000_000), /inflate to at most 32 MB/],

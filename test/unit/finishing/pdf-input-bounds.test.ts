@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { pdfBytesProblem, readPdfInput } from '../../../lib/finishing/pdf-input-bounds.js';
+import { readPdfInput } from '../../../lib/finishing/pdf-input-bounds.js';
 import { MAX_DOCUMENT_NESTING, MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES, MAX_PAGE_EDGE_POINTS } from '../../../lib/schemas/merge-requests.js';
 import {
   deepDictionaryPdf,
@@ -39,7 +39,8 @@ describe('pdf input bounds', () => {
   it('refuse each hostile file with a problem that names its bound', async () => {
     const cases: Array<[string, Buffer, RegExp]> = [
       ['arrays nested one past the bound', deepNestingPdf(MAX_DOCUMENT_NESTING), /nest arrays and dictionaries more than 64/],
-      ['dictionaries nested 2,000 deep', deepDictionaryPdf(2_000), /nest arrays and dictionaries/],
+      ['dictionaries nested 2,000 deep', deepDictionaryPdf(2_000), /nest arrays and dictionaries more than 64/],
+      ['arrays nested 100,000 deep (the parser would overflow its stack)', deepNestingPdf(100_000), /nest arrays and dictionaries more than 64/],
       ['an object stream inflating to 200 MB', objectStreamBombPdf(200_000_000), /inflate to at most 32 MB/],
       ['a page tree that loops', kidsLoopPdf(), /page tree loops/],
       ['one page more than the bound', manyPagesPdf(MAX_DOCUMENT_PAGES + 1), /at most 2000 pages/],
@@ -62,9 +63,29 @@ describe('pdf input bounds', () => {
     assert.match(await verdict(bytes), /nest arrays and dictionaries/);
   });
 
-  it('refuse object streams behind another filter than Flate (a chain of filters multiplies what they inflate to)', () => {
-    const flateTwice = objectStreamBombPdf(1000).toString('latin1').replace('/Filter /FlateDecode', '/Filter [/FlateDecode /FlateDecode]');
-    assert.match(pdfBytesProblem(Buffer.from(flateTwice, 'latin1')) ?? '', /FlateDecode alone/);
+  it('refuse object streams behind another filter than Flate (a chain of filters multiplies what they inflate to), however the filter is written', async () => {
+    const bomb = objectStreamBombPdf(1000).toString('latin1');
+    const flateTwice = bomb.replace('/Filter /FlateDecode', '/Filter [/FlateDecode /FlateDecode]');
+    const lzw = bomb.replace('/Filter /FlateDecode', '/DecodeParms << /EarlyChange 1 >> /Filter /LZWDecode');
+    for (const pdf of [flateTwice, lzw]) assert.match(await verdict(Buffer.from(pdf, 'latin1')), /FlateDecode alone/);
+  });
+
+  it('refuse a bomb whose stream the parser finds however it is written: a comment before `stream`, the filter behind a reference', async () => {
+    const bomb = objectStreamBombPdf(200_000_000).toString('latin1');
+    const commented = bomb.replace('>>\nstream', '>> % a comment\nstream');
+    assert.match(await verdict(Buffer.from(commented, 'latin1')), /inflate to at most 32 MB/);
+    // The filter as a reference to an object read before the stream: `/Filter 5 0 R`, object 5 being /FlateDecode.
+    const referenced = bomb.replace('/Filter /FlateDecode', '/Filter 3 0 R').replace('3 0 obj', '9 0 obj /FlateDecode endobj\n3 0 obj').replace('/Filter 3 0 R', '/Filter 9 0 R');
+    assert.match(await verdict(Buffer.from(referenced, 'latin1')), /inflate to at most 32 MB/);
+  });
+
+  it('refuse a cross-reference stream declaring a billion entries (pdf-lib loops over each)', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    const pdf = Buffer.from(await doc.save({ useObjectStreams: true })).toString('latin1');
+    const huge = pdf.replace(/\/Type \/XRef([^>]*?)\/Size \d+/, (_m, between: string) => `/Type /XRef${between}/Size 1000000000`).replace(/\/Index \[[^\]]*\]/, '/Index [0 1000000000]');
+    assert.notEqual(huge, pdf);
+    assert.match(await verdict(Buffer.from(huge, 'latin1')), /at most 1000000 entries/);
   });
 });
 
