@@ -37,6 +37,7 @@ import {
   MAX_DOCUMENT_NESTING,
   MAX_DOCUMENT_OBJECTS,
   MAX_DOCUMENT_PAGES,
+  MAX_DOCUMENT_REFERENCE_DEPTH,
   MAX_DOCUMENT_XREF_ENTRIES,
   MAX_PAGE_EDGE_POINTS,
 } from '../schemas/merge-requests.js';
@@ -206,7 +207,44 @@ export function parsedPdfProblem(context: PDFContext): string | { pages: number 
   for (const [, object] of objects) {
     if (nestingOf(object) > MAX_DOCUMENT_NESTING) return tooDeep;
   }
-  return pageTree(context);
+  const tree = pageTree(context);
+  if (typeof tree === 'string') return tree;
+  if (referenceDepth(context, tree.leaves) > MAX_DOCUMENT_REFERENCE_DEPTH) {
+    return `Its pages must not reach objects through more than ${MAX_DOCUMENT_REFERENCE_DEPTH} levels of references, arrays and dictionaries`;
+  }
+  return { pages: tree.pages };
+}
+
+/**
+ * How deep copying the pages goes: pdf-lib's copier follows each reference
+ * from a page (its /Parent aside) by recursion, once per object, so a chain
+ * of 5,000 references overflowed its stack. Walked here depth-first with a
+ * stack of its own, each object once, as the copier does (the depth of a
+ * graph walk depends on its order: this is the walk's, close to the copier's).
+ */
+function referenceDepth(context: PDFContext, leaves: Set<PDFDict>): number {
+  const visited = new Set<PDFRef>();
+  const pending: Array<[PDFObject, number]> = [];
+  for (const leaf of leaves) {
+    for (const [key, value] of leaf.entries()) if (key !== PDFName.of('Parent')) pending.push([value, 1]);
+  }
+  let deepest = 0;
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_DOCUMENT_REFERENCE_DEPTH) return deepest;
+    if (next instanceof PDFRef) {
+      if (visited.has(next)) continue;
+      visited.add(next);
+      const target = context.lookup(next);
+      if (target) pending.push([target, depth + 1]);
+      continue;
+    }
+    const inner = next instanceof PDFStream ? next.dict : next;
+    if (inner instanceof PDFDict) for (const [, value] of inner.entries()) pending.push([value, depth + 1]);
+    else if (inner instanceof PDFArray) for (const value of inner.asArray()) pending.push([value, depth + 1]);
+  }
+  return deepest;
 }
 
 /** How deep arrays and dictionaries nest in `object` (references not followed), walked with a stack of its own. */
@@ -238,7 +276,7 @@ type TreeNode = { node: PDFDict; ref: PDFRef | undefined; depth: number; mediaBo
  * `/Parent` for inherited attributes), every page within the page and size
  * bounds, its size inherited as the standard says.
  */
-function pageTree(context: PDFContext): string | { pages: number } {
+function pageTree(context: PDFContext): string | { pages: number; leaves: Set<PDFDict> } {
   // The classes the parser makes of dictionaries typed Catalog, Pages and Page: what pdf-lib's page code reads.
   const catalog = context.lookup(context.trailerInfo.Root);
   if (!(catalog instanceof PDFCatalog)) return 'Is not a readable PDF';
@@ -248,6 +286,7 @@ function pageTree(context: PDFContext): string | { pages: number } {
   const seen = new Set<PDFDict>([root]);
   const pending: TreeNode[] = [{ node: root, ref: rootRef instanceof PDFRef ? rootRef : undefined, depth: 1, mediaBox: undefined, userUnit: undefined }];
   let pages = 0;
+  const leaves = new Set<PDFDict>();
   while (pending.length > 0) {
     const { node, ref, depth, mediaBox, userUnit } = pending.pop()!;
     const kids = context.lookup(node.get(PDFName.of('Kids')));
@@ -267,11 +306,12 @@ function pageTree(context: PDFContext): string | { pages: number } {
         continue;
       }
       if (++pages > MAX_DOCUMENT_PAGES) return `Must have at most ${MAX_DOCUMENT_PAGES} pages`;
+      leaves.add(kid);
       const sizeProblem = pageSizeProblem(context.lookup(inherited.mediaBox), context.lookup(inherited.userUnit));
       if (sizeProblem) return sizeProblem;
     }
   }
-  return { pages };
+  return { pages, leaves };
 }
 
 /** Why a page's MediaBox (times its UserUnit) is larger than the bound, or undefined (a missing box is pdf-lib's default letter page). */

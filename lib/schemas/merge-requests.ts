@@ -32,6 +32,8 @@ export const MAX_DOCUMENT_INFLATED_BYTES = 32 * 1024 * 1024;
 export const MAX_DOCUMENT_XREF_ENTRIES = 1_000_000;
 /** Deepest nesting of arrays and dictionaries in one object, and of the page tree. */
 export const MAX_DOCUMENT_NESTING = 64;
+/** Deepest walk from a page through references, arrays and dictionaries (pdf-lib copies a page by recursion: 5,000 overflowed it). */
+export const MAX_DOCUMENT_REFERENCE_DEPTH = 1_000;
 /** Most pages of one document. */
 export const MAX_DOCUMENT_PAGES = 2_000;
 /** Most pages of all the documents of one merge together (copying 5,000 pages takes about 1.5 s). */
@@ -60,7 +62,7 @@ const DocumentSchema = v.pipe(
       `An existing PDF, base64, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB decoded; not encrypted. Before it is merged it is held to: at most ${MAX_DOCUMENT_OBJECTS} objects, ` +
       `object and cross-reference streams FlateDecode alone and inflating to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together, little but objects between its objects, ` +
       `at most ${MAX_DOCUMENT_XREF_ENTRIES} cross-reference entries, arrays, dictionaries and the page tree nested at most ${MAX_DOCUMENT_NESTING} deep, ` +
-      `a page tree without loops, at most ${MAX_DOCUMENT_PAGES} pages (${MAX_DOCUMENTS_PAGES} for all documents of a merge), pages at most ${MAX_PAGE_EDGE_POINTS} points (200 in) a side.`,
+      `pages reaching their objects through at most ${MAX_DOCUMENT_REFERENCE_DEPTH} levels of references, a page tree without loops, at most ${MAX_DOCUMENT_PAGES} pages (${MAX_DOCUMENTS_PAGES} for all documents of a merge), pages at most ${MAX_PAGE_EDGE_POINTS} points (200 in) a side.`,
   }),
 );
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { invoiceXml } from '../conformance/invoices.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { zeroPng } from '../helpers/hostile-images.js';
-import { deepDictionaryPdf, deepNestingPdf, kidsLoopPdf, manyPagesPdf, objectStreamBombPdf, onePagePdf, pageSizePdf } from '../helpers/hostile-pdfs.js';
+import { deepDictionaryPdf, deepNestingPdf, kidsLoopPdf, manyPagesPdf, objectStreamBombPdf, onePagePdf, pageSizePdf, referenceChainPdf } from '../helpers/hostile-pdfs.js';
 
 /** A MINIMUM invoice with `levels` elements nested inside its root. */
 const nestedInvoice = (levels: number) => invoiceXml('MINIMUM').replace('</rsm:CrossIndustryInvoice>', `${'<x>'.repeat(levels)}${'</x>'.repeat(levels)}</rsm:CrossIndustryInvoice>`);
@@ -78,6 +78,7 @@ describe('decoder bounds over HTTP', () => {
     ['dictionaries nested 2,000 deep', () => deepDictionaryPdf(2_000), /nest arrays and dictionaries/],
     ['an object stream inflating to 200 MB', () => objectStreamBombPdf(200_000_000), /inflate to at most 32 MB/],
     ['a page tree that loops', () => kidsLoopPdf(), /loops/],
+    ['a chain of 5,000 references from a page (it overflowed the page copy: a 500)', () => referenceChainPdf(5_000), /levels of references/],
     ['20,000 pages', () => manyPagesPdf(20_000), /at most 2000 pages/],
     ['a page 10 million points wide', () => pageSizePdf(10_000_000, 792), /at most 14400 points/],
     ['3 MB of printable junk after a PDF header (pdf-lib took 8 µs a byte to give up on it)', () => Buffer.from(`%PDF-1.7\n${'('.repeat(3 * 1024 * 1024)}`, 'latin1'), /outside any object/],

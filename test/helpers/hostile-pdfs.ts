@@ -52,3 +52,9 @@ export const pageSizePdf = (width: number, height: number) =>
 
 /** `count` small objects beside one page. */
 export const manyObjectsPdf = (count: number) => pdfOf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', page(), ...Array.from({ length: count }, () => '0')]);
+
+/** A page whose /Chain leads through `links` objects, each an array holding a reference to the next. */
+export function referenceChainPdf(links: number): Buffer {
+  const chain = Array.from({ length: links }, (_, i) => (i === links - 1 ? '[1]' : `[${i + 5} 0 R]`));
+  return pdfOf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', page('/Chain 4 0 R '), ...chain]);
+}

@@ -12,6 +12,7 @@ import {
   objectStreamBombPdf,
   onePagePdf,
   pageSizePdf,
+  referenceChainPdf,
 } from '../../helpers/hostile-pdfs.js';
 
 /** What the bounds say of a file: its problem, else 'ok'. */
@@ -34,6 +35,7 @@ describe('pdf input bounds', () => {
     assert.equal(await verdict(manyPagesPdf(MAX_DOCUMENT_PAGES)), 'ok');
     assert.equal(await verdict(pageSizePdf(MAX_PAGE_EDGE_POINTS, MAX_PAGE_EDGE_POINTS)), 'ok');
     assert.equal(await verdict(objectStreamBombPdf(1_000_000)), 'ok');
+    assert.equal(await verdict(referenceChainPdf(400)), 'ok');
   });
 
   it('refuse each hostile file with a problem that names its bound', async () => {
@@ -41,6 +43,7 @@ describe('pdf input bounds', () => {
       ['arrays nested one past the bound', deepNestingPdf(MAX_DOCUMENT_NESTING), /nest arrays and dictionaries more than 64/],
       ['dictionaries nested 2,000 deep', deepDictionaryPdf(2_000), /nest arrays and dictionaries more than 64/],
       ['arrays nested 100,000 deep (the parser would overflow its stack)', deepNestingPdf(100_000), /nest arrays and dictionaries more than 64/],
+      ['a chain of 5,000 references from a page (the page copy overflowed its stack)', referenceChainPdf(5_000), /more than 1000 levels of references/],
       ['an object stream inflating to 200 MB', objectStreamBombPdf(200_000_000), /inflate to at most 32 MB/],
       ['a page tree that loops', kidsLoopPdf(), /page tree loops/],
       ['one page more than the bound', manyPagesPdf(MAX_DOCUMENT_PAGES + 1), /at most 2000 pages/],
