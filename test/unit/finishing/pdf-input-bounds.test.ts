@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
+import fc from 'fast-check';
 import { readPdfInput } from '../../../lib/finishing/pdf-input-bounds.js';
 import { MAX_DOCUMENT_NESTING, MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES, MAX_PAGE_EDGE_POINTS } from '../../../lib/schemas/merge-requests.js';
 import {
@@ -105,5 +106,27 @@ describe('pdf input bounds on junk', () => {
   it('accept a file with a little junk between its objects, as pdf-lib does', async () => {
     const bytes = onePagePdf().toString('latin1').replace('2 0 obj', `${'junk '.repeat(100)}\n2 0 obj`);
     assert.equal(await verdict(Buffer.from(bytes, 'latin1')), 'ok');
+  });
+});
+
+describe('pdf input bounds on damaged files', () => {
+  it('answer pages or a problem, and never reject, for any truncation or byte changes of a valid file', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage().drawText('Damaged');
+    const originals = [Buffer.from(await doc.save({ useObjectStreams: true })), onePagePdf(), objectStreamBombPdf(10_000)];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...originals),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }),
+        fc.option(fc.nat()),
+        async (original, changes, cut) => {
+          const bytes = Buffer.from(original);
+          for (const [at, value] of changes) bytes[at % bytes.length] = value;
+          const read = await readPdfInput(cut == null ? bytes : bytes.subarray(0, cut % bytes.length));
+          assert.ok('pages' in read || typeof read.problem === 'string');
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

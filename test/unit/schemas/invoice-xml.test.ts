@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { MAX_INVOICE_XML_DEPTH, readInvoiceXml } from '../../../lib/schemas/invoice-xml.js';
 import { invoiceXml } from '../../conformance/invoices.js';
 
@@ -36,4 +37,18 @@ describe('readInvoiceXml on deeply nested XML', () => {
       assert.deepEqual(facts, { problem: `Must not nest elements more than ${MAX_INVOICE_XML_DEPTH} levels deep` });
     });
   }
+});
+
+describe('readInvoiceXml on any text', () => {
+  it('answers facts or a problem, and never throws, whatever the text (tags in any order and depth)', () => {
+    const piece = fc.constantFrom('<a>', '</a>', '<b x="1">', '</b>', '<c/>', '<!--', '-->', '<![CDATA[', ']]>', '<?xml version="1.0"?>', '&amp;', '&', 'text', '<', '>', '"');
+    const text = fc.oneof(fc.array(piece, { maxLength: 300 }).map((pieces) => pieces.join('')), fc.string({ maxLength: 300 }));
+    fc.assert(
+      fc.property(text, fc.nat({ max: 300 }), (body, depth) => {
+        const xml = `<CrossIndustryInvoice>${'<d>'.repeat(depth)}${body}${'</d>'.repeat(depth)}</CrossIndustryInvoice>`;
+        const facts = readInvoiceXml(xml);
+        assert.equal(typeof facts, 'object');
+      }),
+    );
+  });
 });
