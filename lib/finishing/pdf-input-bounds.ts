@@ -88,7 +88,11 @@ function checkParsedStream(stream: PDFRawStream, budget: ParseBudget): void {
   if (budget.inflated > MAX_DOCUMENT_INFLATED_BYTES) {
     throw new PdfBoundError(`Its object and cross-reference streams must inflate to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together`);
   }
-  const count = (value: PDFObject | undefined) => (value instanceof PDFNumber ? value.asNumber() : 0);
+  // What a stream declares, read as pdf-lib will (a reference resolved); nothing or a negative number counts as 0.
+  const count = (value: PDFObject | undefined) => {
+    const resolved = dict.context.lookup(value);
+    return resolved instanceof PDFNumber ? Math.max(0, resolved.asNumber()) : 0;
+  };
   if (objectStream) {
     budget.objects += count(dict.lookup(PDFName.of('N')));
     if (budget.objects > MAX_DOCUMENT_OBJECTS) throw new PdfBoundError(tooManyObjects);
@@ -96,9 +100,9 @@ function checkParsedStream(stream: PDFRawStream, budget: ParseBudget): void {
   }
   const index = dict.lookup(PDFName.of('Index'));
   const lengths = index instanceof PDFArray ? index.asArray().filter((_, i) => i % 2 === 1) : [dict.lookup(PDFName.of('Size'))];
-  budget.xrefEntries += lengths.reduce<number>((sum, length) => sum + Math.max(0, count(dict.context.lookup(length))), 0);
+  budget.xrefEntries += lengths.reduce<number>((sum, length) => sum + count(length), 0);
   const widths = dict.lookup(PDFName.of('W'));
-  const widthsOk = widths instanceof PDFArray && widths.size() <= 3 && widths.asArray().every((width) => count(dict.context.lookup(width)) >= 0 && count(dict.context.lookup(width)) <= 8);
+  const widthsOk = widths instanceof PDFArray && widths.size() <= 3 && widths.asArray().every((width) => count(width) <= 8);
   if (!widthsOk || budget.xrefEntries > MAX_DOCUMENT_XREF_ENTRIES) {
     throw new PdfBoundError(`Its cross-reference streams must declare at most ${MAX_DOCUMENT_XREF_ENTRIES} entries, each field at most 8 bytes wide`);
   }
