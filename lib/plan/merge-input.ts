@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { mergedFileOnlyKeys, type MergeInput, type MergePartInput } from '../schemas/merge-requests.js';
+import { MAX_DOCUMENTS_PAGES, mergedFileOnlyKeys, type MergeInput, type MergePartInput } from '../schemas/merge-requests.js';
 import type { MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { Template } from '../templates/template-store.js';
 import { templateRenderInput } from '../templates/templates.js';
@@ -14,9 +14,14 @@ import { partFailure } from '../finishing/merge-errors.js';
  */
 export async function mergeInput(body: Pick<MergeRequestOutput, 'parts' | 'pdf'>, loadTemplate: (id: string) => Promise<Template>): Promise<MergeInput> {
   const parts: MergePartInput[] = [];
+  let documentPages = 0;
   for (const [index, part] of body.parts.entries()) {
     if ('document' in part) {
-      await checkDocument(part.document, `parts.${index}.document`);
+      const field = `parts.${index}.document`;
+      documentPages += await checkDocument(part.document, field);
+      if (documentPages > MAX_DOCUMENTS_PAGES) {
+        throw new ValidationError({ [field]: `The documents of a merge must have at most ${MAX_DOCUMENTS_PAGES} pages together; this one makes ${documentPages}` });
+      }
       parts.push({ document: part.document, title: part.title ?? null });
     } else if ('templateId' in part) {
       const template = await loadTemplate(part.templateId);
@@ -53,18 +58,16 @@ export function mergeUnits(input: MergeInput): number {
 }
 
 // The PDF library loads with the first merge that brings a document: no part of a cold start that renders.
-let pdfLib: Promise<typeof import('@cantoo/pdf-lib')> | undefined;
+let pdfInput: Promise<typeof import('../finishing/pdf-input-bounds.js')> | undefined;
 
-async function checkDocument(document: string, field: string): Promise<void> {
-  const { PDFDocument } = await (pdfLib ??= import('@cantoo/pdf-lib'));
-  let problem: string | undefined;
-  try {
-    const parsed = await PDFDocument.load(Buffer.from(document, 'base64'), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
-    if (parsed.isEncrypted) problem = 'Must not be encrypted: remove its password first';
-    // pdf-lib parses leniently: a file without a page tree only fails once its pages are read.
-    else if (parsed.getPageCount() === 0) problem = 'Has no pages';
-  } catch {
-    problem = 'Is not a readable PDF';
-  }
-  if (problem) throw new ValidationError({ [field]: problem });
+/**
+ * A caller's PDF read within the bounds (lib/finishing/pdf-input-bounds.ts):
+ * parsed, not encrypted, with pages. Whatever fails is a 400 naming the part.
+ * Answers its page count.
+ */
+async function checkDocument(document: string, field: string): Promise<number> {
+  const { readPdfInput } = await (pdfInput ??= import('../finishing/pdf-input-bounds.js'));
+  const read = await readPdfInput(Buffer.from(document, 'base64'));
+  if ('problem' in read) throw new ValidationError({ [field]: read.problem });
+  return read.pages;
 }

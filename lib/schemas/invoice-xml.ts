@@ -37,7 +37,21 @@ export type InvoiceXmlProblem = { problem: string };
 /** What reading the XML found. */
 export type InvoiceXmlFacts = { guideline?: string; profile?: EInvoiceProfile };
 
-const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, parseTagValue: false, processEntities: false });
+/**
+ * Deepest element nesting an invoice may have. A CII invoice nests about ten
+ * levels; the parser refuses deeper input itself (stated here, so an upgrade
+ * cannot change it), and the refusal is a problem of the field, never a 500.
+ */
+export const MAX_INVOICE_XML_DEPTH = 100;
+
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  processEntities: false,
+  // The parser counts the elements above the one it opens: the root is not among them.
+  maxNestedTags: MAX_INVOICE_XML_DEPTH - 1,
+});
 
 /** The text of a parsed node that may be a string or an object with `#text`. */
 function text(node: unknown): string | undefined {
@@ -62,6 +76,18 @@ export function readInvoiceXml(xml: string): InvoiceXmlProblem | InvoiceXmlFacts
 let last: { xml: string; facts: InvoiceXmlProblem | InvoiceXmlFacts } | undefined;
 
 function readUncached(xml: string): InvoiceXmlProblem | InvoiceXmlFacts {
+  try {
+    return readChecked(xml);
+  } catch (error) {
+    // The parser throws on what it refuses (nesting past its bound, and whatever a later version adds):
+    // the caller's XML is at fault, so it is the field's problem, not the service's.
+    const reason = error instanceof Error ? error.message : String(error);
+    if (/nested/i.test(reason)) return { problem: `Must not nest elements more than ${MAX_INVOICE_XML_DEPTH} levels deep` };
+    return { problem: `Not readable XML: ${reason.slice(0, 200)}` };
+  }
+}
+
+function readChecked(xml: string): InvoiceXmlProblem | InvoiceXmlFacts {
   // A DOCTYPE is where entity expansion and external entities live; an invoice never needs one.
   if (/<!DOCTYPE/i.test(xml)) return { problem: 'Must not contain a DOCTYPE declaration' };
   const verdict = XMLValidator.validate(xml);

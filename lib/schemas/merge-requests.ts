@@ -20,6 +20,27 @@ export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 /** Most bytes of existing PDFs in one merge, decoded (the request body limit usually binds first). */
 export const MAX_DOCUMENTS_BYTES = 20 * 1024 * 1024;
 
+/**
+ * Bounds of an existing PDF (lib/finishing/pdf-input-bounds.ts holds a part
+ * to them before and right after it is parsed): what its bytes may make
+ * the parser and the merge's page copying do, whatever their size.
+ */
+export const MAX_DOCUMENT_OBJECTS = 50_000;
+/** Most bytes a document's object and cross-reference streams (inflated while it is parsed) may inflate to, together. */
+export const MAX_DOCUMENT_INFLATED_BYTES = 32 * 1024 * 1024;
+/** Most entries a document's cross-reference streams may declare together (the parser loops over each). */
+export const MAX_DOCUMENT_XREF_ENTRIES = 1_000_000;
+/** Deepest nesting of arrays and dictionaries in one object, and of the page tree. */
+export const MAX_DOCUMENT_NESTING = 64;
+/** Deepest walk from a page through references, arrays and dictionaries (pdf-lib copies a page by recursion: 5,000 overflowed it). */
+export const MAX_DOCUMENT_REFERENCE_DEPTH = 1_000;
+/** Most pages of one document. */
+export const MAX_DOCUMENT_PAGES = 2_000;
+/** Most pages of all the documents of one merge together (copying 5,000 pages takes about 1.5 s). */
+export const MAX_DOCUMENTS_PAGES = 5_000;
+/** Longest page edge in points: 200 inches, the limit of ISO 32000-1 Annex C. */
+export const MAX_PAGE_EDGE_POINTS = 14_400;
+
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /** Decoded size of a base64 string without decoding it. */
@@ -36,6 +57,13 @@ const DocumentSchema = v.pipe(
   v.check((document) => decodedBytes(document) <= MAX_DOCUMENT_BYTES, 'Must be at most 5 MB decoded'),
   // Whether it parses, and is not encrypted, is checked before anything renders (see merge-input.ts).
   v.check((document) => Buffer.from(document.slice(0, 16), 'base64').subarray(0, 5).toString('latin1') === '%PDF-', 'Must be a PDF (it starts with %PDF-)'),
+  v.metadata({
+    description:
+      `An existing PDF, base64, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB decoded; not encrypted. Before it is merged it is held to: at most ${MAX_DOCUMENT_OBJECTS} objects, ` +
+      `object and cross-reference streams FlateDecode alone and inflating to at most ${MAX_DOCUMENT_INFLATED_BYTES / 1024 / 1024} MB together, little but objects between its objects, ` +
+      `at most ${MAX_DOCUMENT_XREF_ENTRIES} cross-reference entries, arrays, dictionaries and the page tree nested at most ${MAX_DOCUMENT_NESTING} deep, ` +
+      `pages reaching their objects through at most ${MAX_DOCUMENT_REFERENCE_DEPTH} levels of references, a page tree without loops, at most ${MAX_DOCUMENT_PAGES} pages (${MAX_DOCUMENTS_PAGES} for all documents of a merge), pages at most ${MAX_PAGE_EDGE_POINTS} points (200 in) a side.`,
+  }),
 );
 
 /** What the finishing does once, to the merged file: archive (metadata, PDF/A, PDF/UA), attach, protect. */

@@ -5,7 +5,7 @@
  * the checks.
  */
 import * as v from 'valibot';
-import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, readInvoiceXml } from './invoice-xml.js';
+import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, MAX_INVOICE_XML_DEPTH, readInvoiceXml } from './invoice-xml.js';
 import { tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
@@ -113,11 +113,14 @@ const EInvoiceSchema = v.pipe(
     profile: documented(v.nullish(oneOf(E_INVOICE_PROFILES)), { description: "Defaults to the profile the XML's guideline identifier names; when given it must match it." }),
     xml: documented(
       v.nullish(v.pipe(StringSchema, v.check((xml) => invoiceXmlProblem(xml) === undefined, (issue) => invoiceXmlProblem(issue.input as string) ?? 'Must be a CII invoice'))),
-      { description: 'The UN/CEFACT CII invoice XML, base64 (at most 1 MB).' },
+      { description: `The UN/CEFACT CII invoice XML, base64 (at most 1 MB decoded), without a DOCTYPE, its elements nested at most ${MAX_INVOICE_XML_DEPTH} deep.` },
     ),
     xmlTemplate: documented(
       v.nullish(v.pipe(StringSchema, v.check((template) => tryDecodeBase64Text(template).ok, 'Must be valid base64'))),
-      { description: 'A Handlebars template of the invoice XML, base64, rendered with page.templateData (XML-escaped).' },
+      {
+        description:
+          `A Handlebars template of the invoice XML, base64, rendered with page.templateData (XML-escaped); the XML it makes is held to what xml is (at most 1 MB, no DOCTYPE, nested at most ${MAX_INVOICE_XML_DEPTH} deep).`,
+      },
     ),
   }),
   v.forward(

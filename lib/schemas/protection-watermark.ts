@@ -6,6 +6,7 @@
  * the merged file.
  */
 import * as v from 'valibot';
+import { imageKind, pngDataProblem, readImageHeader } from '../image-header.js';
 import { closedObject } from './closed-object.js';
 import { PageRangesSchema } from './page-ranges.js';
 import { RENDER_DEFAULTS } from './render-defaults.js';
@@ -17,6 +18,15 @@ const PERMISSION_DEFAULTS = RENDER_DEFAULTS.protectionPermissions;
 export const MAX_PASSWORD_BYTES = 127;
 /** Largest watermark image, decoded. */
 export const MAX_WATERMARK_IMAGE_BYTES = 1024 * 1024;
+/**
+ * Most pixels a watermark image may declare (16 megapixels, 4096 × 4096: a
+ * full page at 300 dpi is 8.7). pdf-lib decodes a PNG to 4 bytes a pixel and
+ * splits that again: at this bound a 16-bit RGBA PNG took 3.4 s and 260 MB
+ * to embed and save (8-bit grey 1.0 s and 140 MB; README, Security).
+ */
+export const MAX_WATERMARK_IMAGE_PIXELS = 4096 * 4096;
+/** Longest side of a watermark image in pixels: 85 inches at the 96 dpi it is drawn at. */
+export const MAX_WATERMARK_IMAGE_EDGE = 8192;
 /** Longest watermark text: a stamp, not a document. */
 export const MAX_WATERMARK_TEXT = 500;
 
@@ -69,28 +79,45 @@ export const ProtectionSchema = v.pipe(
   }),
 );
 
-const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const JPEG_MAGIC = [0xff, 0xd8, 0xff];
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
-/** Decodes a watermark image: PNG or JPEG bytes with their kind, or why not. */
+/**
+ * Decodes a watermark image: PNG or JPEG bytes with their kind, or why not.
+ * Its header is read and held to the limits before anything decodes its
+ * pixels (lib/image-header.ts), and a PNG's compressed data to what its
+ * header declares. The last answer is kept: the schema's check, its message
+ * and the plan ask about the same text.
+ */
 export function decodeWatermarkImage(encoded: string): { kind: 'png' | 'jpeg'; bytes: Buffer } | { problem: string } {
+  if (lastImage?.encoded !== encoded) lastImage = { encoded, decoded: decodeUncached(encoded) };
+  return lastImage.decoded;
+}
+
+let lastImage: { encoded: string; decoded: ReturnType<typeof decodeUncached> } | undefined;
+
+function decodeUncached(encoded: string): { kind: 'png' | 'jpeg'; bytes: Buffer } | { problem: string } {
   if (!BASE64.test(encoded)) return { problem: 'Must be valid base64' };
   const bytes = Buffer.from(encoded, 'base64');
   if (bytes.length > MAX_WATERMARK_IMAGE_BYTES) return { problem: 'Must be at most 1 MB decoded' };
-  const starts = (magic: number[]) => magic.every((byte, i) => bytes[i] === byte);
-  if (starts(PNG_MAGIC)) return { kind: 'png', bytes };
-  if (starts(JPEG_MAGIC)) return { kind: 'jpeg', bytes };
-  return { problem: 'Must be a base64 PNG or JPEG image' };
+  if (imageKind(bytes) === undefined) return { problem: 'Must be a base64 PNG or JPEG image' };
+  const header = readImageHeader(bytes);
+  if ('problem' in header) return header;
+  const { kind, width, height } = header;
+  if (width > MAX_WATERMARK_IMAGE_EDGE || height > MAX_WATERMARK_IMAGE_EDGE || width * height > MAX_WATERMARK_IMAGE_PIXELS) {
+    return { problem: `Must be at most ${MAX_WATERMARK_IMAGE_EDGE} pixels on each side and ${MAX_WATERMARK_IMAGE_PIXELS} pixels in all; it declares ${width} × ${height}` };
+  }
+  const dataProblem = kind === 'png' ? pngDataProblem(bytes) : undefined;
+  return dataProblem ? { problem: dataProblem } : { kind, bytes };
 }
 
 const ImageSchema = v.pipe(
   v.string('Must be a string'),
   // Checked on the encoded length first: decoding 5 MB only to refuse it is work for nothing.
   v.maxLength(Math.ceil(MAX_WATERMARK_IMAGE_BYTES / 3) * 4 + 1024, 'Must be at most 1 MB decoded'),
-  v.check((image) => !('problem' in decodeWatermarkImage(image)), (issue) => {
-    const decoded = decodeWatermarkImage(issue.input);
-    return 'problem' in decoded ? decoded.problem : 'Invalid image';
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const decoded = decodeWatermarkImage(dataset.value);
+    if ('problem' in decoded) addIssue({ message: decoded.problem });
   }),
 );
 
@@ -103,7 +130,11 @@ export const WatermarkSchema = v.pipe(
     text: described(v.nullish(v.pipe(v.string('Must be a string'), v.minLength(1, 'Must not be empty'), v.maxLength(MAX_WATERMARK_TEXT, `Must be at most ${MAX_WATERMARK_TEXT} characters`))), {
       description: 'Text in any script (CJK and emoji included); stays selectable and searchable. One of text or image.',
     }),
-    image: described(v.nullish(ImageSchema), { description: 'Base64 PNG or JPEG, at most 1 MB; drawn at 96 dpi, shrunk to fit the page. One of text or image.' }),
+    image: described(v.nullish(ImageSchema), {
+      description:
+        `Base64 PNG or JPEG, at most 1 MB, declaring at most ${MAX_WATERMARK_IMAGE_EDGE} pixels a side and ${MAX_WATERMARK_IMAGE_PIXELS} in all ` +
+        '(read from its header before it is decoded; a PNG\'s data must inflate to what its header declares, not animated); drawn at 96 dpi, shrunk to fit the page. One of text or image.',
+    }),
     opacity: described(v.nullish(numberBetween(0, 1)), { default: WATERMARK_DEFAULTS.opacity }),
     rotation: described(v.nullish(numberBetween(-360, 360)), { default: WATERMARK_DEFAULTS.rotation, description: 'Degrees, counter-clockwise.' }),
     fontSize: described(v.nullish(numberBetween(1, 500)), { default: WATERMARK_DEFAULTS.fontSize, description: 'Points; text only.' }),

@@ -8,6 +8,7 @@ import { protectStep } from '../../../lib/finishing/protect.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 import type { MergeRequestOutput } from '../../../lib/schemas/merge-requests.js';
 import type { Template } from '../../../lib/templates/template-store.js';
+import { deepNestingPdf, kidsLoopPdf, manyPagesPdf, objectStreamBombPdf, pageSizePdf } from '../../helpers/hostile-pdfs.js';
 
 const onePage = async () => {
   const doc = await PDFDocument.create();
@@ -28,6 +29,22 @@ const fieldsOf = async (parts: MergeRequestOutput['parts']) => {
 };
 
 describe('mergeInput', () => {
+  it('refuses hostile PDFs naming the part, before copying anything: nesting, a bomb, a loop, too many or too large pages', async () => {
+    const document = (bytes: Buffer) => ({ document: bytes.toString('base64') });
+    const fields = await Promise.all(
+      [deepNestingPdf(5_000), objectStreamBombPdf(200_000_000), kidsLoopPdf(), manyPagesPdf(20_000), pageSizePdf(14_400, 200 * 72 + 1)].map((bytes) =>
+        fieldsOf([{ page: { html: 'PHA+eDwvcD4=' } }, document(bytes)]),
+      ),
+    );
+    for (const answer of fields) assert.deepEqual(Object.keys(answer ?? {}), ['parts.1.document']);
+  });
+
+  it('refuses the document that takes the merge past 5,000 pages of documents together', async () => {
+    const part = { document: manyPagesPdf(2_000).toString('base64') };
+    assert.equal(await fieldsOf([part, part]), undefined);
+    assert.deepEqual(await fieldsOf([part, part, part]), { 'parts.2.document': 'The documents of a merge must have at most 5000 pages together; this one makes 6000' });
+  });
+
   it('refuses an existing PDF that does not parse or is encrypted, naming the part', async () => {
     // Prepare
     const encrypted = Buffer.from(await finishPdf(await onePage(), { protect: protectStep({ userPassword: 'secret', permissions: RENDER_DEFAULTS.protectionPermissions }) }));

@@ -4,7 +4,8 @@ import * as v from 'valibot';
 import { closedObject } from '../../../lib/schemas/closed-object.js';
 import { MergeRequestSchema } from '../../../lib/schemas/merge-requests.js';
 import { selectPages } from '../../../lib/schemas/page-ranges.js';
-import { PDF_FINISHING_ENTRIES, protectionConflictRule } from '../../../lib/schemas/protection-watermark.js';
+import { MAX_WATERMARK_IMAGE_EDGE, MAX_WATERMARK_IMAGE_PIXELS, PDF_FINISHING_ENTRIES, protectionConflictRule } from '../../../lib/schemas/protection-watermark.js';
+import { jpegHeader, zeroPng } from '../../helpers/hostile-images.js';
 import { PdfRequestSchema } from '../../../lib/schemas/render-requests.js';
 import { issuesToFields } from '../../../lib/schemas/parse.js';
 
@@ -74,5 +75,34 @@ describe('merge request schema', () => {
     assert.deepEqual(Object.keys(fields(MergeRequestSchema, { parts: [] })), ['parts']);
     assert.deepEqual(Object.keys(fields(MergeRequestSchema, { parts: Array.from({ length: 21 }, () => ({ page })) })), ['parts']);
     assert.deepEqual(fields(MergeRequestSchema, { parts: Array.from({ length: 20 }, () => ({ page })), pdf: { outline: true, watermark: { text: 'DRAFT' } } }), {});
+  });
+});
+
+describe('pdf.watermark.image bounds, read from the header before anything decodes', () => {
+  const image = (bytes: Buffer) => pdfFields({ watermark: { image: bytes.toString('base64') } });
+
+  it(`takes an image at both limits: ${MAX_WATERMARK_IMAGE_EDGE} pixels a side and ${MAX_WATERMARK_IMAGE_PIXELS} in all`, () => {
+    assert.equal(MAX_WATERMARK_IMAGE_EDGE * (MAX_WATERMARK_IMAGE_PIXELS / MAX_WATERMARK_IMAGE_EDGE), MAX_WATERMARK_IMAGE_PIXELS);
+    assert.deepEqual(image(zeroPng(MAX_WATERMARK_IMAGE_EDGE, MAX_WATERMARK_IMAGE_PIXELS / MAX_WATERMARK_IMAGE_EDGE)), {});
+    assert.deepEqual(image(zeroPng(4096, 4096)), {});
+  });
+
+  it('refuses one row past the pixel limit, one pixel past the edge, and the 16,000² file of the report', () => {
+    for (const [width, height] of [
+      [MAX_WATERMARK_IMAGE_EDGE, MAX_WATERMARK_IMAGE_PIXELS / MAX_WATERMARK_IMAGE_EDGE + 1],
+      [4097, 4096],
+      [MAX_WATERMARK_IMAGE_EDGE + 1, 1],
+      [16_000, 16_000],
+    ] as const) {
+      const answer = image(zeroPng(width, height));
+      assert.deepEqual(Object.keys(answer), ['pdf.watermark.image']);
+      assert.match(answer['pdf.watermark.image'] ?? '', new RegExp(`declares ${width} × ${height}`));
+    }
+    assert.deepEqual(Object.keys(image(Buffer.concat([jpegHeader(9000, 10), Buffer.from([0xff, 0xd9])]))), ['pdf.watermark.image']);
+  });
+
+  it('refuses a PNG whose data inflates past what it declares, and a truncated one', () => {
+    assert.match(image(zeroPng(10, 10, { inflated: 50_000_000 }))['pdf.watermark.image'] ?? '', /inflates to more/);
+    assert.match(image(zeroPng(10, 10).subarray(0, 40))['pdf.watermark.image'] ?? '', /truncated/);
   });
 });
