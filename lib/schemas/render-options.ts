@@ -478,11 +478,15 @@ function scaledSideRule(side: 'width' | 'height', label: string) {
 
 export const ViewportSchema = v.pipe(ViewportEntriesSchema, scaledSideRule('width', 'Width'), scaledSideRule('height', 'Height'));
 
+// A clip's offset stays within the furthest a Chromium page extends (its layout unit's range, 2^25 CSS
+// pixels), and its sides are a pixel at least (puppeteer rounds the region): beyond either, the capture
+// fails inside Chromium and the render would end in a 500.
+const MAX_CLIP_OFFSET = 33_554_431;
 const clipEntries = {
-  x: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),
-  y: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),
-  width: positiveNumberUpTo(MAX_IMAGE_PIXELS),
-  height: positiveNumberUpTo(MAX_IMAGE_PIXELS),
+  x: numberBetween(0, MAX_CLIP_OFFSET),
+  y: numberBetween(0, MAX_CLIP_OFFSET),
+  width: numberBetween(1, MAX_IMAGE_PIXELS),
+  height: numberBetween(1, MAX_IMAGE_PIXELS),
   scale: v.nullish(positiveNumberUpTo(MAX_SCALE_FACTOR)),
 };
 
