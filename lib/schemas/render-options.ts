@@ -291,21 +291,24 @@ function paperLengthInPx(length: string): number {
   return Number(match[1]) * PX_PER_UNIT[unit];
 }
 
-/** A paper length: a number of CSS pixels or a string such as `"210mm"`. */
+/**
+ * A paper length: a number of CSS pixels or a string such as `"210mm"`. A
+ * paper side is a CSS pixel at least: Chromium failed to print far smaller
+ * pages (1e-8 px), and the render answered 500.
+ */
 function paperLength(allowZero: boolean) {
+  const min = allowZero ? 0 : 1;
   return v.union(
     [
       v.pipe(
         v.number(),
-        v.check((length) => (allowZero ? length >= 0 : length > 0), allowZero ? 'Must be at least 0' : 'Must be greater than 0'),
+        v.minValue(min, `Must be at least ${min}`),
         v.maxValue(MAX_PAPER_PX, `Must be at most ${MAX_PAPER_PX} (${MAX_PAPER_INCHES}in)`),
-        // The check above in the document's words.
-        v.metadata(allowZero ? { minimum: 0 } : { exclusiveMinimum: 0 }),
       ),
       v.pipe(
         v.string(),
         v.regex(PAPER_LENGTH, 'Must be a number followed by px, in, cm or mm, e.g. "210mm"'),
-        v.check((length) => allowZero || paperLengthInPx(length) > 0, 'Must be greater than 0'),
+        v.check((length) => paperLengthInPx(length) >= min, `Must be at least ${min}px`),
         v.check((length) => paperLengthInPx(length) <= MAX_PAPER_PX, `Must be at most ${MAX_PAPER_INCHES}in`),
       ),
     ],
