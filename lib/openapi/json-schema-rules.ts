@@ -28,7 +28,7 @@ import {
   WEBHOOK_SIGNATURE_HEADERS,
   WebhookOptionsSchema,
 } from '../schemas/render-options.js';
-import { TemplatePageSchema } from '../schemas/render-requests.js';
+import { PageWithSourceSchema, TemplatePageSchema } from '../schemas/render-requests.js';
 
 type Schema = Record<string, unknown>;
 
@@ -190,6 +190,24 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   ],
   [lastOf(PdfOptionsSchema), finishingRules],
   [lastOf(MergePdfOptionsSchema), finishingRules],
+  // A page given as HTML has no site: each cookie names its url or domain (lib/plan, cookiePlan).
+  [
+    lastOf(PageWithSourceSchema),
+    (page) =>
+      withRules(page, {
+        if: { not: given('url', 'string') },
+        then: {
+          properties: {
+            cookies: {
+              anyOf: [
+                { type: 'null' },
+                { type: 'array', items: { anyOf: [given('url', 'string'), { required: ['domain'], properties: { domain: { type: 'string', minLength: 1 } } }] } },
+              ],
+            },
+          },
+        },
+      }),
+  ],
   // A template's page: at most one source (the request may bring it).
   [
     lastOf(TemplatePageSchema),

@@ -10,7 +10,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as v from 'valibot';
+import { ValidationError } from '../../../lib/errors.js';
 import { buildOpenApiDocument } from '../../../lib/openapi/document.js';
+import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { REQUEST_BODIES, type RequestBodyName } from '../../../lib/openapi/request-schemas.js';
 
 const html = Buffer.from('<h1>Hi</h1>').toString('base64');
@@ -56,6 +58,8 @@ const CASES: { body: RequestBodyName; value: unknown; valid: boolean; why: strin
   { body: 'PdfAsyncRequest', value: { page: { html }, webhook: { url: 'https://example.com/hook', headers: { 'Webhook-Signature': 'x' } } }, valid: false, why: 'a webhook signature header' },
   { body: 'PdfRequest', value: { page: { html, cookies: [{ name: 'a', value: 'b', url: 'ftp://example.com/' }] } }, valid: false, why: 'an ftp cookie url' },
   { body: 'PdfRequest', value: { page: { html, cookies: [{ name: 'a', value: 'b', url: 'HTTPS://example.com/' }] } }, valid: true, why: 'an https cookie url' },
+  { body: 'PdfRequest', value: { page: { html, cookies: [{ name: 'a', value: 'b', domain: 'example.com' }] } }, valid: true, why: 'a cookie with a domain on an HTML page' },
+  { body: 'PdfRequest', value: { page: { url: 'https://example.com/', cookies: [{ name: 'a', value: 'b' }] } }, valid: true, why: "a cookie for the page's URL" },
   { body: 'PdfRequest', value: { page: { html, waitForSelector: { selector: 'h1', options: { visible: true, hidden: true } } } }, valid: false, why: 'visible and hidden' },
   { body: 'PdfRequest', value: { page: { html, waitForSelector: { selector: 'h1', options: { visible: true, hidden: false } } } }, valid: true, why: 'visible, not hidden' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { pageRanges: '0' } }, valid: false, why: 'page 0' },
@@ -102,6 +106,23 @@ const CASES: { body: RequestBodyName; value: unknown; valid: boolean; why: strin
 describe('OpenAPI request bodies state the rules between fields', () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema({ ...buildOpenApiDocument(), $id: 'urn:docrender:openapi' });
+
+  it('PdfRequest: a cookie without a site on an HTML page is refused by the document, as the plan refuses it', () => {
+    // Prepare
+    const value = { page: { html, cookies: [{ name: 'a', value: 'b' }] } };
+    const parsed = v.parse(REQUEST_BODIES.PdfRequest, value);
+
+    // Act
+    const byDocument = ajv.getSchema('urn:docrender:openapi#/components/schemas/PdfRequest')!(value);
+
+    // Assess
+    assert.throws(() => buildRenderPlan({ output: 'PDF', page: parsed.page, pdf: parsed.pdf }), (error: unknown) => {
+      assert.ok(error instanceof ValidationError);
+      assert.deepEqual(Object.keys(error.fields), ['page.cookies.0.url']);
+      return true;
+    });
+    assert.equal(byDocument, false);
+  });
 
   for (const { body, value, valid, why } of CASES) {
     it(`${body}: ${why} is ${valid ? 'accepted' : 'refused'} by the document and by the service alike`, () => {
