@@ -6,9 +6,12 @@
    in the schema-valid (positive) cases, every URL the service would fetch or
    call (page.url, a template's variables.page.url, a merge part's page.url,
    storage.preSignedUrl, webhook.url) is pointed at run.ts's local receiver,
-   which answers 200 with a small page; the rest of the request is sent as
-   generated. Negative cases go out untouched: they must be refused whatever
-   their URLs.
+   which answers 200 with a small page. Likewise the base64 HTML fields
+   (page.html, htmlTemplate, pdf.headerHtml, footerHtml) are re-encoded as the
+   UTF-8 of their bytes, a rule the document cannot state (see 2), so that the
+   positive cases render rather than stop at that 400. The rest of the request
+   is sent as generated. Negative cases go out untouched: they must be refused
+   whatever their URLs.
 
 2. Which schema-valid bodies the service may still refuse. The OpenAPI
    document states every rule JSON Schema can express; the rules below are
@@ -18,6 +21,8 @@
    one of these rules, and fails on any other 400 to a schema-valid body.
 """
 
+import base64
+import binascii
 import os
 import re
 from dataclasses import dataclass
@@ -37,17 +42,37 @@ def _point_at_receiver(body, section, field):
         part[field] = f"{RECEIVER}/{section}"
 
 
+# (section, field) of the base64 text the service decodes as UTF-8.
+TEXT_FIELDS = (("page", "html"), ("page", "htmlTemplate"), ("pdf", "headerHtml"), ("pdf", "footerHtml"))
+
+
+def _as_utf8(body, section, field):
+    """Re-encodes a base64 field as the UTF-8 of its bytes (bad sequences replaced), so that the render runs."""
+    part = body.get(section) if isinstance(body, dict) else None
+    encoded = part.get(field) if isinstance(part, dict) else None
+    if not isinstance(encoded, str):
+        return
+    compact = re.sub(r"[\t\n\f\r ]", "", encoded)
+    try:
+        raw = base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return
+    part[field] = base64.b64encode(raw.decode("utf-8", "replace").encode("utf-8")).decode("ascii")
+
+
 @schemathesis.hook
 def before_call(context, case, **kwargs):
     meta = case.meta
     if meta is None or meta.generation.mode != GenerationMode.POSITIVE or not isinstance(case.body, dict):
         return
-    for section, field in URL_FIELDS:
-        _point_at_receiver(case.body, section, field)
-    _point_at_receiver(case.body.get("variables"), "page", "url")
-    parts = case.body.get("parts")
-    for part in parts if isinstance(parts, list) else ():
-        _point_at_receiver(part, "page", "url")
+    body = case.body
+    parts = body.get("parts")
+    # The request itself, a template's stored variables, and the parts of a merge.
+    for holder in (body, body.get("variables"), *(parts if isinstance(parts, list) else ())):
+        for section, field in URL_FIELDS:
+            _point_at_receiver(holder, section, field)
+        for section, field in TEXT_FIELDS:
+            _as_utf8(holder, section, field)
 
 
 @dataclass(frozen=True)
@@ -74,7 +99,8 @@ MERGED_RULES = (
     r"^(Exactly one of page\.url, page\.html or page\.htmlTemplate is required"
     r"|Only one of page\.url, page\.html or page\.htmlTemplate may be given"
     r"|Only used together with page\.htmlTemplate|Not applicable to png|Cannot be used together with fullPage"
-    r"|Cannot be combined with visible|Required|.* × deviceScaleFactor must be at most .*)$"
+    r"|Cannot be combined with visible|Required|.* × deviceScaleFactor must be at most .*"
+    r"|Give url or domain: the page is given as HTML, so the cookie has no site)$"
 )
 
 BEYOND_JSON_SCHEMA = (
@@ -158,11 +184,24 @@ BEYOND_JSON_SCHEMA = (
         TEMPLATE_RENDERS,
     ),
     Rule(
-        r"^screenshot\.clip\.(x|y|width|height)$",
-        r"^(Required|Must be a number)$",
-        "A clip is whole only once merged over the stored one: a side the request leaves unset or null must "
-        "come from the template.",
-        TEMPLATE_RENDERS,
+        r"^(parts\.\d+\.)?(screenshot\.clip\.(x|y|width|height)|page\.(waitForSelector\.selector|waitForFunction\.pageFunction))$",
+        r"^(Required|Must be a number|Must be a string)$",
+        "A clip, a waitForSelector or a waitForFunction is whole only once merged over the stored one: what the "
+        "request (or a template part) leaves unset or null must come from the template.",
+        TEMPLATE_RENDERS + MERGES,
+    ),
+    Rule(
+        r"(^|\.)(page\.(htmlTemplate|templateData)|pdf\.eInvoice\.xmlTemplate)$",
+        r"^(Template could not be rendered|Template has more than|Template is too large or too deeply nested"
+        r"|Template runs more than|Rendered HTML is larger than|Must not be nested deeper than)",
+        "A Handlebars template must parse and render within its limits (lib/templates/handlebars.ts): a grammar "
+        "and a run over templateData, not a pattern; and JSON Schema has no keyword for nesting depth.",
+    ),
+    Rule(
+        r"^parts\.\d+\.pdf\.(protection|metadata|pdfa|pdfua|attachments|eInvoice)$",
+        r"^Set by the template, and applies to the merged file",
+        "A template part's stored pdf may hold what applies to the merged file only: stored data, not the request.",
+        MERGES,
     ),
     Rule(
         r"^parts\.\d+\.templateId$",
