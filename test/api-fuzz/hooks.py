@@ -117,7 +117,8 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"(^|\.)eInvoice\.(xml|profile)$",
-        r"",
+        r"^(Must be at most \d+ bytes decoded|Must be base64-encoded UTF-8 text|Must not contain a DOCTYPE"
+        r"|Not well-formed XML|The root element must be|Its guideline identifier)",
         "The XML must be a well-formed CII invoice without a DOCTYPE whose guideline identifier names the profile: "
         "what the decoded XML says has no JSON Schema form.",
     ),
@@ -170,8 +171,14 @@ BEYOND_JSON_SCHEMA = (
         "and the egress policy's, not a pattern's. (page.url, storage and webhook URLs point at the local receiver.)",
     ),
     Rule(
+        r"(^|\.)pdf\.watermark\.image$",
+        r"^The image could not be read",
+        "The document's pattern asks for the bytes a PNG or JPEG starts with; whether the rest decodes is the "
+        "image's, not a pattern's.",
+    ),
+    Rule(
         r"^parts\.\d+\.document$",
-        r"",
+        r"^(Must not be encrypted|Has no pages|Is not a readable PDF|Must be at most 5 MB decoded)",
         "An existing PDF must parse and must not be encrypted: what the decoded file holds has no JSON Schema form.",
         MERGES,
     ),
