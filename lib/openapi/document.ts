@@ -34,12 +34,24 @@ export type RouteDoc = {
   /** Answers 404 for other names in its path, for this reason. */
   notFound?: string;
   query?: 'page';
+  /** The names its `{file}` takes. */
+  files?: readonly string[];
+  /**
+   * Operations that take the `id` of the success body as their path `id`
+   * (OpenAPI links): what a client, or Schemathesis' stateful phase, calls next.
+   */
+  next?: readonly string[];
   /** An extra note for the reader. */
   description?: string;
 };
 
 const RENDER_SOURCES = 'Exactly one of page.url, page.html, page.htmlTemplate (templateData only with htmlTemplate).';
 const TEMPLATE_MERGE = 'Every option is optional and deep-merged over the template variables (the request wins, arrays are replaced); the merged page must name exactly one source.';
+
+/** What a saved template leads to: reading, rendering, changing and deleting it. */
+const TEMPLATE_NEXT = ['getTemplate', 'renderTemplate', 'renderTemplateSync', 'renderTemplateAsync', 'updateTemplate', 'updateTemplateByPost', 'deleteTemplate'] as const;
+/** A queued job is read back by its id. */
+const JOB_NEXT = ['getJob'] as const;
 
 const MERGE_PARTS =
   'Up to 20 parts, in order: {page, pdf?} rendered like /v1/pdf, {templateId, page?, pdf?} from a saved PDF template, or {document} an existing PDF (base64, at most 5 MB, not encrypted); each may have a title for its outline entry. The top-level pdf (outline, protection, watermark) applies to the merged file. Quota: one unit per rendered part; an existing PDF costs nothing, a failed merge nothing. A part that fails fails the merge: code merge.part, its fields under parts.<index>.';
@@ -48,22 +60,22 @@ const MERGE_PARTS =
 export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: '/v1/pdf', operationId: 'createPdf', summary: 'Render a PDF, answered with the file', tag: 'PDF', body: 'PdfRequest', renders: true, success: { status: '200', description: 'The PDF. Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, description: RENDER_SOURCES },
   { method: 'post', path: '/v1/pdf/sync', operationId: 'createPdfSync', summary: 'Render a PDF, answered with a download URL', tag: 'PDF', body: 'PdfSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, description: RENDER_SOURCES },
-  { method: 'post', path: '/v1/pdf/async', operationId: 'createPdfAsync', summary: 'Queue a PDF; the webhook gets the result', tag: 'PDF', body: 'PdfAsyncRequest', renders: true, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/pdf/async', operationId: 'createPdfAsync', summary: 'Queue a PDF; the webhook gets the result', tag: 'PDF', body: 'PdfAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: RENDER_SOURCES },
   { method: 'post', path: '/v1/screenshot', operationId: 'createScreenshot', summary: 'Render a screenshot, answered with the image', tag: 'Screenshot', body: 'ScreenshotRequest', renders: true, success: { status: '200', description: 'The image (png, jpeg or webp). Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, description: RENDER_SOURCES },
   { method: 'post', path: '/v1/screenshot/sync', operationId: 'createScreenshotSync', summary: 'Render a screenshot, answered with a download URL', tag: 'Screenshot', body: 'ScreenshotSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, description: RENDER_SOURCES },
-  { method: 'post', path: '/v1/screenshot/async', operationId: 'createScreenshotAsync', summary: 'Queue a screenshot; the webhook gets the result', tag: 'Screenshot', body: 'ScreenshotAsyncRequest', renders: true, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: RENDER_SOURCES },
+  { method: 'post', path: '/v1/screenshot/async', operationId: 'createScreenshotAsync', summary: 'Queue a screenshot; the webhook gets the result', tag: 'Screenshot', body: 'ScreenshotAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: RENDER_SOURCES },
   { method: 'post', path: '/v1/template/{id}', operationId: 'renderTemplate', summary: 'Render from a template, answered with the file', tag: 'Template rendering', body: 'TemplateRenderRequest', renders: true, byId: true, success: { status: '200', description: "The file, PDF or image per the template's output.", content: 'pdf-or-image' }, description: TEMPLATE_MERGE },
   { method: 'post', path: '/v1/template/{id}/sync', operationId: 'renderTemplateSync', summary: 'Render from a template, answered with a download URL', tag: 'Template rendering', body: 'TemplateRenderSyncRequest', renders: true, byId: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, description: TEMPLATE_MERGE },
-  { method: 'post', path: '/v1/template/{id}/async', operationId: 'renderTemplateAsync', summary: 'Queue a render from a template', tag: 'Template rendering', body: 'TemplateRenderAsyncRequest', renders: true, byId: true, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: TEMPLATE_MERGE },
+  { method: 'post', path: '/v1/template/{id}/async', operationId: 'renderTemplateAsync', summary: 'Queue a render from a template', tag: 'Template rendering', body: 'TemplateRenderAsyncRequest', renders: true, byId: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: TEMPLATE_MERGE },
   { method: 'post', path: '/v1/pdf/merge', operationId: 'mergePdf', summary: 'Render and merge parts into one PDF, answered with the file', tag: 'PDF', body: 'MergeRequest', renders: true, success: { status: '200', description: 'The merged PDF. Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'post', path: '/v1/pdf/merge/sync', operationId: 'mergePdfSync', summary: 'Render and merge parts into one PDF, answered with a download URL', tag: 'PDF', body: 'MergeSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
-  { method: 'post', path: '/v1/pdf/merge/async', operationId: 'mergePdfAsync', summary: 'Queue a merge; the webhook gets the result', tag: 'PDF', body: 'MergeAsyncRequest', renders: true, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
+  { method: 'post', path: '/v1/pdf/merge/async', operationId: 'mergePdfAsync', summary: 'Queue a merge; the webhook gets the result', tag: 'PDF', body: 'MergeAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'get', path: '/v1/jobs/{id}', operationId: 'getJob', summary: 'Status of an async job (addition)', tag: 'Jobs', byId: true, success: { status: '200', description: 'The job.', schema: 'Job' } },
-  { method: 'post', path: '/v1/templates', operationId: 'createTemplate', summary: 'Create a template', tag: 'Templates', body: 'TemplateCreateRequest', success: { status: '201', description: 'The template with its variables.', schema: 'Template' }, description: 'output, when absent, is IMAGE if the variables hold screenshot and no pdf, else PDF.' },
+  { method: 'post', path: '/v1/templates', operationId: 'createTemplate', summary: 'Create a template', tag: 'Templates', body: 'TemplateCreateRequest', next: TEMPLATE_NEXT, success: { status: '201', description: 'The template with its variables.', schema: 'Template' }, description: 'output, when absent, is IMAGE if the variables hold screenshot and no pdf, else PDF.' },
   { method: 'get', path: '/v1/templates', operationId: 'listTemplates', summary: 'List templates', tag: 'Templates', query: 'page', success: { status: '200', description: 'One page of 20, newest first, without variables.', schema: 'TemplateListPage' } },
   { method: 'get', path: '/v1/templates/{id}', operationId: 'getTemplate', summary: 'Get a template', tag: 'Templates', byId: true, success: { status: '200', description: 'The template with its variables.', schema: 'Template' } },
-  { method: 'put', path: '/v1/templates/{id}', operationId: 'updateTemplate', summary: 'Update a template', tag: 'Templates', body: 'TemplateUpdateRequest', byId: true, success: { status: '200', description: 'The whole updated template.', schema: 'Template' }, description: 'At least one of name, variables, output.' },
-  { method: 'post', path: '/v1/templates/{id}', operationId: 'updateTemplateByPost', summary: 'Update a template (POST, as the vendor SDK sends it)', tag: 'Templates', body: 'TemplateUpdateRequest', byId: true, success: { status: '200', description: 'The whole updated template.', schema: 'Template' }, description: 'The same as PUT /v1/templates/{id}: same body, same answer.' },
+  { method: 'put', path: '/v1/templates/{id}', operationId: 'updateTemplate', summary: 'Update a template', tag: 'Templates', body: 'TemplateUpdateRequest', byId: true, next: TEMPLATE_NEXT, success: { status: '200', description: 'The whole updated template.', schema: 'Template' }, description: 'At least one of name, variables, output.' },
+  { method: 'post', path: '/v1/templates/{id}', operationId: 'updateTemplateByPost', summary: 'Update a template (POST, as the vendor SDK sends it)', tag: 'Templates', body: 'TemplateUpdateRequest', byId: true, next: TEMPLATE_NEXT, success: { status: '200', description: 'The whole updated template.', schema: 'Template' }, description: 'The same as PUT /v1/templates/{id}: same body, same answer.' },
   { method: 'delete', path: '/v1/templates/{id}', operationId: 'deleteTemplate', summary: 'Delete a template', tag: 'Templates', byId: true, success: { status: '204', description: 'Deleted; no body.' } },
   { method: 'get', path: '/v1/devices', operationId: 'listDevices', summary: 'Screenshot device presets (addition)', tag: 'Account', success: { status: '200', description: 'Every preset.', schema: 'Devices' } },
   { method: 'get', path: '/v1/usage', operationId: 'getUsage', summary: "The token's plan, quota and rate (addition)", tag: 'Account', success: { status: '200', description: 'Usage this month.', schema: 'Usage' } },
@@ -71,7 +83,7 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'get', path: '/docs', operationId: 'getDocs', summary: 'The API reference, rendered from this document', tag: 'Documentation', auth: false, success: { status: '200', description: 'An HTML page.', content: 'html' } },
   { method: 'get', path: '/docs/api-reference.js', operationId: 'getDocsScript', summary: 'The script the reference page runs', tag: 'Documentation', auth: false, success: { status: '200', description: 'JavaScript (Scalar API Reference, standalone).', content: 'javascript' } },
   { method: 'get', path: '/', operationId: 'getStudio', summary: 'The template studio: manage, edit and preview templates (addition)', tag: 'Documentation', auth: false, success: { status: '200', description: 'An HTML page; it asks for a token and calls this API with it.', content: 'html' } },
-  { method: 'get', path: '/studio/{file}', operationId: 'getStudioFile', summary: "The template studio's script, styles and pdf.js worker", tag: 'Documentation', auth: false, notFound: 'No such file.', success: { status: '200', description: 'studio.js, studio.css or pdf.worker.mjs.', content: 'script-or-style' } },
+  { method: 'get', path: '/studio/{file}', operationId: 'getStudioFile', summary: "The template studio's script, styles and pdf.js worker", tag: 'Documentation', auth: false, notFound: 'No such file.', files: ['studio.js', 'studio.css', 'pdf.worker.mjs'], success: { status: '200', description: 'studio.js, studio.css or pdf.worker.mjs.', content: 'script-or-style' } },
 ];
 
 const errorResponse = (description: string, schema = 'Error') => ({
@@ -115,12 +127,17 @@ const WWW_AUTHENTICATE = {
 
 function operation(route: RouteDoc) {
   const auth = route.auth !== false;
-  const responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: unknown }> = {
+  const responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: unknown; links?: Record<string, unknown> }> = {
     [route.success.status]: {
       description: route.success.description,
       ...(successContent(route.success) ? { content: successContent(route.success) } : {}),
     },
   };
+  if (route.next) {
+    responses[route.success.status]!.links = Object.fromEntries(
+      route.next.map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/id' } }]),
+    );
+  }
   if (route.success.status === '201') {
     responses['201']!.headers = { location: { description: 'Path of what was created: /v1/jobs/{id} or /v1/templates/{id}.', schema: { type: 'string' } } };
   }
@@ -150,7 +167,12 @@ function operation(route: RouteDoc) {
   }
 
   const parameters = [
-    ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: name === 'file' && route.files ? { type: 'string', enum: route.files } : { type: 'string' },
+    })),
     ...(route.query === 'page'
       ? [{ name: 'page', in: 'query', required: false, description: 'Page number.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_PAGE, default: 1 } }]
       : []),

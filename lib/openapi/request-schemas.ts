@@ -12,6 +12,7 @@ import {
   WebhookOptionsSchema,
 } from '../schemas/render-options.js';
 import { TemplateCreateSchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
+import { withJsonSchemaRules, withPartPdfRules } from './json-schema-rules.js';
 import { DocumentPartSchema, MERGE_REQUEST_SCHEMAS, MergePartSchema, PagePartSchema, TemplatePartSchema } from '../schemas/merge-requests.js';
 
 /** Shared pieces, referenced from the request bodies as `#/components/schemas/<name>`. */
@@ -47,13 +48,17 @@ const CONFIG: ConversionConfig = {
   // An API object is a pipe of unknown → checks → object (closedObject): the
   // object is the shape a caller sends, and the last schema of the pipe wins.
   typeMode: 'ignore',
-  // Cross-field rules (exactly one page source, quality not with png) and
-  // custom checks have no JSON Schema form: they are written in descriptions.
+  // Custom checks and rules between fields have no JSON Schema form the
+  // converter could read: those that JSON Schema can state are added by
+  // metadata or json-schema-rules.ts; the rest are written in descriptions.
   errorMode: 'ignore',
   definitions: SHARED,
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
   // A merge part is told apart by its keys at run time (v.lazy); the document shows the three shapes.
-  overrideSchema: ({ valibotSchema }) => (valibotSchema === MergePartSchema ? mergePartJsonSchema() : undefined),
+  overrideSchema: ({ valibotSchema, jsonSchema }) =>
+    valibotSchema === MergePartSchema ? mergePartJsonSchema() : withJsonSchemaRules(valibotSchema, jsonSchema),
+  // Rules the converter cannot read from a check, written out where the check is (json-schema-rules.ts).
+  overrideAction: ({ valibotAction, jsonSchema }) => withJsonSchemaRules(valibotAction, jsonSchema),
 };
 
 let mergePart: JsonSchema | undefined;
@@ -63,7 +68,7 @@ function mergePartJsonSchema(): JsonSchema {
     description: 'One of {page, pdf?, title?}, {templateId, page?, pdf?, title?} or {document, title?}, told apart by the key given.',
     anyOf: [PagePartSchema, TemplatePartSchema, DocumentPartSchema].map((schema) => {
       const { $schema: _dialect, $defs: _defs, ...part } = toJsonSchema(schema, CONFIG) as JsonSchema & { $defs?: unknown };
-      return part;
+      return schema === DocumentPartSchema ? part : withPartPdfRules(part);
     }),
   };
   return mergePart;

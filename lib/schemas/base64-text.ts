@@ -47,3 +47,21 @@ export function decodeBase64Text(encoded: string): string {
   if (!result.ok) throw new TypeError(result.problem);
   return result.text;
 }
+
+// The same grammar as a regular expression, for the OpenAPI document: ASCII
+// whitespace after any character, groups of four, and a last group of two or
+// three characters, padded to four with `=` or not.
+const W = '[\\t\\n\\f\\r ]*';
+const C = `[A-Za-z0-9+/]${W}`;
+const LAST_GROUP = `(?:${C}){2}(?:=${W}=${W})?|(?:${C}){3}(?:=${W})?`;
+
+/**
+ * What `tryDecodeBase64Text` reads as base64, as a JSON Schema `pattern`
+ * (ECMA-262): `nonEmpty` also asks for at least one decoded byte. Whether
+ * the bytes are UTF-8 has no such form; the service answers that with 400.
+ */
+export function base64TextPattern(nonEmpty: boolean): string {
+  return nonEmpty
+    ? `^${W}(?:(?:${C}){4})*(?:(?:${C}){4}|${LAST_GROUP})$`
+    : `^${W}(?:(?:${C}){4})*(?:${LAST_GROUP})?$`;
+}

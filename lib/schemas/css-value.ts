@@ -1,7 +1,7 @@
 // Enough for colours, gradients and filter functions; without `;`, `{`, `}`,
 // `<`, quotes, `\`, `*` or `!` a value cannot end its declaration, open a
 // rule, a comment or an HTML tag.
-const CSS_VALUE = /^[A-Za-z0-9#%.,()+\-/ ]*$/;
+export const CSS_VALUE = /^[A-Za-z0-9#%.,()+\-/ ]*$/;
 // `url()` would load an arbitrary resource past the checks on the image URL.
 const CSS_URL_FUNCTION = /url\s*\(/i;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;

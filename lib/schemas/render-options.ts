@@ -11,7 +11,7 @@ import { isPlainObject } from '../is-plain-object.js';
 import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { DEFAULT_DEVICE, findDevice, listDevices } from '../devices.js';
 import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defaults.js';
-import { tryDecodeBase64Text } from './base64-text.js';
+import { base64TextPattern, tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
@@ -121,13 +121,15 @@ function base64Text(allowEmpty: boolean) {
       (encoded) => base64Problem(encoded, allowEmpty) === undefined,
       (issue) => base64Problem(issue.input, allowEmpty) ?? 'Must be valid base64',
     ),
+    // The check above in the document's words, UTF-8 aside (JSON Schema has no form for it).
+    v.metadata({ pattern: base64TextPattern(!allowEmpty), contentEncoding: 'base64', contentMediaType: 'text/html' }),
   );
 }
 
-const JsonObjectSchema = v.custom<Record<string, unknown>>(isPlainObject, 'Must be a JSON object');
+const JsonObjectSchema = v.pipe(v.custom<Record<string, unknown>>(isPlainObject, 'Must be a JSON object'), v.metadata({ type: 'object' }));
 
 // RFC 9110 token; values may not break the header line.
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // CR, LF and NUL would end or cut the header line; other controls (but tab) are not field content either.
 // A header value is bytes: a character past U+00FF has no byte to be sent as, and Node's HTTP client throws
 // on it (ERR_INVALID_CHAR), so it is refused here rather than failing the upload or webhook call later.
@@ -140,13 +142,13 @@ const HEADER_VALUE_MESSAGE = 'Must not contain line breaks, NUL, other control c
  * smuggle another, reach a different virtual host than the URL names, or talk
  * to the egress proxy instead of the site. Compared case-insensitively.
  */
-const RESERVED_HEADERS = new Set([...FRAMING_HEADERS, 'host']);
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([...FRAMING_HEADERS, 'host']);
 /**
  * The signature headers the service writes on every webhook call: Standard
  * Webhooks' and the vendor's. A caller's value would be overwritten, so it is
  * refused instead of silently dropped.
  */
-const WEBHOOK_SIGNATURE_HEADERS = new Set(WEBHOOK_SIGNATURE_HEADER_NAMES);
+export const WEBHOOK_SIGNATURE_HEADERS: ReadonlySet<string> = new Set(WEBHOOK_SIGNATURE_HEADER_NAMES);
 
 function headerNameProblem(name: string, extraReserved: ReadonlySet<string>): string | undefined {
   if (!HEADER_NAME.test(name)) return 'Must be a valid HTTP header name';
@@ -289,21 +291,24 @@ function paperLengthInPx(length: string): number {
   return Number(match[1]) * PX_PER_UNIT[unit];
 }
 
-/** A paper length: a number of CSS pixels or a string such as `"210mm"`. */
+/**
+ * A paper length: a number of CSS pixels or a string such as `"210mm"`. A
+ * paper side is a CSS pixel at least: Chromium failed to print far smaller
+ * pages (1e-8 px), and the render answered 500.
+ */
 function paperLength(allowZero: boolean) {
+  const min = allowZero ? 0 : 1;
   return v.union(
     [
       v.pipe(
         v.number(),
-        v.check((length) => (allowZero ? length >= 0 : length > 0), allowZero ? 'Must be at least 0' : 'Must be greater than 0'),
+        v.minValue(min, `Must be at least ${min}`),
         v.maxValue(MAX_PAPER_PX, `Must be at most ${MAX_PAPER_PX} (${MAX_PAPER_INCHES}in)`),
-        // The check above in the document's words.
-        v.metadata(allowZero ? { minimum: 0 } : { exclusiveMinimum: 0 }),
       ),
       v.pipe(
         v.string(),
         v.regex(PAPER_LENGTH, 'Must be a number followed by px, in, cm or mm, e.g. "210mm"'),
-        v.check((length) => allowZero || paperLengthInPx(length) > 0, 'Must be greater than 0'),
+        v.check((length) => paperLengthInPx(length) >= min, `Must be at least ${min}px`),
         v.check((length) => paperLengthInPx(length) <= MAX_PAPER_PX, `Must be at most ${MAX_PAPER_INCHES}in`),
       ),
     ],
@@ -355,6 +360,8 @@ const WaitForSelectorOptionsSchema = v.pipe(
     ),
     ['hidden'],
   ),
+  // The check above in the document's words.
+  v.metadata({ not: { required: ['visible', 'hidden'], properties: { visible: { const: true }, hidden: { const: true } } } }),
 );
 
 const selectorEntries = {
@@ -474,11 +481,15 @@ function scaledSideRule(side: 'width' | 'height', label: string) {
 
 export const ViewportSchema = v.pipe(ViewportEntriesSchema, scaledSideRule('width', 'Width'), scaledSideRule('height', 'Height'));
 
+// A clip's offset stays within the furthest a Chromium page extends (its layout unit's range, 2^25 CSS
+// pixels), and its sides are a pixel at least (puppeteer rounds the region): beyond either, the capture
+// fails inside Chromium and the render would end in a 500.
+const MAX_CLIP_OFFSET = 33_554_431;
 const clipEntries = {
-  x: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),
-  y: v.pipe(v.number('Must be a number'), v.minValue(0, 'Must be at least 0')),
-  width: positiveNumberUpTo(MAX_IMAGE_PIXELS),
-  height: positiveNumberUpTo(MAX_IMAGE_PIXELS),
+  x: numberBetween(0, MAX_CLIP_OFFSET),
+  y: numberBetween(0, MAX_CLIP_OFFSET),
+  width: numberBetween(1, MAX_IMAGE_PIXELS),
+  height: numberBetween(1, MAX_IMAGE_PIXELS),
   scale: v.nullish(positiveNumberUpTo(MAX_SCALE_FACTOR)),
 };
 

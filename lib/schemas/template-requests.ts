@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
+import { JS_WHITESPACE } from './js-whitespace.js';
 import { TemplateVariablesSchema } from './render-requests.js';
 
 const NameSchema = v.pipe(
@@ -9,6 +10,8 @@ const NameSchema = v.pipe(
   v.trim(),
   v.minLength(1, 'Must not be empty'),
   maxCharacters(200, 'Must be at most 200 characters'),
+  // In the document's words: at least one character that trim() keeps.
+  v.metadata({ pattern: `[^${JS_WHITESPACE}]` }),
 );
 const OutputSchema = v.picklist(['PDF', 'IMAGE'], 'Must be one of: PDF, IMAGE');
 

@@ -1,23 +1,63 @@
 """Schemathesis hooks for DocRender's API fuzzing (run by test/api-fuzz/run.ts).
 
-The machines that run the fuzzer reach no public address, and the service
-refuses private ones unless ALLOW_PRIVATE_HOSTS lets them through (run.ts
-lets 127.0.0.1 through). So in the schema-valid (positive) cases, every URL
-the service would fetch or call (page.url, storage.preSignedUrl, webhook.url,
-overlay image backgrounds aside) is pointed at run.ts's local receiver, which
-answers 200 with a small page; the rest of the request is sent as generated.
-Negative cases go out untouched: they must be refused whatever their URLs.
+1. Where the fuzzer's URLs go. The machines that run the fuzzer reach no
+   public address, and the service refuses private ones unless
+   ALLOW_PRIVATE_HOSTS lets them through (run.ts lets 127.0.0.1 through). So
+   in the schema-valid (positive) cases, every URL the service would fetch or
+   call (page.url, a template's variables.page.url, a merge part's page.url,
+   storage.preSignedUrl, webhook.url) is pointed at run.ts's local receiver,
+   which answers 200 with a small page. Likewise the base64 HTML fields
+   (page.html, htmlTemplate, pdf.headerHtml, footerHtml) are re-encoded as the
+   UTF-8 of their bytes, a rule the document cannot state (see 2), so that the
+   positive cases render rather than stop at that 400. The rest of the request
+   is sent as generated. Negative cases go out untouched: they must be refused
+   whatever their URLs.
+
+2. Which schema-valid bodies the service may still refuse. The OpenAPI
+   document states every rule JSON Schema can express; the rules below are
+   the ones it cannot, each with the reason. `positive_data_acceptance` takes
+   400 (schemathesis.toml) and `refused_only_beyond_json_schema` judges every
+   such 400: it passes only when each field the answer names is refused by
+   one of these rules, and fails on any other 400 to a schema-valid body.
 """
 
+import base64
+import binascii
 import os
+import re
+from dataclasses import dataclass
 
 import schemathesis
 from schemathesis import GenerationMode
 
 RECEIVER = os.environ["API_FUZZ_RECEIVER"]
 
-# (section, field) of every URL the service connects to on the caller's behalf.
+# Where, inside a body, an object holds a URL field the service connects to.
 URL_FIELDS = (("page", "url"), ("storage", "preSignedUrl"), ("webhook", "url"))
+
+
+def _point_at_receiver(body, section, field):
+    part = body.get(section) if isinstance(body, dict) else None
+    if isinstance(part, dict) and isinstance(part.get(field), str):
+        part[field] = f"{RECEIVER}/{section}"
+
+
+# (section, field) of the base64 text the service decodes as UTF-8.
+TEXT_FIELDS = (("page", "html"), ("page", "htmlTemplate"), ("pdf", "headerHtml"), ("pdf", "footerHtml"))
+
+
+def _as_utf8(body, section, field):
+    """Re-encodes a base64 field as the UTF-8 of its bytes (bad sequences replaced), so that the render runs."""
+    part = body.get(section) if isinstance(body, dict) else None
+    encoded = part.get(field) if isinstance(part, dict) else None
+    if not isinstance(encoded, str):
+        return
+    compact = re.sub(r"[\t\n\f\r ]", "", encoded)
+    try:
+        raw = base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return
+    part[field] = base64.b64encode(raw.decode("utf-8", "replace").encode("utf-8")).decode("ascii")
 
 
 @schemathesis.hook
@@ -25,7 +65,206 @@ def before_call(context, case, **kwargs):
     meta = case.meta
     if meta is None or meta.generation.mode != GenerationMode.POSITIVE or not isinstance(case.body, dict):
         return
-    for section, field in URL_FIELDS:
-        part = case.body.get(section)
-        if isinstance(part, dict) and isinstance(part.get(field), str):
-            part[field] = f"{RECEIVER}/{section}"
+    body = case.body
+    parts = body.get("parts")
+    # The request itself, a template's stored variables, and the parts of a merge.
+    for holder in (body, body.get("variables"), *(parts if isinstance(parts, list) else ())):
+        for section, field in URL_FIELDS:
+            _point_at_receiver(holder, section, field)
+        for section, field in TEXT_FIELDS:
+            _as_utf8(holder, section, field)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule the service enforces that JSON Schema cannot state."""
+
+    # The `fields` key of the 400, searched (so `page.html` also matches `parts.0.page.html`).
+    field: str
+    # The message the service gives for this rule, searched.
+    message: str
+    # Why the document cannot say it.
+    reason: str
+    # Only on these operations (by operationId); None for every operation.
+    operations: tuple = None
+
+
+# Operations that merge the request over a stored template before checking it.
+TEMPLATE_RENDERS = ("renderTemplate", "renderTemplateSync", "renderTemplateAsync")
+MERGES = ("mergePdf", "mergePdfSync", "mergePdfAsync")
+
+# What the options merged over a stored template are refused for (lib/schemas/render-requests.ts and
+# render-options.ts): the rules between fields, and fields a whole object needs that the request left to the template.
+MERGED_RULES = (
+    r"^(Exactly one of page\.url, page\.html or page\.htmlTemplate is required"
+    r"|Only one of page\.url, page\.html or page\.htmlTemplate may be given"
+    r"|Only used together with page\.htmlTemplate|Not applicable to png|Cannot be used together with fullPage"
+    r"|Cannot be combined with visible|Required|.* × deviceScaleFactor must be at most .*"
+    r"|Give url or domain: the page is given as HTML, so the cookie has no site)$"
+)
+
+BEYOND_JSON_SCHEMA = (
+    Rule(
+        r"(^|\.)(page\.(html|htmlTemplate)|pdf\.(headerHtml|footerHtml))$",
+        r"^(Must be base64-encoded UTF-8 text|Must not be empty)$",
+        "The base64 must decode to UTF-8 (the document's pattern checks the base64; "
+        "UTF-8 inside it has no JSON Schema form), and a lone byte order mark decodes to no text.",
+    ),
+    Rule(
+        r"(^|\.)eInvoice\.xmlTemplate$",
+        r"^Must be valid base64$",
+        "The base64 must decode to UTF-8 text.",
+    ),
+    Rule(
+        r"(^|\.)eInvoice\.(xml|profile)$",
+        r"^(Must be at most \d+ bytes decoded|Must be base64-encoded UTF-8 text|Must not contain a DOCTYPE"
+        r"|Not well-formed XML|The root element must be|Its guideline identifier)",
+        "The XML must be a well-formed CII invoice without a DOCTYPE whose guideline identifier names the profile: "
+        "what the decoded XML says has no JSON Schema form.",
+    ),
+    Rule(
+        r"(^|\.)page\.timezone$",
+        r"^Unknown time zone",
+        "ICU time zone IDs and their aliases, as Chromium resolves them: a list that follows the ICU data.",
+    ),
+    Rule(
+        r"(^|\.)pdf\.(width|height|margin\.(top|bottom|left|right))$",
+        r"^(Must be at least 1px|Must be at most 200in)$",
+        'A length with a unit ("0in", "5000mm") compares its value in inches: a number inside a string.',
+    ),
+    Rule(
+        r"(^|\.)screenshot\.viewport\.(width|height)$",
+        r"× deviceScaleFactor must be at most",
+        "The image pixel limit bounds a side times deviceScaleFactor: a product of two fields.",
+    ),
+    Rule(
+        r"(^|\.)(pdf\.pageRanges|watermark\.pages)$",
+        r"ends before it starts$",
+        'A range must not end before it starts ("5-2"): a comparison of two numbers inside a string.',
+    ),
+    Rule(
+        r"(^|\.)(page|webhook)\.headers$",
+        r"^Headers may take",
+        "Header names and values may take 8 KB together: a sum over the whole object.",
+    ),
+    Rule(
+        r"(^|\.)webhook\.metadata$",
+        r"bytes as JSON$",
+        "At most 1024 bytes once serialised as JSON: the size of the whole object.",
+    ),
+    Rule(
+        r"(^|\.)protection\.(userPassword|ownerPassword)$",
+        r"bytes in UTF-8",
+        "A password is cut at 127 bytes of UTF-8; JSON Schema counts characters.",
+    ),
+    Rule(
+        r"(^|\.)pdf\.attachments$",
+        r"bytes decoded in total$",
+        "The attachments may take 5 MB decoded together: a sum over the array.",
+    ),
+    Rule(
+        r"(^|\.)(page\.cookies\.\d+\.url|screenshot\.overlay\.background)$",
+        r"^(Must be an absolute (image )?URL including the scheme|The user name or password holds a malformed percent escape"
+        r"|Must point to a public address)",
+        "The document's pattern asks for http: or https: and no control characters; whether the rest parses as a "
+        "WHATWG URL that Node's HTTP client can call, and (for an image) names a public host, is the URL parser's "
+        "and the egress policy's, not a pattern's. (page.url, storage and webhook URLs point at the local receiver.)",
+    ),
+    Rule(
+        r"(^|\.)pdf\.watermark\.image$",
+        r"^The image could not be read",
+        "The document's pattern asks for the bytes a PNG or JPEG starts with; whether the rest decodes is the "
+        "image's, not a pattern's.",
+    ),
+    Rule(
+        r"^parts\.\d+\.document$",
+        r"^(Must not be encrypted|Has no pages|Is not a readable PDF|Must be at most 5 MB decoded)",
+        "An existing PDF must parse and must not be encrypted: what the decoded file holds has no JSON Schema form.",
+        MERGES,
+    ),
+    Rule(
+        r"^(page|screenshot)\.",
+        MERGED_RULES,
+        "A template render merges the request over the stored template, and the merged options are checked as a "
+        "direct render's (exactly one page source, quality not with png, a whole clip…): the stored half is not "
+        "in the request the document describes.",
+        TEMPLATE_RENDERS,
+    ),
+    Rule(
+        r"^(parts\.\d+\.)?(screenshot\.clip\.(x|y|width|height)|page\.(waitForSelector\.selector|waitForFunction\.pageFunction))$",
+        r"^(Required|Must be a number|Must be a string)$",
+        "A clip, a waitForSelector or a waitForFunction is whole only once merged over the stored one: what the "
+        "request (or a template part) leaves unset or null must come from the template.",
+        TEMPLATE_RENDERS + MERGES,
+    ),
+    Rule(
+        r"(^|\.)(page\.(htmlTemplate|templateData)|pdf\.eInvoice\.xmlTemplate)$",
+        r"^(Template could not be rendered|Template has more than|Template is too large or too deeply nested"
+        r"|Template runs more than|Rendered HTML is larger than|Must not be nested deeper than)",
+        "A Handlebars template must parse and render within its limits (lib/templates/handlebars.ts): a grammar "
+        "and a run over templateData, not a pattern; and JSON Schema has no keyword for nesting depth.",
+    ),
+    Rule(
+        r"^parts\.\d+\.pdf\.(protection|metadata|pdfa|pdfua|attachments|eInvoice)$",
+        r"^Set by the template, and applies to the merged file",
+        "A template part's stored pdf may hold what applies to the merged file only: stored data, not the request.",
+        MERGES,
+    ),
+    Rule(
+        r"^parts\.\d+\.templateId$",
+        r"^Must be a PDF template$",
+        "A template part must name a template whose stored output is PDF: stored data, not the request.",
+        MERGES,
+    ),
+    Rule(
+        r"(^|\.)(page\.(cookies(\.\d+)?|timezone|waitForSelector\.selector|waitForFunction\.pageFunction)"
+        r"|screenshot\.(element|overlay\.(background|filter|margin))|pdf\.(pageRanges|headerHtml|footerHtml))$",
+        r"^(Not a valid (CSS selector|JavaScript expression|page range|CSS colour, gradient or image URL|CSS filter|image URL)"
+        r"|Chromium refused a cookie|No visible element matches|The document has fewer pages|Chromium could not print"
+        r"|The image with its overlay would be larger|Unknown time zone|Only http and https image URLs)",
+        "What the page and Chromium's own parsers decide when it renders (lib/render, PlanStepError): a selector "
+        "must be CSS and a pageFunction JavaScript, an element must show up, ranges must fit the page count, a "
+        "header may not load a stylesheet, the overlay must be CSS Chromium draws and fit the pixel limit.",
+    ),
+    Rule(
+        r"^parts\.\d+\.page\.",
+        MERGED_RULES,
+        "A template part merges its overrides over a stored template, checked as a direct render's once merged "
+        "(code merge.part): the stored half is not in the request.",
+        MERGES,
+    ),
+)
+
+
+def _explained(operation_id, field, message):
+    return any(
+        (rule.operations is None or operation_id in rule.operations)
+        and re.search(rule.field, field)
+        and re.search(rule.message, message)
+        for rule in BEYOND_JSON_SCHEMA
+    )
+
+
+@schemathesis.check
+def refused_only_beyond_json_schema(ctx, response, case):
+    """A schema-valid body answered 400 names only fields refused by a rule of BEYOND_JSON_SCHEMA."""
+    meta = case.meta
+    if meta is None or meta.generation.mode != GenerationMode.POSITIVE or response.status_code != 400:
+        return None
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    fields = body.get("fields") if isinstance(body, dict) else None
+    operation_id = case.operation.definition.raw.get("operationId")
+    unexplained = {
+        field: message
+        for field, message in (fields or {}).items()
+        if not _explained(operation_id, field, str(message))
+    }
+    if not fields or unexplained:
+        raise AssertionError(
+            "A body that fits the document was refused for a rule the document could state: "
+            f"{unexplained or body!r}"
+        )
+    return None

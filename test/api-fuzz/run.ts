@@ -2,10 +2,12 @@
  * `npm run test:api-fuzz [-- st run options]`: Schemathesis, an independent
  * fuzzer, against the whole local service as `npm start` runs it. It reads
  * GET /v1/openapi.json, sends every operation a bounded number of generated
- * requests (schemathesis.toml beside this file) and checks each answer with
- * its default checks: no 5xx, and the status, content type, headers and body
- * that the document declares. It joins the project's own fast-check fuzzing
- * (test/unit/fuzz), which stays.
+ * requests, then stateful chains along the document's links
+ * (schemathesis.toml beside this file), and checks each answer with every
+ * check: no 5xx, the status, content type, headers and body that the
+ * document declares, refusal of what it forbids, and acceptance of what it
+ * allows but for the rules JSON Schema cannot state (hooks.py names each).
+ * It joins the project's own fast-check fuzzing (test/unit/fuzz), which stays.
  *
  * Schemathesis comes from PyPI, pinned, into `.cache/schemathesis` (a venv,
  * ignored by git) on the first run. The service gets a local receiver for the

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeBase64Text, tryDecodeBase64Text } from '../../../lib/schemas/base64-text.js';
+import fc from 'fast-check';
+import { base64TextPattern, decodeBase64Text, tryDecodeBase64Text } from '../../../lib/schemas/base64-text.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
@@ -58,5 +59,36 @@ describe('tryDecodeBase64Text', () => {
   it('reports the problem instead of throwing', () => {
     assert.deepEqual(tryDecodeBase64Text('***'), { ok: false, problem: 'Must be valid base64' });
     assert.deepEqual(tryDecodeBase64Text(b64('ok')), { ok: true, text: 'ok' });
+  });
+});
+
+describe('base64TextPattern', () => {
+  // Strings of base64 characters, padding and whitespace (and a stray character), in any order.
+  const base64ish = fc.string({ unit: fc.constantFrom(...'AZaz09+/=\t\n\f\r -_!'), maxLength: 14 });
+  const patterns = { any: new RegExp(base64TextPattern(false), 'u'), nonEmpty: new RegExp(base64TextPattern(true), 'u') };
+
+  it('matches exactly the strings the decoder reads as base64, whatever their bytes', () => {
+    fc.assert(
+      fc.property(base64ish, (encoded) => {
+        // Act
+        const result = tryDecodeBase64Text(encoded);
+        // Assess: UTF-8 is the one rule the pattern leaves out.
+        const readAsBase64 = result.ok || result.problem !== 'Must be valid base64';
+        assert.equal(patterns.any.test(encoded), readAsBase64, JSON.stringify(encoded));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('with nonEmpty, also asks for at least one decoded byte', () => {
+    fc.assert(
+      fc.property(base64ish, (encoded) => {
+        const result = tryDecodeBase64Text(encoded);
+        const readAsBase64 = result.ok || result.problem !== 'Must be valid base64';
+        const someBytes = readAsBase64 && Buffer.from(encoded.replace(/[\t\n\f\r ]/g, ''), 'base64').length > 0;
+        assert.equal(patterns.nonEmpty.test(encoded), someBytes, JSON.stringify(encoded));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
