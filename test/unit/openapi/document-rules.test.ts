@@ -14,9 +14,12 @@ import { ValidationError } from '../../../lib/errors.js';
 import { buildOpenApiDocument } from '../../../lib/openapi/document.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { REQUEST_BODIES, type RequestBodyName } from '../../../lib/openapi/request-schemas.js';
+import { jpegHeader, zeroPng } from '../../helpers/hostile-images.js';
 
 const html = Buffer.from('<h1>Hi</h1>').toString('base64');
-const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]).toString('base64');
+// Real headers: the service reads what an image declares before it takes it (lib/image-header.ts).
+const png = zeroPng(4, 4).toString('base64');
+const jpeg = jpegHeader(4, 4).toString('base64');
 const pdf = Buffer.from('%PDF-1.7\n%%EOF\n').toString('base64');
 const attachment = { name: 'data.csv', content: Buffer.from('a,b\n').toString('base64'), mimeType: 'text/csv' };
 
@@ -70,7 +73,7 @@ const CASES: { body: RequestBodyName; value: unknown; valid: boolean; why: strin
   { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { text: 'DRAFT', image: png } } }, valid: false, why: 'a watermark with text and image' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { image: png, fontSize: 12 } } }, valid: false, why: 'an image watermark with a fontSize' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { image: png } } }, valid: true, why: 'a PNG watermark' },
-  { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { image: '/9j/4AAQ' } } }, valid: true, why: 'a JPEG watermark' },
+  { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { image: jpeg } } }, valid: true, why: 'a JPEG watermark' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { image: html } } }, valid: false, why: 'a watermark image that is no PNG or JPEG' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { text: 'DRAFT', color: '#c00' } } }, valid: true, why: 'a coloured text watermark' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { protection: {} } }, valid: false, why: 'protection without a password' },
