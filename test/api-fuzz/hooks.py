@@ -118,9 +118,10 @@ BEYOND_JSON_SCHEMA = (
     Rule(
         r"(^|\.)eInvoice\.(xml|profile)$",
         r"^(Must be at most \d+ bytes decoded|Must be base64-encoded UTF-8 text|Must not contain a DOCTYPE"
-        r"|Not well-formed XML|The root element must be|Its guideline identifier)",
-        "The XML must be a well-formed CII invoice without a DOCTYPE whose guideline identifier names the profile: "
-        "what the decoded XML says has no JSON Schema form.",
+        r"|Not well-formed XML|Not readable XML|Must not nest elements more than|The root element must be"
+        r"|Its guideline identifier)",
+        "The XML must be a well-formed CII invoice without a DOCTYPE, nested at most 100 deep, whose guideline "
+        "identifier names the profile: what the decoded XML says has no JSON Schema form.",
     ),
     Rule(
         r"(^|\.)page\.timezone$",
@@ -172,14 +173,19 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"(^|\.)pdf\.watermark\.image$",
-        r"^The image could not be read",
-        "The document's pattern asks for the bytes a PNG or JPEG starts with; whether the rest decodes is the "
-        "image's, not a pattern's.",
+        r"^(The image could not be read|Must be at most \d+ pixels on each side|Is (not )?a (valid |truncated )?(PNG|JPEG)"
+        r"|Must not be an animated PNG|Must be a greyscale, RGB or CMYK JPEG|Must not carry more than \d+ bytes of compressed text)",
+        "The document's pattern asks for the bytes a PNG or JPEG starts with; what the rest declares (its "
+        "dimensions against the pixel bound, its chunks or segments, how far its data inflates) is read from the "
+        "decoded image's header (lib/image-header.ts), not a pattern's.",
     ),
     Rule(
         r"^parts\.\d+\.document$",
-        r"^(Must not be encrypted|Has no pages|Is not a readable PDF|Must be at most 5 MB decoded)",
-        "An existing PDF must parse and must not be encrypted: what the decoded file holds has no JSON Schema form.",
+        r"^(Must not be encrypted|Has no pages|Is not a readable PDF|Must be at most 5 MB decoded|Must have at most"
+        r"|Must not|Its |The documents of a merge must have at most)",
+        "An existing PDF must parse, must not be encrypted and must stay within the decoder's bounds (objects, "
+        "streams and what they inflate to, nesting, page tree, pages and their size: lib/finishing/"
+        "pdf-input-bounds.ts): what the decoded file holds has no JSON Schema form.",
         MERGES,
     ),
     Rule(
