@@ -20,7 +20,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,7 +157,7 @@ function ensureDynamoDbLocal(): void {
 }
 
 function mvn(pom: string, goals: string[]): void {
-  run('mvn', ['-q', '-B', '-f', pom, `-Dmaven.repo.local=${M2}`, ...goals]);
+  run('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', pom, `-Dmaven.repo.local=${M2}`, ...goals]);
 }
 
 /** A jar holding nothing but a manifest (Main-Class, Class-Path), written with the venv's Python zipfile. */
@@ -190,6 +190,8 @@ export async function startLocalStackHost(output: 'inherit' | 'log'): Promise<Ru
     stdio: ['ignore', logFd, logFd],
     detached: true,
   });
+  // The child holds its own copy of the log file.
+  if (typeof logFd === 'number') closeSync(logFd);
   const stop = () => stopGroup(child);
   try {
     await waitUntilServing(child);
