@@ -10,6 +10,17 @@ import { FILES_PREFIX, newFileKey } from '../files/file-keys.js';
 import type { FileStore } from '../files/file-store.js';
 import { awsErrorName, storageError } from './errors.js';
 
+/**
+ * S3 gives LastModified to the second, rounded down (AWS, and LocalStack as
+ * it; the embedded emulator to the millisecond): an object listed at 12:00:05
+ * may have been stored at 12:00:05.900. It was surely stored before `cutoff`
+ * only if its whole second was: a file stored just after the cutoff is never
+ * deleted, one stored in the cutoff's own second waits for the next sweep.
+ */
+function storedBefore(lastModified: Date, cutoff: Date): boolean {
+  return lastModified.getTime() + 1000 <= cutoff.getTime();
+}
+
 /** DeleteObjects takes at most this many keys per call. */
 const DELETE_BATCH = 1000;
 /**
@@ -72,7 +83,7 @@ export function createS3FileStore(opts: { s3: S3Client; bucket: string }): FileS
           const page = await s3.send(
             new ListObjectsV2Command({ Bucket: bucket, Prefix: FILES_PREFIX, ContinuationToken: continuationToken }),
           );
-          const old = (page.Contents ?? []).filter((object) => object.Key && object.LastModified && object.LastModified < cutoff);
+          const old = (page.Contents ?? []).filter((object) => object.Key && object.LastModified && storedBefore(object.LastModified, cutoff));
           for (let i = 0; i < old.length; i += DELETE_BATCH) {
             const batch = old.slice(i, i + DELETE_BATCH);
             const result = await s3.send(

@@ -62,7 +62,8 @@ describe('localstack/docker-compose.yml', () => {
     const localstack = compose.services.localstack as Service;
     const services = String(localstack.environment.SERVICES).split(',');
     // Assess: start:localstack points the SDK at http://localhost:4566
-    assert.match(localstack.image, /^localstack\/localstack:/);
+    // 4.14.0: the last image that starts without LOCALSTACK_AUTH_TOKEN (every later one, 2026.3.0 on, needs one).
+    assert.equal(localstack.image, '${LOCALSTACK_IMAGE:-localstack/localstack:4.14.0}');
     assert.ok(localstack.ports.includes('127.0.0.1:4566:4566'));
     for (const service of ['dynamodb', 's3', 'sqs', 'lambda', 'apigateway', 'cloudformation', 'iam', 'sts', 'logs', 'events']) {
       assert.ok(services.includes(service), `SERVICES lacks ${service}`);
@@ -86,6 +87,6 @@ describe('localstack/docker-compose.yml', () => {
     const command = compose_ as string[];
     const { stdout } = await promisify(execFile)(command[0] as string, [...command.slice(1), '-f', composeFile, 'config'], { cwd: root });
     // Assess
-    assert.match(stdout, /localstack\/localstack:4/);
+    assert.match(stdout, /localstack\/localstack:4\.14\.0/);
   });
 });

@@ -48,6 +48,8 @@ describe('async rendering, webhooks and the job endpoint', () => {
   let receiver: TestServer;
   let account: Account;
   let sqs: SQSClient;
+  /** The stage the service runs as: its queues are docrender-<stage>-…. */
+  let stage: string;
   const stackFile = join(tempDir('docrender-async-'), 'dev-stack.json');
   let flakyCalls = 0;
 
@@ -73,6 +75,7 @@ describe('async rendering, webhooks and the job endpoint', () => {
     account = JSON.parse((await service.tokens('create', '--json')).stdout) as Account;
     const stack = readLiveDevStack(stackFile);
     assert.ok(stack, 'the service wrote its stack file');
+    stage = stack.stage;
     sqs = new SQSClient({
       region: stack.region,
       endpoint: stack.endpoints.sqs,
@@ -103,7 +106,7 @@ describe('async rendering, webhooks and the job endpoint', () => {
       return ['DELIVERED', 'FAILED'].includes(body.webhook.status) ? body : undefined;
     });
   const queueUrl = async (name: string) =>
-    (await sqs.send(new GetQueueUrlCommand({ QueueName: `docrender-dev-${name}` }))).QueueUrl as string;
+    (await sqs.send(new GetQueueUrlCommand({ QueueName: `docrender-${stage}-${name}` }))).QueueUrl as string;
   const drained = (url: string) =>
     waitFor(`queue ${url} to drain`, async () => {
       const { Attributes: a = {} } = await sqs.send(

@@ -36,6 +36,8 @@ describe('jobs that keep failing, and the file sweeper', () => {
   let receiver: TestServer;
   let account: Account;
   let sqs: SQSClient;
+  /** The stage the service runs as: its queues and bucket are docrender-<stage>-…. */
+  let stage: string;
   let s3: S3Client;
   let files: FileStore;
   const stackFile = join(tempDir('docrender-recovery-'), 'dev-stack.json');
@@ -54,7 +56,9 @@ describe('jobs that keep failing, and the file sweeper', () => {
     sqs = new SQSClient({ region: stack.region, endpoint: stack.endpoints.sqs, credentials, useQueueUrlAsEndpoint: false });
     s3 = new S3Client({ region: stack.region, endpoint: stack.endpoints.s3, credentials, forcePathStyle: true });
     const { Buckets = [] } = await s3.send(new ListBucketsCommand({}));
-    const bucket = Buckets.find((b) => /filesbucket/i.test(b.Name ?? ''))?.Name;
+    // Named by the stage: a shared LocalStack (CI's TEST_AWS_ENDPOINT) holds other tests' buckets too.
+    stage = stack.stage;
+    const bucket = Buckets.find((b) => b.Name?.startsWith(`docrender-${stage}-filesbucket`))?.Name;
     assert.ok(bucket, 'the files bucket');
     files = createS3FileStore({ s3, bucket });
   });
@@ -67,7 +71,7 @@ describe('jobs that keep failing, and the file sweeper', () => {
 
   it('fails a job whose renders keep failing after its third run (re-queued within seconds, or through the dead-letter queue), fires its webhook and gives the quota back', async () => {
     // Prepare: redeliver after 2 s instead of the production 6 minutes.
-    const jobsQueue = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'docrender-dev-JobsQueue' }))).QueueUrl as string;
+    const jobsQueue = (await sqs.send(new GetQueueUrlCommand({ QueueName: `docrender-${stage}-JobsQueue` }))).QueueUrl as string;
     await sqs.send(new SetQueueAttributesCommand({ QueueUrl: jobsQueue, Attributes: { VisibilityTimeout: '2' } }));
     const redrive = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: jobsQueue, AttributeNames: ['RedrivePolicy'] }))).Attributes
       ?.RedrivePolicy;

@@ -9,7 +9,8 @@ export type DynamoProxy = {
   stop(): Promise<void>;
 };
 
-const CONDITION_FAILED = /#ConditionalCheckFailedException$/;
+/** dynalite names the error `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException`, LocalStack without the namespace. */
+const CONDITION_FAILED = /(^|#)ConditionalCheckFailedException$/;
 
 async function bodyOf(stream: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -29,12 +30,13 @@ function send(upstream: URL, headers: Record<string, string>, body: Buffer): Pro
 
 /**
  * A pass-through in front of the DynamoDB emulator that counts the
- * operations sent to it. With `returnItemOnConditionFailure`, it also
- * completes the emulator's answer the way DynamoDB answers: dynalite 4
- * ignores `ReturnValuesOnConditionCheckFailure`, while DynamoDB puts the item
- * as it stood (`Item`, in attribute-value form) into the
- * ConditionalCheckFailedException's body; the proxy reads that item from the
- * emulator (not counted) and adds it.
+ * operations sent to it, and makes a refused conditional change answer one
+ * way whatever the emulator: dynalite 4 ignores
+ * `ReturnValuesOnConditionCheckFailure`, while DynamoDB (and DynamoDB Local,
+ * under LocalStack) puts the item as it stood (`Item`, in attribute-value
+ * form) into the ConditionalCheckFailedException's body. With
+ * `returnItemOnConditionFailure` the answer has the item (the proxy reads it
+ * from the emulator, not counted, and adds it); without, it has none.
  */
 export async function startDynamoProxy(endpoint: string, opts: { returnItemOnConditionFailure: boolean }): Promise<DynamoProxy> {
   const upstream = new URL(endpoint);
@@ -55,6 +57,9 @@ export async function startDynamoProxy(endpoint: string, opts: { returnItemOnCon
         const read = await send(upstream, { ...headers, 'x-amz-target': 'DynamoDB_20120810.GetItem' }, Buffer.from(JSON.stringify({ TableName: sent.TableName, Key: sent.Key, ConsistentRead: true })));
         const { Item } = JSON.parse(read.body.toString('utf8')) as { Item?: unknown };
         if (Item) answerBody = Buffer.from(JSON.stringify({ ...error, Item }));
+      } else if (!opts.returnItemOnConditionFailure && error && CONDITION_FAILED.test(error.__type ?? '')) {
+        const { Item: _dropped, ...withoutItem } = error as { Item?: unknown };
+        answerBody = Buffer.from(JSON.stringify(withoutItem));
       }
       outgoing.writeHead(answer.status, { 'content-type': String(answer.headers['content-type'] ?? 'application/x-amz-json-1.0'), 'content-length': String(answerBody.length) });
       outgoing.end(answerBody);

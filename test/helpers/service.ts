@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { deleteStageResources, externalAwsEndpoint, projectServiceName, uniqueStage } from './external-aws.js';
 import { tempDir } from './temp-dir.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,8 +24,15 @@ export type RunningService = {
  * Starts the whole local service exactly as `npm start` does (emulators,
  * provisioning, HTTP API, real Chromium) on a free port, and waits until it
  * prints its base URL and token. `args` are npm start's options (`--idle-seconds 3600`).
+ *
+ * With TEST_AWS_ENDPOINT set (CI's LocalStack step) and no --endpoint among
+ * `args`, it is `npm run start:localstack` against that endpoint instead, on a
+ * stage of its own whose tables, bucket and queues `stop()` deletes.
  */
 export async function startService(env: Record<string, string> = {}, args: string[] = []): Promise<RunningService> {
+  const external = args.includes('--endpoint') ? undefined : externalAwsEndpoint();
+  const stage = external && !args.includes('--stage') ? uniqueStage() : undefined;
+  if (external) args = [...args, '--endpoint', external, ...(stage ? ['--stage', stage] : [])];
   // Each service gets its own stack file so tests never touch a developer's `npm start`.
   const stackFile = join(tempDir('docrender-e2e-'), 'dev-stack.json');
   const fullEnv = { ...process.env, PORT: '0', ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', DEV_STACK_FILE: stackFile, ...env };
@@ -61,16 +69,24 @@ export async function startService(env: Record<string, string> = {}, args: strin
     request,
     tokens,
     stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await once(child, 'exit');
-      clearTimeout(timer);
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await once(child, 'exit');
+        clearTimeout(timer);
+      }
+      if (external && stage) await deleteStageResources(external, optionValue(args, '--region') ?? 'us-east-1', projectServiceName(), stage);
     },
   };
 }
 
 const run = promisify(execFile);
+
+/** The value after `option` among npm start's arguments. */
+function optionValue(args: string[], option: string): string | undefined {
+  const at = args.indexOf(option);
+  return at >= 0 ? args[at + 1] : undefined;
+}
 
 async function waitForReady(child: ChildProcess, output: () => string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;

@@ -339,7 +339,7 @@ describe('createDynamoJobStore › a refused change', () => {
     assert.deepEqual(lostRun.current, await store.get(running));
   });
 
-  it('reads the job once when the refusal comes without it (the local emulator ignores ReturnValuesOnConditionCheckFailure)', async (t) => {
+  it('reads the job once when the refusal comes without it (as dynalite, the embedded emulator, answers)', async (t) => {
     // Prepare
     const { store, reads, stop } = await storeBehind({ returnItemOnConditionFailure: false });
     t.after(stop);
