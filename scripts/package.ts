@@ -14,8 +14,11 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildChromiumLayer } from './build-layer.js';
 
@@ -111,11 +114,15 @@ export async function packageOffline(opts: PackageOptions = {}): Promise<Package
   if (opts.buildLayer !== false) await buildChromiumLayer(`${serviceDir}/layers/chromium`);
   const awsCalls: string[] = [];
   const standIn = await startStandIn(awsCalls);
+  // serverless-esbuild zips each function through a scratch folder in the temporary directory that it
+  // never removes (one per function and package, `<function>-<pid>-<time>-<hex>`): the framework gets a
+  // temporary directory of its own, removed when it is done.
+  const scratch = mkdtempSync(join(tmpdir(), 'docrender-packaging-'));
   try {
     const { port } = standIn.address() as AddressInfo;
     const child = spawn(process.execPath, [SERVERLESS_BIN, 'package', ...(opts.args ?? [])], {
       cwd: serviceDir,
-      env: pinnedAwsEnvironment(`http://127.0.0.1:${port}`, { id: 'AKIAOFFLINEPACKAGING', secret: 'offline-packaging-not-a-secret' }),
+      env: pinnedAwsEnvironment(`http://127.0.0.1:${port}`, { id: 'AKIAOFFLINEPACKAGING', secret: 'offline-packaging-not-a-secret' }, { TMPDIR: scratch }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -131,6 +138,7 @@ export async function packageOffline(opts: PackageOptions = {}): Promise<Package
     return { exitCode: code ?? 1, output, awsCalls };
   } finally {
     standIn.close();
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
