@@ -7,6 +7,9 @@
  * through moto's server (RSA and ECC P-256 keys, chain in SSM Parameter Store).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
@@ -20,6 +23,7 @@ import { issueCertificate, loadOrCreateDevPki, type DevPki } from '../../../lib/
 import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';
 import { localSigner } from '../../../lib/signing/local-signer.js';
 import { pemCertificates, toPem } from '../../../lib/signing/signer.js';
+import { kmsCertificateRequest } from '../../../lib/signing/kms-csr.js';
 import { signerRegistry, type SignerRegistry } from '../../../lib/signing/signers.js';
 import { startLocalTsa } from '../../../lib/signing/timestamp.js';
 import { closedPort } from '../../helpers/closed-port.js';
@@ -235,6 +239,19 @@ describe('the KMS signer (moto server)', () => {
       return true;
     });
   });
+
+  for (const spec of ['RSA_3072', 'ECC_NIST_P256'] as const) {
+    it(`makes a certificate signing request for a ${spec} key, signed by KMS, that openssl verifies`, async () => {
+      const created = await kms.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: 'SIGN_VERIFY' }));
+      const pem = await kmsCertificateRequest(kms, created.KeyMetadata?.Arn ?? assert.fail('no key'), 'CN=Example GmbH contracts,O=Example GmbH,C=DE');
+      const file = join(tempDir('csr-'), 'request.pem');
+      writeFileSync(file, pem);
+      const checked = spawnSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject'], { encoding: 'utf8' });
+      assert.equal(checked.status, 0, checked.stderr);
+      assert.match(checked.stdout + checked.stderr, /verify OK/i);
+      assert.match(checked.stdout, /CN\s*=\s*Example GmbH contracts/);
+    });
+  }
 
   it('a chain parameter that does not exist is SignerUnavailableError (502), the parameter not named', async () => {
     const keyId = await kmsKey('RSA_2048', '/docrender/signers/present/chain');
