@@ -5,9 +5,9 @@
  * as untrusted in every name: nothing outside this machine trusts the CA, and
  * nothing should. Tests use it as the trust anchor of the validators.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes, webcrypto } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { toPem } from './signer.js';
@@ -108,23 +108,38 @@ const FILES = { ca: 'ca', signer: 'signer', tsa: 'tsa' } as const;
 
 /**
  * The development PKI kept in `folder` (created and written there on the
- * first call, read back on later ones: restarts keep the same CA).
+ * first call, read back on later ones: restarts keep the same CA). Written
+ * into a sibling folder and renamed into place, so that two `npm start`s
+ * starting at once never read half of one, nor a CA of one and a signer of the other.
  */
 export async function loadOrCreateDevPki(folder: string): Promise<DevPki & { created: boolean }> {
-  const read = (name: string, part: string) => readFileSync(join(folder, `${name}.${part}.pem`), 'utf8');
-  if (existsSync(join(folder, 'ca.cert.pem')) && existsSync(join(folder, 'tsa.key.pem'))) {
-    const load = (name: string): DevIdentity => ({ certificatePem: read(name, 'cert'), privateKeyPem: read(name, 'key') });
-    return { folder, ca: load(FILES.ca), signer: load(FILES.signer), tsa: load(FILES.tsa), created: false };
-  }
+  const load = (): DevPki => {
+    const read = (name: string, part: string) => readFileSync(join(folder, `${name}.${part}.pem`), 'utf8');
+    const identity = (name: string): DevIdentity => ({ certificatePem: read(name, 'cert'), privateKeyPem: read(name, 'key') });
+    return { folder, ca: identity(FILES.ca), signer: identity(FILES.signer), tsa: identity(FILES.tsa) };
+  };
+  if (existsSync(join(folder, 'ca.cert.pem'))) return { ...load(), created: false };
   const pki = await createDevPki(folder);
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  for (const name of Object.values(FILES)) {
-    writeFileSync(join(folder, `${name}.cert.pem`), pki[name].certificatePem);
-    writeFileSync(join(folder, `${name}.key.pem`), pki[name].privateKeyPem, { mode: 0o600 });
+  mkdirSync(dirname(folder), { recursive: true });
+  const staging = mkdtempSync(`${folder.replace(/[\\/]+$/, '')}.new-`);
+  try {
+    for (const name of Object.values(FILES)) {
+      writeFileSync(join(staging, `${name}.cert.pem`), pki[name].certificatePem);
+      writeFileSync(join(staging, `${name}.key.pem`), pki[name].privateKeyPem, { mode: 0o600 });
+    }
+    writeFileSync(
+      join(staging, 'README.txt'),
+      'DocRender development signer: a throwaway CA made by `npm start` on this machine.\nNOT TRUSTED anywhere: never use it for a real document. Delete this folder to get a new one.\n',
+    );
+    chmodSync(staging, 0o700);
+    // An empty folder (a test's fresh temporary one) is replaced; one with a PKI in it is kept: another start got there first.
+    if (existsSync(folder) && readdirSync(folder).length === 0) rmdirSync(folder);
+    renameSync(staging, folder);
+    return { ...pki, created: true };
+  } catch (error) {
+    if (!existsSync(join(folder, 'ca.cert.pem'))) throw error;
+    return { ...load(), created: false };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
   }
-  writeFileSync(
-    join(folder, 'README.txt'),
-    'DocRender development signer: a throwaway CA made by `npm start` on this machine.\nNOT TRUSTED anywhere: never use it for a real document. Delete this folder to get a new one.\n',
-  );
-  return { ...pki, created: true };
 }

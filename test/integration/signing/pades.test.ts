@@ -150,6 +150,16 @@ describe('the sign step', () => {
     assert.equal(status.trusted, false);
   });
 
+  it('keeps the development PKI between starts, one CA even when two starts make it at once', async () => {
+    const folder = join(tempDir('signing-race-'), 'signing');
+    const [first, second] = await Promise.all([loadOrCreateDevPki(folder), loadOrCreateDevPki(folder)]);
+    const again = await loadOrCreateDevPki(folder);
+    assert.equal(again.created, false);
+    assert.equal(again.ca.certificatePem, first.created ? first.ca.certificatePem : second.ca.certificatePem);
+    assert.equal(again.signer.certificatePem, first.created ? first.signer.certificatePem : second.signer.certificatePem);
+    assert.equal([first, second].filter((made) => made.created).length >= 1, true);
+  });
+
   it('a timestamp authority that cannot be reached is TimestampAuthorityError (503), nothing signed', async () => {
     const signers = devRegistry(pki, `http://127.0.0.1:${await closedPort()}/`);
     await assert.rejects(sign(pdf, { level: 'B-T' }, signers), (error: unknown) => {
