@@ -24,7 +24,7 @@ const doc = await PDFDocument.create();
 doc.addPage([595, 842]).drawText('A one-page contract.', { font: await doc.embedFont(StandardFonts.Helvetica), size: 14, x: 72, y: 760 });
 const pdf = await doc.save({ useObjectStreams: false });
 const pki = await loadOrCreateDevPki(tempDir('bench-signing-'));
-const noClients = { kms: () => { throw new Error('no KMS'); }, ssm: () => { throw new Error('no SSM'); }, s3: () => { throw new Error('no S3'); } };
+const noClients = { kms: () => { throw new Error('no KMS'); }, ssm: () => { throw new Error('no SSM'); }, s3: () => { throw new Error('no S3'); }, secrets: () => { throw new Error('no Secrets Manager'); } };
 const dev = signerRegistry({ signers: { default: { kind: 'local', folder: pki.folder } } }, noClients);
 const step = signStep({ signer: 'default', level: 'B-B' }, dev, noText, () => new Date());
 

@@ -6,18 +6,20 @@
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignerUnavailableError } from './errors.js';
 import { kmsSigner } from './kms-signer.js';
 import { localSigner } from './local-signer.js';
+import { pkcs12Signer } from './pkcs12-signer.js';
 import { pemCertificates, type Signer } from './signer.js';
 import type { SignerConfig, SigningConfig } from './signing-config.js';
 import { requestTimestamp } from './timestamp.js';
 
 /** The AWS clients signers use, each built on first call. */
-export type SigningClients = { kms: () => KMSClient; ssm: () => SSMClient; s3: () => S3Client };
+export type SigningClients = { kms: () => KMSClient; ssm: () => SSMClient; s3: () => S3Client; secrets: () => SecretsManagerClient };
 
 /** What the finishing stage signs with. */
 export type SignerRegistry = {
@@ -47,6 +49,33 @@ async function readChain(name: string, source: string, clients: SigningClients):
   return chain;
 }
 
+/**
+ * The PKCS#12 signer whose secret's string is `{"pkcs12": "<base64>", "password": "…"}`: read once,
+ * opened in memory. Neither the file nor the password reaches an error (the reason is the kind of failure only).
+ */
+async function readPkcs12(name: string, secretId: string, clients: SigningClients): Promise<Signer> {
+  let text: string | undefined;
+  try {
+    text = (await clients.secrets().send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+  } catch (error) {
+    throw new SignerUnavailableError(name, `reading its secret failed: ${(error as Error).name || 'Error'}`);
+  }
+  let secret: { pkcs12?: unknown; password?: unknown };
+  try {
+    secret = JSON.parse(text ?? '') as typeof secret;
+  } catch {
+    throw new SignerUnavailableError(name, 'its secret is not JSON {"pkcs12": "<base64>", "password": "…"}');
+  }
+  if (typeof secret.pkcs12 !== 'string' || typeof secret.password !== 'string') {
+    throw new SignerUnavailableError(name, 'its secret is not JSON {"pkcs12": "<base64>", "password": "…"}');
+  }
+  try {
+    return await pkcs12Signer(new Uint8Array(Buffer.from(secret.pkcs12, 'base64')), secret.password);
+  } catch {
+    throw new SignerUnavailableError(name, 'its PKCS#12 could not be opened (a wrong password, a damaged or legacy RC2/3DES file, or no key and certificate in it)');
+  }
+}
+
 async function makeSigner(name: string, config: SignerConfig, clients: SigningClients): Promise<Signer> {
   switch (config.kind) {
     case 'kms':
@@ -56,7 +85,7 @@ async function makeSigner(name: string, config: SignerConfig, clients: SigningCl
       return localSigner(read('signer.key.pem'), [...pemCertificates(read('signer.cert.pem')), ...pemCertificates(read('ca.cert.pem'))]);
     }
     case 'pkcs12':
-      throw new SignerUnavailableError(name, 'PKCS#12 signers are not supported yet');
+      return readPkcs12(name, config.secret, clients);
   }
 }
 

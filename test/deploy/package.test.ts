@@ -106,13 +106,14 @@ const SUBMIT_JOB = [
 ];
 /**
  * Signing (issue 31): kms:Sign on exactly the keys of the signingKeyArns param, reads of exactly the chains of
- * signingChainParameterArns / signingChainObjectArns. Packaged without them, each names a resource of account
+ * signingChainParameterArns / signingChainObjectArns and the PKCS#12 secrets of signingSecretArns. Packaged without them, each names a resource of account
  * 000000000000 that cannot exist: nothing is granted.
  */
 const SIGN = [
   'kms:Sign arn:aws:kms:us-east-1:000000000000:key/none-configured',
   'ssm:GetParameter arn:aws:ssm:us-east-1:000000000000:parameter/docrender/none-configured',
   's3:GetObject arn:aws:s3:::docrender-none-configured/none',
+  'secretsmanager:GetSecretValue arn:aws:secretsmanager:us-east-1:000000000000:secret:docrender-none-configured',
 ];
 const RECEIVE = (queue: string) => [`sqs:ReceiveMessage ${queue}`, `sqs:DeleteMessage ${queue}`, `sqs:GetQueueAttributes ${queue}`];
 

@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { PDFArray, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
 import * as pkijs from 'pkijs';
@@ -86,6 +87,7 @@ function devRegistry(pki: DevPki, timestampUrl?: string): SignerRegistry {
     kms: () => assert.fail('no KMS'),
     ssm: () => assert.fail('no SSM'),
     s3: () => assert.fail('no S3'),
+    secrets: () => assert.fail('no Secrets Manager'),
   });
 }
 
@@ -176,6 +178,7 @@ describe('the KMS signer (moto server)', () => {
   let pki: DevPki;
   let kms: KMSClient;
   let ssm: SSMClient;
+  let secrets: SecretsManagerClient;
   let tsa: { url: string; close: () => Promise<void> };
   let pdf: Uint8Array;
   const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
@@ -184,6 +187,7 @@ describe('the KMS signer (moto server)', () => {
     moto = await startMoto();
     kms = new KMSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials });
     ssm = new SSMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials });
+    secrets = new SecretsManagerClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials });
     pki = await loadOrCreateDevPki(tempDir('signing-kms-'));
     const tsaChain = [...pemCertificates(pki.tsa.certificatePem), ...pemCertificates(pki.ca.certificatePem)];
     tsa = await startLocalTsa(localSigner(pki.tsa.privateKeyPem, tsaChain));
@@ -221,7 +225,7 @@ describe('the KMS signer (moto server)', () => {
   const registry = (keyId: string, parameter: string, timestampUrl?: string) =>
     signerRegistry(
       { signers: { legal: { kind: 'kms', keyId, chain: `ssm:${parameter}` } }, ...(timestampUrl ? { timestampUrl } : {}) },
-      { kms: () => kms, ssm: () => ssm, s3: () => createS3Client({ region: 'us-east-1' }) },
+      { kms: () => kms, ssm: () => ssm, s3: () => createS3Client({ region: 'us-east-1' }), secrets: () => secrets },
     );
 
   for (const spec of ['RSA_2048', 'ECC_NIST_P256'] as const) {
@@ -262,6 +266,47 @@ describe('the KMS signer (moto server)', () => {
       assert.match(checked.stdout, /CN\s*=\s*Example GmbH contracts/);
     });
   }
+
+  /** A PKCS#12 of the development signer's key and chain, as a CA hands one out, written by OpenSSL with `password`. */
+  function pkcs12Of(password: string): string {
+    const dir = tempDir('p12-');
+    writeFileSync(join(dir, 'key.pem'), pki.signer.privateKeyPem);
+    writeFileSync(join(dir, 'cert.pem'), pki.signer.certificatePem);
+    writeFileSync(join(dir, 'ca.pem'), pki.ca.certificatePem);
+    const made = spawnSync('openssl', ['pkcs12', '-export', '-inkey', join(dir, 'key.pem'), '-in', join(dir, 'cert.pem'), '-certfile', join(dir, 'ca.pem'), '-out', join(dir, 'signer.p12'), '-passout', 'env:P12_PASSWORD'], {
+      encoding: 'utf8',
+      env: { ...process.env, P12_PASSWORD: password },
+    });
+    assert.equal(made.status, 0, made.stderr);
+    return readFileSync(join(dir, 'signer.p12')).toString('base64');
+  }
+
+  const pkcs12Registry = (secretId: string, timestampUrl?: string) =>
+    signerRegistry({ signers: { legal: { kind: 'pkcs12', secret: secretId } }, ...(timestampUrl ? { timestampUrl } : {}) }, {
+      kms: () => kms,
+      ssm: () => ssm,
+      s3: () => createS3Client({ region: 'us-east-1' }),
+      secrets: () => secrets,
+    });
+
+  it('signs at B-T with a PKCS#12 and its password from Secrets Manager, validated by pyHanko and pdfsig', async () => {
+    const password = 'Pässwort-from-the-CA-77';
+    const created = await secrets.send(new CreateSecretCommand({ Name: 'docrender/signers/p12', SecretString: JSON.stringify({ pkcs12: pkcs12Of(password), password }) }));
+    const signed = await sign(pdf, { signer: 'legal', level: 'B-T' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'), tsa.url));
+    const status = assertValid(signed, pki.ca.certificatePem);
+    assert.ok(status.timestamp?.trusted, status.summary);
+  });
+
+  it('a PKCS#12 whose password is wrong is SignerUnavailableError (502), the password in no message', async () => {
+    const password = 'the-wrong-one-4411';
+    const created = await secrets.send(new CreateSecretCommand({ Name: 'docrender/signers/p12-wrong', SecretString: JSON.stringify({ pkcs12: pkcs12Of('the-right-one-9'), password }) }));
+    await assert.rejects(sign(pdf, { signer: 'legal' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'))), (error: unknown) => {
+      assert.ok(error instanceof SignerUnavailableError);
+      assert.match(error.message, /PKCS#12 could not be opened/);
+      assert.ok(!`${error.message} ${error.stack} ${String(error.cause)}`.includes(password));
+      return true;
+    });
+  });
 
   it('a chain parameter that does not exist is SignerUnavailableError (502), the parameter not named', async () => {
     const keyId = await kmsKey('RSA_2048', '/docrender/signers/present/chain');
