@@ -2,7 +2,7 @@
  * `pdf.signature` through the API of `npm start`, with its development signer
  * and loopback timestamp authority: a raw render signed at B-T with a visible
  * appearance validates in pyHanko and pdfsig and shows its frame where it was
- * asked; a merge and a template render sign the finished file; the rules at
+ * asked; a merge, a template, a sync and an async render sign the finished file; the rules at
  * the edge (unknown signer, signature with protection, a signer not granted)
  * answer before anything renders or is charged; a timestamp authority that
  * does not answer fails an async job with the reason, its webhook fired.
@@ -103,6 +103,30 @@ describe('signing through the API', () => {
     assertSigned(mergedPdf, caPem, false);
     assert.equal(validatePades(mergedPdf, caPem).statuses?.[0]?.docmdp, 'FILL_FORMS');
     assertSigned(renderedPdf, caPem, false);
+  });
+
+  it('signs a sync render and an async job: the stored files validate', async () => {
+    const ok = (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok');
+    const receiver = await startTestServer({ '/hook/signed': ok });
+    try {
+      const synced = await service.request('/v1/pdf/sync', { token: granted, json: { page, pdf: { signature: { level: 'B-T' } } } });
+      assert.equal(synced.status, 200, await synced.clone().text());
+      const syncFile = new Uint8Array(await (await fetch(((await synced.json()) as { fileUrl: string }).fileUrl)).arrayBuffer());
+      const queued = await service.request('/v1/pdf/async', {
+        token: granted,
+        json: { page, pdf: { signature: { certify: 'annotations' } }, webhook: { url: `${receiver.url}/hook/signed` } },
+      });
+      assert.equal(queued.status, 201, await queued.clone().text());
+      const call = await waitFor('the webhook', () => receiver.requests.find((request) => request.url === '/hook/signed'), 180_000);
+      const done = JSON.parse(call.body) as { status: string; fileUrl: string };
+      assert.equal(done.status, 'COMPLETED');
+      const asyncFile = new Uint8Array(await (await fetch(done.fileUrl)).arrayBuffer());
+      assertSigned(syncFile, caPem, true);
+      assertSigned(asyncFile, caPem, false);
+      assert.equal(validatePades(asyncFile, caPem).statuses?.[0]?.docmdp, 'ANNOTATE');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses a signer the token was not granted: 403 with a code, nothing rendered or charged', async () => {
