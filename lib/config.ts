@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { allowListProblems } from './net/allow-list.js';
+import { readSigningConfig, type SigningConfig } from './signing/signing-config.js';
 
 const intFromEnv = (fallback: number, min = 0) =>
   v.pipe(
@@ -59,6 +60,10 @@ const EnvSchema = v.object({
     v.transform((text) => text || 'post-response'),
     v.picklist(ISOLATION_PHASES, `must be ${ISOLATION_PHASES.join(' or ')}`),
   ),
+  /** The deployer's signers by name, JSON (lib/signing/signing-config.ts); empty: no signing. */
+  SIGNERS: v.optional(v.string(), ''),
+  /** The RFC 3161 timestamp authority of PAdES B-T and above; empty: no timestamps. */
+  TIMESTAMP_URL: v.optional(v.string(), ''),
   /** Set by Lambda (and the local runtime): `host:port` of the Runtime and Extensions APIs. */
   AWS_LAMBDA_RUNTIME_API: v.optional(v.string(), ''),
   /** Comma-separated host names, IPs or CIDR ranges that may be reached although private. */
@@ -94,6 +99,8 @@ export type Config = {
   isolationPhase: IsolationPhase;
   /** Where the Extensions API is (unset when a handler is called in-process, as the cold-start bench does). */
   lambdaRuntimeApi: string | undefined;
+  /** The signers a render may name in `pdf.signature`, and the timestamp authority. */
+  signing: SigningConfig;
 };
 
 /**
@@ -123,5 +130,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateHosts: splitList(e.ALLOW_PRIVATE_HOSTS),
     isolationPhase: e.ISOLATION_PHASE,
     lambdaRuntimeApi: e.AWS_LAMBDA_RUNTIME_API || undefined,
+    signing: readSigningConfig(e.SIGNERS, e.TIMESTAMP_URL),
   };
 }

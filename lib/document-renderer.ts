@@ -11,6 +11,7 @@ import { partFailure } from './finishing/merge-errors.js';
 import { chromiumTextDrawer } from './finishing/watermark-text.js';
 import { buildRenderPlan } from './plan/build-plan.js';
 import { toRequestError } from './plan/request-errors.js';
+import type { SignerRegistry } from './signing/signers.js';
 import type { DocumentPlan, MergePlan, PdfPlan } from './render/render-plan.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
 
@@ -24,12 +25,12 @@ export const isMergePlan = (plan: DocumentPlan): plan is MergePlan => 'merge' in
  * The one finishing pipeline behind a renderer: a PDF whose plan asks for
  * finishing is printed (the page's title and language read as data in its
  * session), then finished by `finishPdf` in FINISHING_ORDER (assemble →
- * stamp → archive → attach → protect); a merge prints its parts one after
+ * stamp → archive → attach → protect → sign, with `signers`); a merge prints its parts one after
  * another, then assembles and finishes the whole once. Either way all of it
  * runs inside the one time budget of the request (a 504 when it runs out,
  * never a partial file). Everything else passes straight through.
  */
-export function withFinishing(renderer: Renderer, defaultTimeoutMs: number): DocumentRenderer {
+export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, signers?: SignerRegistry): DocumentRenderer {
   // One drawer for the renderer keeps the drawn texts; each render hands it its own time left.
   const drawer = chromiumTextDrawer((text, timeoutMs) => renderer.render(buildRenderPlan(text), { timeoutMs }));
   // Loaded on first use, once: the PDF library is no part of a cold start that has no finishing to do,
@@ -39,7 +40,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number): Doc
 
   const stepsFor = async (finishing: FinishingPlan, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> => {
     const [{ finishingSteps }] = await loadSteps();
-    return finishingSteps(finishing, facts ?? {}, drawer(() => deadline.remaining()));
+    return finishingSteps(finishing, facts ?? {}, drawer(() => deadline.remaining()), signers);
   };
 
   /** Prints the parts in order (an existing PDF as it is), then assembles and finishes them once. */

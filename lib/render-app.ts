@@ -6,6 +6,8 @@ import { withFinishing } from './document-renderer.js';
 import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from './net/index.js';
 import { createRenderer } from './render/index.js';
 import type { DocumentRenderer } from './render/types.js';
+import type { SignerRegistry } from './signing/signers.js';
+import type { SigningConfig } from './signing/signing-config.js';
 
 /** Dependencies of the functions that render: the shared ones plus the browser. */
 export type RenderDeps = AppDeps & { renderer: DocumentRenderer };
@@ -101,8 +103,8 @@ function start(): Started {
       }),
   });
 
-  // Watermarks and protection are applied to the printed PDF inside the same time budget (lib/finishing).
-  const renderer = withFinishing(printer, config.renderTimeoutMs);
+  // Watermarks, protection and signatures are applied to the printed PDF inside the same time budget (lib/finishing).
+  const renderer = withFinishing(printer, config.renderTimeoutMs, lazySigners(config));
   const warming = renderer.warm().then(mark('browser-warm'));
   warming.then(spawned.stop, spawned.stop);
   // A failed warm-up is not fatal: the first render retries.
@@ -120,6 +122,30 @@ function start(): Started {
   });
   started = { deps, warmed, postResponse };
   return started;
+}
+
+/**
+ * The deployment's signers, their modules (the KMS and SSM clients, the CMS
+ * library) loaded with the first render that signs: no cold start pays for them.
+ */
+function lazySigners(config: { region: string; signing: SigningConfig }): SignerRegistry {
+  let loaded: Promise<SignerRegistry> | undefined;
+  const registry = () =>
+    (loaded ??= Promise.all([import('./signing/signers.js'), import('./aws/signing-clients.js')]).then(([{ signerRegistry }, { signingClients }]) =>
+      signerRegistry(config.signing, signingClients(config)),
+    ));
+  return {
+    signer: async (name) => (await registry()).signer(name),
+    ...(config.signing.timestampUrl
+      ? {
+          timestamp: async (data: Uint8Array) => {
+            const { timestamp } = await registry();
+            if (!timestamp) throw new Error('No timestamp authority');
+            return timestamp(data);
+          },
+        }
+      : {}),
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
 import { createAwsClients } from '../lib/aws/clients.js';
+import { DEV_SIGNER, startDevSigning } from '../lib/local/dev-signing.js';
 import { devStackFile, removeDevStack, writeDevStack } from '../lib/local/dev-stack.js';
 import { createHttpApi } from '../lib/local/http-api.js';
 import { createLambdaRuntime } from '../lib/local/lambda-runtime.js';
@@ -31,6 +32,7 @@ at a time per instance, instances frozen between invocations.
   --idle-seconds  stop an instance idle this long (default 300)
   PORT            port on 127.0.0.1 (default 3000, 0 picks a free one)
   DEV_TOKEN       register this exact value as an active, unlimited token
+  DEV_SIGNING_DIR keep the development signer (an untrusted CA) there instead of .local/signing/
 `;
 
 /** How long SIGINT/SIGTERM may take before the process exits anyway. */
@@ -86,11 +88,19 @@ async function main(): Promise<void> {
     const idleSeconds = positive('--idle-seconds', values['idle-seconds']);
     await ensureLayerFonts();
     await ensureChromiumUnpacked();
+    // The development signer and its timestamp authority, unless --param names signers of its own.
+    const params = runnerParams(values.param ?? []);
+    const signing = params.signers === undefined ? await startDevSigning() : undefined;
+    if (signing) {
+      cleanups.unshift(() => signing.stop());
+      // What --param gives (another timestampUrl) wins over the development set-up.
+      Object.assign(params, { ...signing.params, ...params });
+    }
     const local = await startLocalAws({
       file: values.config,
       stage: values.stage,
       region: values.region,
-      params: runnerParams(values.param ?? []),
+      params,
       endpoint: values.endpoint,
       // The soak's setting: AWS's storage measured apart from the service.
       emulatorsApart: process.env.LOCAL_EMULATORS_APART === '1',
@@ -106,7 +116,8 @@ async function main(): Promise<void> {
     cleanups.unshift(() => clients.dynamo.destroy());
     const store = createDynamoTokenStore(clients.dynamo, tables.tokens);
     const devToken = process.env.DEV_TOKEN;
-    const { token, webhookSecret } = await createToken(store, devToken ? { token: devToken } : {}).catch((error: Error) => {
+    const grants = signing ? { signers: [DEV_SIGNER] } : {};
+    const { token, webhookSecret } = await createToken(store, devToken ? { token: devToken, ...grants } : grants).catch((error: Error) => {
       throw devToken ? new Error(`DEV_TOKEN cannot be used: ${error.message}`, { cause: error }) : error;
     });
 
@@ -161,6 +172,12 @@ async function main(): Promise<void> {
     console.log(`Webhook signing secret: ${webhookSecret}`);
     console.log(`Docs: ${url}/docs`);
     console.log(`Studio: ${url}/`);
+    if (signing) {
+      console.log(
+        `Signer "${DEV_SIGNER}" (pdf.signature, B-B and B-T): a development CA ${signing.created ? 'made now' : 'kept'} in ${signing.folder}, ` +
+          'NOT TRUSTED by anyone (a validator must be given its ca.cert.pem)',
+      );
+    }
     console.log('');
     console.log('Try it:');
     console.log(

@@ -21,13 +21,15 @@ import { createToken, hashToken, setTokenActive, setTokenTerms } from '../lib/to
 const USAGE = `Usage: npm run -s tokens -- <command> [options]
 
 Commands:
-  create [--plan NAME] [--limit N | --unlimited] [--rate N] [--inactive] [--json]
+  create [--plan NAME] [--limit N | --unlimited] [--rate N] [--signers A,B] [--inactive] [--json]
                       issue a token and print it alone on stdout
                       (--json: {"token","accountId","webhookSecret"})
                       --plan       start from a plan's quota and rate (default: ${DEFAULT_PLAN})
                       --limit      monthly render quota instead of the plan's
                       --unlimited  no monthly quota
                       --rate       requests per second instead of the plan's
+                      --signers    signers (the deployment's SIGNERS) the token may
+                                   name in pdf.signature.signer; default none
   set [--plan NAME] [--limit N | --unlimited] [--rate N] [--json] TOKEN
                       change a token's plan, quota and/or rate (next request on);
                       renders already counted this month stay counted
@@ -36,7 +38,7 @@ Commands:
                       (--json: the same object as GET /v1/usage, plus "active")
   show [--json] TOKEN the token's account id, plan, state and webhook signing secret
                       (--json: {"accountId","plan","active","monthlyLimit",
-                      "ratePerSecond","webhookSecret","createdAt"})
+                      "ratePerSecond","webhookSecret","createdAt","signers"})
   deactivate TOKEN    switch the token's subscription off (403)
   activate TOKEN      switch it back on
 
@@ -72,6 +74,7 @@ async function main(): Promise<number> {
       unlimited: { type: 'boolean' },
       rate: { type: 'string' },
       inactive: { type: 'boolean' },
+      signers: { type: 'string' },
       json: { type: 'boolean' },
       stage: { type: 'string' },
       region: { type: 'string' },
@@ -90,7 +93,8 @@ async function main(): Promise<number> {
     case 'create': {
       if (rest.length > 0) throw new UsageError(`create takes no arguments, got "${rest.join(' ')}"`);
       const store = (await stores(values)).tokens;
-      const created = await createToken(store, { ...termOptions(values), active: !values.inactive });
+      const signers = values.signers?.split(',').map((name) => name.trim()).filter(Boolean);
+      const created = await createToken(store, { ...termOptions(values), active: !values.inactive, ...(signers ? { signers } : {}) });
       process.stdout.write(values.json ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
       return 0;
     }
@@ -200,6 +204,7 @@ function showToken(record: TokenRecord) {
     ratePerSecond: record.ratePerSecond,
     webhookSecret: record.webhookSecret,
     createdAt: record.createdAt,
+    signers: record.signers ?? [],
   };
 }
 
@@ -212,6 +217,7 @@ function describeToken(record: TokenRecord): string {
     `Active:                 ${shown.active ? 'yes' : 'no (requests answer 403)'}`,
     `Webhook signing secret: ${shown.webhookSecret}`,
     `Created:                ${shown.createdAt}`,
+    `Signers:                ${shown.signers.length > 0 ? shown.signers.join(', ') : 'none'}`,
     '',
   ].join('\n');
 }

@@ -12,6 +12,7 @@ import { mergeInput, mergeUnits } from '../plan/merge-input.js';
 import { buildDocumentPlan } from '../plan/build-plan.js';
 import { templatesFor } from '../templates/template-engine.js';
 import { renderForRequest } from '../plan/request-errors.js';
+import { checkSignatureAvailable, checkSignerGranted } from '../plan/signature-check.js';
 import type { DocumentPlan } from '../render/render-plan.js';
 import { MERGE_REQUEST_SCHEMAS, type DocumentInput, type MergeInput, type MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { PageOptionsOutput, PdfOptionsOutput, ScreenshotOptionsOutput, StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
@@ -106,9 +107,14 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
   },
 };
 
-/** The request checked and planned: its plan is built here, at the edge, so every rule between fields answers before any quota is spent. */
-async function prepared(input: DocumentInput): Promise<Prepared> {
-  return { input, plan: buildDocumentPlan(input, await templatesFor(input)) };
+/**
+ * The request checked and planned: its plan is built here, at the edge, so every rule between fields answers before any quota is spent;
+ * a signature must name a configured signer, at a level the deployment can sign (400).
+ */
+async function prepared(input: DocumentInput, config: Pick<AppDeps['config'], 'signing'>): Promise<Prepared> {
+  const plan = buildDocumentPlan(input, await templatesFor(input));
+  checkSignatureAvailable(plan, config.signing);
+  return { input, plan };
 }
 
 /**
@@ -132,10 +138,14 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 
       readsAccount: !input,
       preload: input || merge ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: async ({ body, caller }, template) => {
-        if (merge) return prepared(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)));
-        return prepared(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput));
+        if (merge) return prepared(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config);
+        return prepared(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
       },
-      handle: (req, _template, prepared) => deliver(deps, req as HttpRequest<RenderBody>, prepared),
+      handle: async (req, _template, prepared) => {
+        // The caller is known once admitted: a signer its token was not granted is a 403 before anything renders or is queued (its unit given back).
+        checkSignerGranted(prepared.plan, req.caller.token);
+        return deliver(deps, req as HttpRequest<RenderBody>, prepared);
+      },
     },
     deps,
   );

@@ -100,6 +100,7 @@ export function tokenRecordFromItem(item: Record<string, unknown>): TokenRecord 
     ratePerSecond: typeof item.ratePerSecond === 'number' ? item.ratePerSecond : DEFAULT_RATE_PER_SECOND,
     webhookSecret: String(item.webhookSecret ?? ''),
     createdAt: String(item.createdAt ?? ''),
+    ...(Array.isArray(item.signers) ? { signers: item.signers.map(String) } : {}),
   };
 }
 

@@ -44,6 +44,19 @@ export type ProtectPlan = {
   };
 };
 
+/** The sign stage's settings: the signer by name (checked against the deployment at the edge), the level, the dictionary's texts. */
+export type SignPlan = {
+  signer: string;
+  level: 'B-B' | 'B-T';
+  reason?: string;
+  location?: string;
+  contactInfo?: string;
+  name?: string;
+  certify?: 'noChanges' | 'formFilling' | 'annotations';
+  /** A visible signature: the page (1-based, negative from the end), the rectangle in points, and what it shows (default text when neither). */
+  appearance?: { page: number; x: number; y: number; width: number; height: number; text?: string; image?: { kind: 'png' | 'jpeg'; bytes: Uint8Array } };
+};
+
 /**
  * What a render plan asks of the finishing stage, by stage: the settings each
  * stage's step is made from (lib/plan builds them from the request). An empty
@@ -54,11 +67,12 @@ export type FinishingPlan = {
   archive?: ArchivePlan;
   attach?: Attachment[];
   protect?: ProtectPlan;
+  sign?: SignPlan;
 };
 
 /** True when the plan asks for any step. */
 export function wantsFinishing(plan: FinishingPlan): boolean {
-  return plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null;
+  return plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null || plan.sign != null;
 }
 
 /** What the page says of itself (read in the session), for metadata the caller left out. */

@@ -11,7 +11,8 @@ const GENERIC_MESSAGES: Record<number, string> = {
 
 /**
  * Turns any error into the contract's response shape: 400 carries
- * `{message, code, fields}`, every other status only `{message}`. Errors not
+ * `{message, code, fields}`, every other status `{message}` (and `code` when
+ * an exposed error has one). Errors not
  * raised on purpose, and every 5xx whose message is not meant for callers,
  * become a plain 500 so internals never leak. Register it first so its
  * `onError` runs last.
@@ -34,7 +35,9 @@ export function toResponse(error: unknown, logger?: Logger): HttpResult {
   if (error instanceof ServiceError) {
     if (error.statusCode >= 500) logger?.error('request failed', { error });
     const message = error.expose ? error.message : (GENERIC_MESSAGES[error.statusCode] ?? 'Internal server error');
-    return json(error.statusCode, { message }, error.headers);
+    // An exposed error that carries a code (a signer not granted, a signer or timestamp authority failing) says it beside the message.
+    const code = error.expose && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+    return json(error.statusCode, code ? { message, code } : { message }, error.headers);
   }
   logger?.error('unexpected error', { error: error as Error });
   return json(500, { message: 'Internal server error' });

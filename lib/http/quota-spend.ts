@@ -2,18 +2,21 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { MERGE_PART_CODE, ServiceError, ValidationError } from '../errors.js';
 import { refundQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
+import { SignerNotGrantedError } from '../signing/errors.js';
 import type { CallerContext, HttpResult } from './types.js';
 
 /**
  * Whether a request that spent a unit gets it back: when the service itself
  * failed (5xx), or when the request was refused as invalid before anything
- * was rendered (`api.validation`). A page that could not be loaded
+ * was rendered (`api.validation`, a signer not granted). A page that could not be loaded
  * (`render.navigation`) was rendered for, and stays counted.
  */
 export function earnsRefund(outcome: unknown): boolean {
   if (typeof outcome === 'number') return outcome >= 500;
   // A merge that failed on one of its parts delivers nothing: none of its parts is charged.
   if (outcome instanceof ValidationError) return outcome.code === 'api.validation' || outcome.code === MERGE_PART_CODE;
+  // A signer the token may not use is refused before anything renders (it needs the admitted caller, so it comes after the spend).
+  if (outcome instanceof SignerNotGrantedError) return true;
   return !(outcome instanceof ServiceError) || outcome.statusCode >= 500;
 }
 

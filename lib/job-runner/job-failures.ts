@@ -1,5 +1,6 @@
 import { RenderTimeoutError, ValidationError } from '../errors.js';
 import type { JobError } from '../jobs/job-store.js';
+import { SignerUnavailableError, TimestampAuthorityError } from '../signing/errors.js';
 
 /** What a job says when its message was given up on after repeated failures on the service's side. */
 export const GIVEN_UP: JobError = {
@@ -18,6 +19,9 @@ export function permanentFailure(error: unknown): JobError | undefined {
     return { code: error.code, message: error.message, fields: error.fields };
   }
   if (error instanceof RenderTimeoutError) return { code: 'render.timeout', message: error.message };
+  // The signer's key service or the timestamp authority refused or failed: the job says which and why (their
+  // messages name the signer and the service's error, never a key, chain or password) rather than retrying blind.
+  if (error instanceof SignerUnavailableError || error instanceof TimestampAuthorityError) return { code: error.code, message: error.message };
   if (isDeterministicRejection(error)) {
     // Logged in full by the consumer; the job record keeps only the kind, never the URL or value refused.
     return { code: 'job.invalid', message: `The job's options were refused by the service's HTTP client (${rejectionKind(error)}); submitting it again as it is would fail the same way.` };

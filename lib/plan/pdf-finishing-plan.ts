@@ -8,8 +8,9 @@ import { ValidationError } from '../errors.js';
 import type { PdfaLevel } from '../finishing/archive.js';
 import type { Attachment } from '../finishing/attachments.js';
 import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
-import type { FinishingPlan, ProtectPlan, StampPlan } from '../finishing/finishing-plan.js';
+import type { FinishingPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
 import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
+import type { SignatureOutput } from '../schemas/pdf-signature.js';
 import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';
 import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import type { PdfOptionsOutput } from '../schemas/render-options.js';
@@ -49,7 +50,7 @@ export function resolveInvoice(
 const date = (value: string | null | undefined) => (value != null ? new Date(value) : undefined);
 
 /** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
-type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection'>;
+type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature'>;
 
 /** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate` (rendered by `templates`). */
 export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templateData?: Record<string, unknown> | null, templates?: TemplateRenderer): FinishingPlan {
@@ -87,6 +88,29 @@ export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templ
   if (files.length > 0) plan.attach = files;
   if (pdf.watermark != null) plan.stamp = stampPlan(pdf.watermark);
   if (pdf.protection != null) plan.protect = protectPlan(pdf.protection);
+  if (pdf.signature != null) plan.sign = signPlan(pdf.signature);
+  return plan;
+}
+
+/** The signature with its defaults applied and its appearance image decoded (the schema has checked it). */
+function signPlan(signature: SignatureOutput): SignPlan {
+  const plan: SignPlan = { signer: signature.signer ?? 'default', level: signature.level ?? 'B-B' };
+  for (const key of ['reason', 'location', 'contactInfo', 'name'] as const) {
+    const value = signature[key];
+    if (value != null) plan[key] = value;
+  }
+  if (signature.certify != null) plan.certify = signature.certify;
+  const appearance = signature.appearance;
+  if (appearance != null) {
+    const { page, x, y, width, height } = appearance;
+    plan.appearance = { page, x, y, width, height };
+    if (appearance.text != null) plan.appearance.text = appearance.text;
+    if (appearance.image != null) {
+      const decoded = decodeWatermarkImage(appearance.image);
+      if ('problem' in decoded) throw new ValidationError({ 'pdf.signature.appearance.image': decoded.problem });
+      plan.appearance.image = decoded;
+    }
+  }
   return plan;
 }
 

@@ -10,6 +10,7 @@ import { isPlainObject } from '../is-plain-object.js';
 import { closedObject } from './closed-object.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
+import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
 import { PageOverridesSchema, PdfOptionsSchema, StorageOptionsSchema, WebhookOptionsSchema, type PageOptionsOutput, type PdfOptionsOutput } from './render-options.js';
 import { PageWithSourceSchema, type RenderInput } from './render-requests.js';
 
@@ -67,7 +68,7 @@ const DocumentSchema = v.pipe(
 );
 
 /** What the finishing does once, to the merged file: archive (metadata, PDF/A, PDF/UA), attach, protect. */
-export const MERGED_FILE_ONLY = ['protection', 'metadata', 'pdfa', 'pdfua', 'attachments', 'eInvoice'] as const;
+export const MERGED_FILE_ONLY = ['protection', 'metadata', 'pdfa', 'pdfua', 'attachments', 'eInvoice', 'signature'] as const;
 
 /** The options of a part's `pdf` that apply to the merged file only (set, and not `false`). */
 export function mergedFileOnlyKeys(pdf: Partial<Record<(typeof MERGED_FILE_ONLY)[number], unknown>> | null | undefined): Array<(typeof MERGED_FILE_ONLY)[number]> {
@@ -131,9 +132,11 @@ export const MergePdfOptionsSchema = v.pipe(
     ),
     ...pdfFinishingEntries,
     ...PDF_FINISHING_ENTRIES,
+    ...PDF_SIGNATURE_ENTRIES,
   }),
   pdfFinishingCheck(),
   protectionConflictRule(),
+  signatureConflictRule(),
 );
 
 const parts = PartsSchema;

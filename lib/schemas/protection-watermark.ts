@@ -110,7 +110,7 @@ function decodeUncached(encoded: string): { kind: 'png' | 'jpeg'; bytes: Buffer 
   return dataProblem ? { problem: dataProblem } : { kind, bytes };
 }
 
-const ImageSchema = v.pipe(
+export const ImageSchema = v.pipe(
   v.string('Must be a string'),
   // Checked on the encoded length first: decoding 5 MB only to refuse it is work for nothing.
   v.maxLength(Math.ceil(MAX_WATERMARK_IMAGE_BYTES / 3) * 4 + 1024, 'Must be at most 1 MB decoded'),

@@ -20,6 +20,7 @@ import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
 import { PageRangesSchema } from './page-ranges.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
+import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
 import { WEBHOOK_SIGNATURE_HEADER_NAMES } from '../webhook-signature-headers.js';
 
 // ---------------------------------------------------------------------------
@@ -604,13 +605,14 @@ const PdfOptionsObjectSchema = closedObject({
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
   ...pdfFinishingEntries,
   ...PDF_FINISHING_ENTRIES,
+  ...PDF_SIGNATURE_ENTRIES,
 });
 
 /**
  * PDF options. The only rules between fields are the finishing ones, inside
  * this object, so templates reuse it as is.
  */
-export const PdfOptionsSchema = v.pipe(PdfOptionsObjectSchema, pdfFinishingCheck<v.InferOutput<typeof PdfOptionsObjectSchema>>(), protectionConflictRule());
+export const PdfOptionsSchema = v.pipe(PdfOptionsObjectSchema, pdfFinishingCheck<v.InferOutput<typeof PdfOptionsObjectSchema>>(), protectionConflictRule(), signatureConflictRule());
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
 export const StorageOptionsSchema = closedObject({

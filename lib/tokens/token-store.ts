@@ -15,6 +15,8 @@ export type TokenRecord = {
   /** Standard Webhooks signing secret, `whsec_<base64 key>`. */
   webhookSecret: string;
   createdAt: string;
+  /** The signers (lib/signing) this token may name in `pdf.signature`; absent or empty: none. */
+  signers?: string[];
 };
 
 /** Port: where token records live (DynamoDB in every deployment). */

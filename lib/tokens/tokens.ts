@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { DEFAULT_PLAN, PLANS, type PlanName, type SubscriptionTerms } from './plans.js';
+import { SIGNER_NAME } from '../signing/signing-config.js';
 import type { TokenRecord, TokenStore, TokenTermsStore } from './token-store.js';
 
 /** Requests per second of a token issued without a plan or rate: the default plan's. */
@@ -31,6 +32,8 @@ export type CreateTokenOptions = {
   active?: boolean;
   /** Register this exact value instead of generating one (e.g. `DEV_TOKEN`). */
   token?: string;
+  /** Signers the token may sign with (`pdf.signature.signer`); default none. */
+  signers?: string[];
 };
 
 /** A fresh bearer token: `dr_` and 256 random bits in base64url. */
@@ -55,6 +58,8 @@ export function generateWebhookSecret(): string {
 export async function createToken(store: TokenStore, opts: CreateTokenOptions = {}): Promise<NewToken> {
   const terms: SubscriptionTerms = { ...PLANS[opts.plan ?? DEFAULT_PLAN], ...explicitTerms(opts) };
   const problems = termProblems(terms);
+  const badSigner = (opts.signers ?? []).find((name) => !SIGNER_NAME.test(name));
+  if (badSigner !== undefined) problems.signers = 'must be signer names (letters, digits, - and _), comma-separated';
   if (opts.token !== undefined && !TOKEN_SHAPE.test(opts.token)) {
     problems.token = 'must be 16 to 512 characters among A-Z a-z 0-9 . _ ~ + / = -';
   }
@@ -70,6 +75,7 @@ export async function createToken(store: TokenStore, opts: CreateTokenOptions = 
     ratePerSecond: terms.ratePerSecond,
     webhookSecret: created.webhookSecret,
     createdAt: new Date().toISOString(),
+    ...(opts.signers && opts.signers.length > 0 ? { signers: [...new Set(opts.signers)] } : {}),
   });
   return created;
 }

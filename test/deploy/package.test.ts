@@ -104,6 +104,17 @@ const SUBMIT_JOB = [
   's3:DeleteObject FilesBucket/job-inputs/*',
   'sqs:SendMessage JobsQueue',
 ];
+/**
+ * Signing (issue 31): kms:Sign on exactly the keys of the signingKeyArns param, reads of exactly the chains of
+ * signingChainParameterArns / signingChainObjectArns and the PKCS#12 secrets of signingSecretArns. Packaged without them, each names a resource of account
+ * 000000000000 that cannot exist: nothing is granted.
+ */
+const SIGN = [
+  'kms:Sign arn:aws:kms:us-east-1:000000000000:key/none-configured',
+  'ssm:GetParameter arn:aws:ssm:us-east-1:000000000000:parameter/docrender/none-configured',
+  's3:GetObject arn:aws:s3:::docrender-none-configured/none',
+  'secretsmanager:GetSecretValue arn:aws:secretsmanager:us-east-1:000000000000:secret:docrender-none-configured',
+];
 const RECEIVE = (queue: string) => [`sqs:ReceiveMessage ${queue}`, `sqs:DeleteMessage ${queue}`, `sqs:GetQueueAttributes ${queue}`];
 
 /**
@@ -112,18 +123,18 @@ const RECEIVE = (queue: string) => [`sqs:ReceiveMessage ${queue}`, `sqs:DeleteMe
  * code calls, checked against lib/aws/.
  */
 const PERMISSIONS: Record<string, string[]> = {
-  pdf: [...SPEND, ...STORE_FILES],
+  pdf: [...SPEND, ...STORE_FILES, ...SIGN],
   screenshot: [...SPEND, ...STORE_FILES],
-  'pdf-sync': [...SPEND, ...STORE_FILES],
+  'pdf-sync': [...SPEND, ...STORE_FILES, ...SIGN],
   'screenshot-sync': [...SPEND, ...STORE_FILES],
-  'template-render': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
-  'template-render-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
+  'template-render': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
+  'template-render-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
   'pdf-async': [...SPEND, ...SUBMIT_JOB],
   'screenshot-async': [...SPEND, ...SUBMIT_JOB],
   'template-render-async': [...SPEND, ...READ_TEMPLATE, ...SUBMIT_JOB],
   // A merge's template parts are read before anything renders or is queued.
-  'pdf-merge': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
-  'pdf-merge-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES],
+  'pdf-merge': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
+  'pdf-merge-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
   'pdf-merge-async': [...SPEND, ...READ_TEMPLATE, ...SUBMIT_JOB],
   'job-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'template-create': [...AUTH, 'dynamodb:PutItem TemplatesTable', 's3:PutObject FilesBucket/templates/*'],
@@ -149,6 +160,7 @@ const PERMISSIONS: Record<string, string[]> = {
     'sqs:SendMessage WebhooksQueue',
     ...REFUND,
     'dynamodb:UpdateItem TokensTable',
+    ...SIGN,
   ],
   'jobs-dead-letter': [
     ...RECEIVE('JobsDeadLetterQueue'),
@@ -210,6 +222,8 @@ function describeResource(resource: unknown): string {
     return parts.map(describeResource).join(separator);
   }
   if (value['Fn::Sub']) return `sub:${String(value['Fn::Sub'])}`;
+  // A list given as a param (the signing keys and chains): each ARN in it.
+  if (value['Fn::Split']) return String((value['Fn::Split'] as [string, string])[1]);
   return JSON.stringify(resource);
 }
 

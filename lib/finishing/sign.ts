@@ -1,0 +1,111 @@
+import { type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
+import { ValidationError } from '../errors.js';
+import { signPdf } from '../signing/pdf-signature.js';
+import { commonName } from '../signing/signer.js';
+import type { SignerRegistry } from '../signing/signers.js';
+import type { PdfStep } from './finish-pdf.js';
+import type { SignPlan } from './finishing-plan.js';
+import { openPdf } from './pdf-document.js';
+import type { TextDrawer } from './watermark.js';
+
+/** The appearance text's size before it is fitted into the rectangle, and its colour. */
+const APPEARANCE_TEXT = { fontSize: 10, color: '#1a237e' };
+/** Space between the rectangle's border and what it shows, in points. */
+const PADDING = 4;
+
+/**
+ * The `sign` step, the last one: a PAdES signature (lib/signing) over the
+ * finished file, with the plan's signer and level. A byte step: the signature
+ * covers the file as it will be delivered, so nothing may rewrite it after.
+ */
+export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: TextDrawer, now: () => Date): PdfStep {
+  return async (pdf) => {
+    const signer = await signers.signer(plan.signer);
+    const timestamp = plan.level === 'B-T' ? signers.timestamp : undefined;
+    if (plan.level === 'B-T' && !timestamp) throw new Error('B-T asked of a deployment without a timestamp authority');
+    const at = now();
+    const [leaf] = signer.chain;
+    const shownName = plan.name ?? (leaf ? commonName(leaf) : undefined);
+    const { appearance } = plan;
+    return signPdf(pdf, {
+      signer,
+      now: at,
+      ...(plan.reason ? { reason: plan.reason } : {}),
+      ...(plan.location ? { location: plan.location } : {}),
+      ...(plan.contactInfo ? { contactInfo: plan.contactInfo } : {}),
+      ...(plan.name ? { name: plan.name } : {}),
+      ...(plan.certify ? { certify: plan.certify } : {}),
+      ...(timestamp ? { timestamp } : {}),
+      ...(appearance
+        ? {
+            appearance: (doc: PDFDocument) =>
+              drawAppearance(doc, appearance, drawText, appearance.text ?? defaultText(shownName, at, plan.reason)),
+          }
+        : {}),
+    });
+  };
+}
+
+/** What a visible signature says unless told: who, when, why. */
+export function defaultText(name: string | undefined, at: Date, reason: string | undefined): string {
+  const lines = [`Digitally signed by ${name ?? 'unknown signer'}`, `Date: ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`];
+  if (reason) lines.push(`Reason: ${reason}`);
+  return lines.join('\n');
+}
+
+/**
+ * The visible signature's appearance: a thin frame around the rectangle and,
+ * fitted inside it, the image or the text (printed by the service's Chromium
+ * like a watermark text: any script, real text).
+ */
+async function drawAppearance(
+  doc: PDFDocument,
+  appearance: NonNullable<SignPlan['appearance']>,
+  drawText: TextDrawer,
+  text: string,
+): Promise<{ page: number; rect: [number, number, number, number]; normal: PDFRef }> {
+  const count = doc.getPageCount();
+  const index = appearance.page > 0 ? appearance.page - 1 : count + appearance.page;
+  if (index < 0 || index >= count) throw new ValidationError({ 'pdf.signature.appearance.page': `The document has ${count} page(s)` });
+  const box = doc.getPage(index).getMediaBox();
+  const { width, height } = appearance;
+  let content: { ref: PDFRef; width: number; height: number };
+  if (appearance.image) {
+    const { kind, bytes } = appearance.image;
+    try {
+      content = kind === 'png' ? await doc.embedPng(bytes) : await doc.embedJpg(bytes);
+    } catch (error) {
+      throw new ValidationError({ 'pdf.signature.appearance.image': 'The image could not be read' }, { cause: error });
+    }
+  } else {
+    const textPdf = await openPdf(await drawText({ text, ...APPEARANCE_TEXT }), 'sign');
+    const [embedded] = await doc.embedPdf(textPdf, [0]);
+    if (!embedded) throw new Error('The appearance text printed no page');
+    content = embedded;
+  }
+  const scale = Math.min((width - 2 * PADDING) / content.width, (height - 2 * PADDING) / content.height);
+  const drawnWidth = content.width * scale;
+  const drawnHeight = content.height * scale;
+  const x = (width - drawnWidth) / 2;
+  const y = (height - drawnHeight) / 2;
+  const n = (value: number) => Number(value.toFixed(3));
+  const operators = [
+    `q 0.1 0.14 0.49 RG 1 w 0.5 0.5 ${n(width - 1)} ${n(height - 1)} re S Q`,
+    `q ${n(drawnWidth)} 0 0 ${n(drawnHeight)} ${n(x)} ${n(y)} cm`,
+    // An image paints the unit square; a form XObject paints its own box, so it is scaled back to units.
+    ...(appearance.image ? [] : [`${n(1 / content.width)} 0 0 ${n(1 / content.height)} 0 0 cm`]),
+    '/Sig0 Do Q',
+  ];
+  const { context } = doc;
+  const normal = context.register(
+    context.stream(operators.join('\n'), {
+      Type: 'XObject',
+      Subtype: 'Form',
+      BBox: [0, 0, n(width), n(height)],
+      Resources: { XObject: { Sig0: content.ref } },
+    }),
+  );
+  const left = box.x + appearance.x;
+  const bottom = box.y + appearance.y;
+  return { page: index, rect: [left, bottom, left + width, bottom + height], normal };
+}

@@ -1,0 +1,40 @@
+/**
+ * The development signer of `npm start`, made like the development token: a
+ * throwaway CA, a signing certificate and a timestamp authority's certificate
+ * under `.local/signing/` (DEV_SIGNING_DIR overrides), kept between restarts,
+ * every name marked NOT TRUSTED; and an RFC 3161 timestamp authority on
+ * loopback for level B-T. What the functions get is the `signers` and
+ * `timestampUrl` params a deployment would pass.
+ */
+import { fileURLToPath } from 'node:url';
+import { loadOrCreateDevPki } from '../signing/dev-pki.js';
+import { localSigner } from '../signing/local-signer.js';
+import { pemCertificates } from '../signing/signer.js';
+import { startLocalTsa } from '../signing/timestamp.js';
+
+const SIGNING_DIR = fileURLToPath(new URL('../../.local/signing/', import.meta.url));
+
+/** The name the development signer is configured and granted under. */
+export const DEV_SIGNER = 'default';
+
+export type DevSigning = {
+  folder: string;
+  created: boolean;
+  /** serverless.yml params: the development signer as `default`, the loopback timestamp authority. */
+  params: { signers: string; timestampUrl: string };
+  stop: () => Promise<void>;
+};
+
+/** Loads (or creates) the development PKI and starts its timestamp authority on 127.0.0.1. */
+export async function startDevSigning(env: NodeJS.ProcessEnv = process.env): Promise<DevSigning> {
+  const folder = env.DEV_SIGNING_DIR || SIGNING_DIR;
+  const pki = await loadOrCreateDevPki(folder);
+  const ca = pemCertificates(pki.ca.certificatePem);
+  const tsa = await startLocalTsa(localSigner(pki.tsa.privateKeyPem, [...pemCertificates(pki.tsa.certificatePem), ...ca]));
+  return {
+    folder,
+    created: pki.created,
+    params: { signers: JSON.stringify({ [DEV_SIGNER]: { kind: 'local', folder } }), timestampUrl: tsa.url },
+    stop: tsa.close,
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The development PKI `npm start` creates once and keeps under the local data
+ * folder, as it does the development token: a throwaway CA, a signing
+ * certificate and a timestamp authority's certificate issued by it. Marked
+ * as untrusted in every name: nothing outside this machine trusts the CA, and
+ * nothing should. Tests use it as the trust anchor of the validators.
+ */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes, webcrypto } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { toPem } from './signer.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const RSA = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' } as const;
+
+/** One key and certificate of the development PKI, as PEM. */
+export type DevIdentity = { certificatePem: string; privateKeyPem: string };
+
+/** The development PKI: the CA, the document signer, the timestamp authority. */
+export type DevPki = { folder: string; ca: DevIdentity; signer: DevIdentity; tsa: DevIdentity };
+
+const subject = (commonName: string) =>
+  new pkijs.RelativeDistinguishedNames({
+    typesAndValues: [
+      new pkijs.AttributeTypeAndValue({ type: '2.5.4.10', value: new asn1js.Utf8String({ value: 'DocRender development (NOT TRUSTED)' }) }),
+      new pkijs.AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: commonName }) }),
+    ],
+  });
+
+const extension = (extnID: string, critical: boolean, value: asn1js.AsnType) =>
+  new pkijs.Extension({ extnID, critical, extnValue: value.toBER(false) });
+
+const keyUsage = (byte: number, unusedBits: number) => new asn1js.BitString({ valueHex: new Uint8Array([byte]).buffer, unusedBits });
+
+type Issued = { certificate: pkijs.Certificate; keys: CryptoKeyPair };
+
+/**
+ * Issues a certificate for `keys.publicKey` (or a public key given as SPKI
+ * DER, for a key held elsewhere such as KMS) signed by `issuer` (self-signed
+ * without one).
+ */
+export async function issueCertificate(options: {
+  commonName: string;
+  kind: 'ca' | 'signer' | 'tsa';
+  publicKey: CryptoKey | Uint8Array;
+  issuer?: { certificate: pkijs.Certificate; privateKey: CryptoKey };
+  signingKey?: CryptoKey;
+  validDays?: number;
+}): Promise<pkijs.Certificate> {
+  const certificate = new pkijs.Certificate();
+  certificate.version = 2;
+  const serial = randomBytes(16);
+  serial[0] = (serial[0] ?? 0) & 0x7f;
+  certificate.serialNumber = new asn1js.Integer({ valueHex: serial.buffer.slice(serial.byteOffset, serial.byteOffset + 16) as ArrayBuffer });
+  certificate.subject = subject(options.commonName);
+  certificate.issuer = options.issuer ? options.issuer.certificate.subject : subject(options.commonName);
+  const now = Date.now();
+  certificate.notBefore.value = new Date(now - DAY_MS);
+  certificate.notAfter.value = new Date(now + (options.validDays ?? 3650) * DAY_MS);
+  const extensions: pkijs.Extension[] = [];
+  if (options.kind === 'ca') {
+    extensions.push(extension('2.5.29.19', true, new pkijs.BasicConstraints({ cA: true }).toSchema()));
+    extensions.push(extension('2.5.29.15', true, keyUsage(0x06, 1))); // keyCertSign, cRLSign
+  } else {
+    extensions.push(extension('2.5.29.19', true, new pkijs.BasicConstraints({ cA: false }).toSchema()));
+    extensions.push(extension('2.5.29.15', true, keyUsage(options.kind === 'signer' ? 0xc0 : 0x80, options.kind === 'signer' ? 6 : 7)));
+    if (options.kind === 'tsa') extensions.push(extension('2.5.29.37', true, new pkijs.ExtKeyUsage({ keyPurposes: ['1.3.6.1.5.5.7.3.8'] }).toSchema()));
+  }
+  certificate.extensions = extensions;
+  if (options.publicKey instanceof Uint8Array) {
+    certificate.subjectPublicKeyInfo = pkijs.PublicKeyInfo.fromBER(new Uint8Array(options.publicKey).buffer as ArrayBuffer);
+  } else {
+    await certificate.subjectPublicKeyInfo.importKey(options.publicKey);
+  }
+  const signingKey = options.issuer?.privateKey ?? options.signingKey;
+  if (!signingKey) throw new Error('A self-signed certificate needs its own private key');
+  await certificate.sign(signingKey, 'SHA-256');
+  return certificate;
+}
+
+async function identity(issued: Issued): Promise<DevIdentity> {
+  const pkcs8 = new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', issued.keys.privateKey));
+  return { certificatePem: toPem(new Uint8Array(issued.certificate.toSchema().toBER(false)), 'CERTIFICATE'), privateKeyPem: toPem(pkcs8, 'PRIVATE KEY') };
+}
+
+const generate = () => webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
+
+/** Creates a fresh development PKI (not written anywhere). */
+export async function createDevPki(folder: string): Promise<DevPki> {
+  const caKeys = await generate();
+  const ca = await issueCertificate({ commonName: 'DocRender development CA (NOT TRUSTED)', kind: 'ca', publicKey: caKeys.publicKey, signingKey: caKeys.privateKey });
+  const issuer = { certificate: ca, privateKey: caKeys.privateKey };
+  const signerKeys = await generate();
+  const signer = await issueCertificate({ commonName: 'DocRender development signer (NOT TRUSTED)', kind: 'signer', publicKey: signerKeys.publicKey, issuer, validDays: 825 });
+  const tsaKeys = await generate();
+  const tsa = await issueCertificate({ commonName: 'DocRender development timestamp authority (NOT TRUSTED)', kind: 'tsa', publicKey: tsaKeys.publicKey, issuer, validDays: 825 });
+  return {
+    folder,
+    ca: await identity({ certificate: ca, keys: caKeys }),
+    signer: await identity({ certificate: signer, keys: signerKeys }),
+    tsa: await identity({ certificate: tsa, keys: tsaKeys }),
+  };
+}
+
+const FILES = { ca: 'ca', signer: 'signer', tsa: 'tsa' } as const;
+
+/**
+ * The development PKI kept in `folder` (created and written there on the
+ * first call, read back on later ones: restarts keep the same CA). Written
+ * into a sibling folder and renamed into place, so that two `npm start`s
+ * starting at once never read half of one, nor a CA of one and a signer of the other.
+ */
+export async function loadOrCreateDevPki(folder: string): Promise<DevPki & { created: boolean }> {
+  const load = (): DevPki => {
+    const read = (name: string, part: string) => readFileSync(join(folder, `${name}.${part}.pem`), 'utf8');
+    const identity = (name: string): DevIdentity => ({ certificatePem: read(name, 'cert'), privateKeyPem: read(name, 'key') });
+    return { folder, ca: identity(FILES.ca), signer: identity(FILES.signer), tsa: identity(FILES.tsa) };
+  };
+  if (existsSync(join(folder, 'ca.cert.pem'))) return { ...load(), created: false };
+  const pki = await createDevPki(folder);
+  mkdirSync(dirname(folder), { recursive: true });
+  const staging = mkdtempSync(`${folder.replace(/[\\/]+$/, '')}.new-`);
+  try {
+    for (const name of Object.values(FILES)) {
+      writeFileSync(join(staging, `${name}.cert.pem`), pki[name].certificatePem);
+      writeFileSync(join(staging, `${name}.key.pem`), pki[name].privateKeyPem, { mode: 0o600 });
+    }
+    writeFileSync(
+      join(staging, 'README.txt'),
+      'DocRender development signer: a throwaway CA made by `npm start` on this machine.\nNOT TRUSTED anywhere: never use it for a real document. Delete this folder to get a new one.\n',
+    );
+    chmodSync(staging, 0o700);
+    // An empty folder (a test's fresh temporary one) is replaced; one with a PKI in it is kept: another start got there first.
+    if (existsSync(folder) && readdirSync(folder).length === 0) rmdirSync(folder);
+    renameSync(staging, folder);
+    return { ...pki, created: true };
+  } catch (error) {
+    if (!existsSync(join(folder, 'ca.cert.pem'))) throw error;
+    return { ...load(), created: false };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}

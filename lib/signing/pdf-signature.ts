@@ -1,0 +1,147 @@
+/**
+ * A PAdES signature in a PDF (ISO 32000-2 §12.8, ETSI EN 319 142-1): the
+ * signature field and its widget, the signature dictionary with a
+ * `/ByteRange` and a `/Contents` placeholder, the file written once, then the
+ * CMS over every byte but the placeholder's hex written into it. The file is
+ * not changed after that: the signature covers the whole file.
+ */
+import {
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFString,
+  ParseSpeeds,
+  type PDFRef,
+} from '@cantoo/pdf-lib';
+import { sha256, signedData, timestampAttribute } from './cms.js';
+import type { Signer } from './signer.js';
+
+/** Bytes kept for the CMS: the chain, the signature and a timestamp token with the TSA's chain fit in 24 KB with room. */
+const CONTENTS_BYTES = 24 * 1024;
+const BYTE_RANGE_PLACEHOLDER = '**********';
+
+/** The DocMDP permissions of a certification signature (ISO 32000-2 Table 257: /P 1, 2 or 3). */
+export type Certify = 'noChanges' | 'formFilling' | 'annotations';
+const DOC_MDP_P: Record<Certify, number> = { noChanges: 1, formFilling: 2, annotations: 3 };
+
+/** What the signature dictionary says and how the signature is made. */
+export type SignatureRequest = {
+  signer: Signer;
+  reason?: string;
+  location?: string;
+  contactInfo?: string;
+  name?: string;
+  certify?: Certify;
+  /** A timestamp token over the signature value (PAdES B-T): given the value, answers the token's DER. */
+  timestamp?: (signatureValue: Uint8Array) => Promise<Uint8Array>;
+  /** Draws the visible signature: adds the widget's appearance and answers its page and rectangle; absent → invisible. */
+  appearance?: (doc: PDFDocument) => Promise<{ page: number; rect: [number, number, number, number]; normal: PDFRef }>;
+  now: Date;
+};
+
+/** PDF date string (D:YYYYMMDDHHmmSSZ). */
+const pdfDate = (date: Date) => `D:${date.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
+
+/** Adds the field, the widget and the signature dictionary with placeholders; answers the document saved. */
+async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+  const { context } = doc;
+  const signature = context.obj({
+    Type: 'Sig',
+    Filter: 'Adobe.PPKLite',
+    SubFilter: 'ETSI.CAdES.detached',
+    ByteRange: context.obj([0, PDFName.of(BYTE_RANGE_PLACEHOLDER), PDFName.of(BYTE_RANGE_PLACEHOLDER), PDFName.of(BYTE_RANGE_PLACEHOLDER)]),
+    Contents: PDFHexString.of('0'.repeat(CONTENTS_BYTES * 2)),
+    M: PDFString.of(pdfDate(request.now)),
+  });
+  for (const [key, value] of [
+    ['Reason', request.reason],
+    ['Location', request.location],
+    ['ContactInfo', request.contactInfo],
+    ['Name', request.name],
+  ] as const) {
+    if (value) signature.set(PDFName.of(key), PDFHexString.fromText(value));
+  }
+  const signatureRef = context.register(signature);
+  if (request.certify) {
+    const reference = context.obj({
+      Type: 'SigRef',
+      TransformMethod: 'DocMDP',
+      TransformParams: context.obj({ Type: 'TransformParams', P: PDFNumber.of(DOC_MDP_P[request.certify]), V: PDFName.of('1.2') }),
+    });
+    signature.set(PDFName.of('Reference'), context.obj([reference]));
+    doc.catalog.set(PDFName.of('Perms'), context.obj({ DocMDP: signatureRef }));
+  }
+
+  const visible = request.appearance ? await request.appearance(doc) : undefined;
+  const pages = doc.getPages();
+  const page = pages[visible?.page ?? 0];
+  if (!page) throw new Error('The document has no page to carry the signature');
+  // An invisible signature still has an appearance (an empty form): PDF/A wants one on every widget.
+  const normal = visible?.normal ?? context.register(context.stream('', { Type: 'XObject', Subtype: 'Form', BBox: context.obj([0, 0, 0, 0]) }));
+  const widget = context.register(
+    context.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Sig',
+      T: PDFString.of(`Signature${doc.getForm().getFields().length + 1}`),
+      V: signatureRef,
+      F: 132, // Print, Locked
+      Rect: context.obj(visible?.rect ?? [0, 0, 0, 0]),
+      P: page.ref,
+      AP: context.obj({ N: normal }),
+    }),
+  );
+  const annotations = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
+  if (annotations) annotations.push(widget);
+  else page.node.set(PDFName.of('Annots'), context.obj([widget]));
+  let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  if (!acroForm) {
+    acroForm = context.obj({ Fields: context.obj([]) });
+    doc.catalog.set(PDFName.of('AcroForm'), acroForm);
+  }
+  const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (fields) fields.push(widget);
+  else acroForm.set(PDFName.of('Fields'), context.obj([widget]));
+  acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3)); // SignaturesExist, AppendOnly
+  return doc.save({ updateFieldAppearances: false, useObjectStreams: false, objectsPerTick: Infinity });
+}
+
+/** Where the placeholders sit in the saved file. */
+function locate(file: Buffer): { byteRangeStart: number; byteRangeEnd: number; contentsStart: number; contentsEnd: number } {
+  const marker = `/ByteRange [ 0 /${BYTE_RANGE_PLACEHOLDER} /${BYTE_RANGE_PLACEHOLDER} /${BYTE_RANGE_PLACEHOLDER} ]`;
+  const byteRangeStart = file.indexOf(marker);
+  if (byteRangeStart < 0 || file.indexOf(marker, byteRangeStart + 1) >= 0) throw new Error('The signature placeholder is not in the file exactly once');
+  const contentsMarker = `/Contents <${'0'.repeat(CONTENTS_BYTES * 2)}>`;
+  const contentsAt = file.indexOf(contentsMarker);
+  if (contentsAt < 0) throw new Error('The signature contents placeholder is not in the file');
+  const contentsStart = contentsAt + '/Contents '.length;
+  return { byteRangeStart, byteRangeEnd: byteRangeStart + marker.length, contentsStart, contentsEnd: contentsStart + CONTENTS_BYTES * 2 + 2 };
+}
+
+/**
+ * Signs `pdf`: answers a new file with one more signature whose byte range
+ * covers the whole file except its own `/Contents` value.
+ */
+export async function signPdf(pdf: Uint8Array, request: SignatureRequest): Promise<Uint8Array> {
+  const file = Buffer.from(await withPlaceholder(pdf, request));
+  const at = locate(file);
+  const byteRange = [0, at.contentsStart, at.contentsEnd, file.length - at.contentsEnd];
+  const written = `/ByteRange [${byteRange.join(' ')}]`;
+  const marker = file.subarray(at.byteRangeStart, at.byteRangeEnd);
+  if (written.length > marker.length) throw new Error('The byte range does not fit its placeholder');
+  marker.fill(0x20);
+  marker.write(written, 'latin1');
+  const covered = Buffer.concat([file.subarray(0, at.contentsStart), file.subarray(at.contentsEnd)]);
+  const { timestamp } = request;
+  const cms = await signedData(
+    { messageDigest: sha256(covered), signer: request.signer, eContentType: '1.2.840.113549.1.7.1' },
+    timestamp ? async (value) => [timestampAttribute(await timestamp(value))] : undefined,
+  );
+  if (cms.length > CONTENTS_BYTES) throw new Error(`The signature (${cms.length} bytes) does not fit the ${CONTENTS_BYTES} bytes kept for it`);
+  file.write(Buffer.from(cms).toString('hex').toUpperCase(), at.contentsStart + 1, 'latin1');
+  return new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
+}

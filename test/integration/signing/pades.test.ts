@@ -1,0 +1,320 @@
+/**
+ * PAdES signatures proven by independent validators: pyHanko (intact, whole
+ * file covered, chain trusted against the development CA, timestamp verified
+ * for B-T, DocMDP as asked) and poppler's pdfsig read what the sign step
+ * writes, qpdf finds the file clean, and a copy with one byte of its page
+ * content changed fails both. Signers: the development one, and AWS KMS
+ * through moto's server (RSA and ECC P-256 keys, chain in SSM Parameter Store).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { PDFArray, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
+import * as pkijs from 'pkijs';
+import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import type { SignPlan } from '../../../lib/finishing/finishing-plan.js';
+import { signStep } from '../../../lib/finishing/sign.js';
+import { createS3Client } from '../../../lib/aws/s3-client.js';
+import { issueCertificate, loadOrCreateDevPki, type DevPki } from '../../../lib/signing/dev-pki.js';
+import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';
+import { localSigner } from '../../../lib/signing/local-signer.js';
+import { pemCertificates, toPem } from '../../../lib/signing/signer.js';
+import { kmsCertificateRequest } from '../../../lib/signing/kms-csr.js';
+import { signerRegistry, type SignerRegistry } from '../../../lib/signing/signers.js';
+import { startLocalTsa } from '../../../lib/signing/timestamp.js';
+import { closedPort } from '../../helpers/closed-port.js';
+import { pdfsig, startMoto, validatePades, type PadesStatus } from '../../helpers/pades.js';
+import { qpdf } from '../../helpers/pdf-tools.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+const noText = async (): Promise<Uint8Array> => {
+  throw new Error('no text is drawn in these tests');
+};
+
+/** A one-page contract, as a printed PDF would come to the sign step. */
+async function contract(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([595, 842]).drawText('Hello contract: the parties agree.', { font, size: 18, x: 72, y: 700 });
+  return doc.save({ useObjectStreams: false });
+}
+
+/** The file with one byte of its first page's content stream changed. */
+async function tampered(pdf: Uint8Array): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const contents = doc.getPage(0).node.get(PDFName.of('Contents'));
+  const first = contents instanceof PDFArray ? contents.get(0) : contents;
+  const ref = first instanceof PDFRef ? first : undefined;
+  assert.ok(ref, 'the page has one content stream');
+  const bytes = Buffer.from(pdf);
+  const objectAt = bytes.indexOf(`\n${ref.objectNumber} 0 obj`);
+  const streamAt = bytes.indexOf('stream', objectAt) + 'stream\n'.length + 2;
+  assert.ok(objectAt > 0 && streamAt > objectAt);
+  const copy = Buffer.from(bytes);
+  copy[streamAt] = (copy[streamAt] ?? 0) ^ 0x01;
+  return copy;
+}
+
+const only = (statuses: PadesStatus[] | undefined): PadesStatus => {
+  assert.equal(statuses?.length, 1, 'one signature');
+  return statuses[0] as PadesStatus;
+};
+
+/** pyHanko: intact, valid, trusted against the development CA, the whole file covered, nothing changed after. */
+function assertValid(pdf: Uint8Array, caPem: string): PadesStatus {
+  const { statuses, stderr } = validatePades(pdf, caPem);
+  const status = only(statuses);
+  assert.ok(status.intact && status.valid && status.trusted, `${status.summary} ${stderr}`);
+  assert.equal(status.coverage, 'ENTIRE_FILE');
+  assert.equal(status.modificationLevel, 'NONE');
+  assert.equal(status.subFilter, '/ETSI.CAdES.detached');
+  const read = pdfsig(pdf).stdout;
+  assert.match(read, /Signature Validation: Signature is Valid\./);
+  assert.match(read, /Total document signed/);
+  const check = qpdf(pdf, ['--check']);
+  assert.equal(check.status, 0, check.stdout + check.stderr);
+  assert.match(check.stdout, /No syntax or stream encoding errors found/);
+  return status;
+}
+
+function devRegistry(pki: DevPki, timestampUrl?: string): SignerRegistry {
+  return signerRegistry({ signers: { default: { kind: 'local', folder: pki.folder } }, ...(timestampUrl ? { timestampUrl } : {}) }, {
+    kms: () => assert.fail('no KMS'),
+    ssm: () => assert.fail('no SSM'),
+    s3: () => assert.fail('no S3'),
+    secrets: () => assert.fail('no Secrets Manager'),
+  });
+}
+
+const sign = (pdf: Uint8Array, plan: Partial<SignPlan>, signers: SignerRegistry) =>
+  finishPdf(pdf, { sign: signStep({ signer: 'default', level: 'B-B', ...plan }, signers, noText, () => new Date()) });
+
+describe('the sign step', () => {
+  let pki: DevPki;
+  let tsa: { url: string; close: () => Promise<void> };
+  let pdf: Uint8Array;
+
+  before(async () => {
+    pki = await loadOrCreateDevPki(tempDir('signing-'));
+    const tsaChain = [...pemCertificates(pki.tsa.certificatePem), ...pemCertificates(pki.ca.certificatePem)];
+    tsa = await startLocalTsa(localSigner(pki.tsa.privateKeyPem, tsaChain));
+    pdf = await contract();
+  });
+  after(() => tsa.close());
+
+  it('signs at B-B: pyHanko and pdfsig find it intact and trusted over the whole file, qpdf clean, no timestamp', async () => {
+    const signed = await sign(pdf, { reason: 'Agreed', location: 'Berlin', contactInfo: 'legal@example.com', name: 'Jane Roe' }, devRegistry(pki));
+    const status = assertValid(signed, pki.ca.certificatePem);
+    assert.equal(status.timestamp, null);
+    assert.equal(status.docmdp, null, 'an approval signature');
+    assert.match(status.signer, /DocRender development signer \(NOT TRUSTED\)/);
+  });
+
+  it('signs at B-T: the timestamp token is intact and trusted', async () => {
+    const signed = await sign(pdf, { level: 'B-T', reason: 'Vertrag – ü, 契約' }, devRegistry(pki, tsa.url));
+    const status = assertValid(signed, pki.ca.certificatePem);
+    assert.ok(status.timestamp?.intact && status.timestamp.valid && status.timestamp.trusted, status.summary);
+    assert.ok(Math.abs(Date.parse(status.timestamp.time) - Date.now()) < 10 * 60_000, 'the timestamp is of now');
+  });
+
+  for (const [certify, level] of [
+    ['noChanges', 'NO_CHANGES'],
+    ['formFilling', 'FILL_FORMS'],
+    ['annotations', 'ANNOTATE'],
+  ] as const) {
+    it(`certifies with DocMDP ${certify}`, async () => {
+      const status = assertValid(await sign(pdf, { certify }, devRegistry(pki)), pki.ca.certificatePem);
+      assert.equal(status.docmdp, level);
+    });
+  }
+
+  it('a copy with one byte of page content changed fails pyHanko and pdfsig', async () => {
+    const signed = await sign(pdf, { level: 'B-T' }, devRegistry(pki, tsa.url));
+    assertValid(signed, pki.ca.certificatePem);
+    const broken = await tampered(signed);
+    const { statuses } = validatePades(broken, pki.ca.certificatePem);
+    const status = only(statuses);
+    assert.equal(status.intact, false, status.summary);
+    assert.equal(status.bottomLine, false);
+    assert.doesNotMatch(pdfsig(broken).stdout, /Signature is Valid/);
+  });
+
+  it('a signature that does not chain to the trusted CA is intact but not trusted (the validator checks trust)', async () => {
+    const signed = await sign(pdf, {}, devRegistry(pki));
+    const other = await loadOrCreateDevPki(tempDir('other-ca-'));
+    const status = only(validatePades(signed, other.ca.certificatePem).statuses);
+    assert.equal(status.intact, true);
+    assert.equal(status.trusted, false);
+  });
+
+  it('keeps the development PKI between starts, one CA even when two starts make it at once', async () => {
+    const folder = join(tempDir('signing-race-'), 'signing');
+    const [first, second] = await Promise.all([loadOrCreateDevPki(folder), loadOrCreateDevPki(folder)]);
+    const again = await loadOrCreateDevPki(folder);
+    assert.equal(again.created, false);
+    assert.equal(again.ca.certificatePem, first.created ? first.ca.certificatePem : second.ca.certificatePem);
+    assert.equal(again.signer.certificatePem, first.created ? first.signer.certificatePem : second.signer.certificatePem);
+    assert.equal([first, second].filter((made) => made.created).length >= 1, true);
+  });
+
+  it('a timestamp authority that cannot be reached is TimestampAuthorityError (503), nothing signed', async () => {
+    const signers = devRegistry(pki, `http://127.0.0.1:${await closedPort()}/`);
+    await assert.rejects(sign(pdf, { level: 'B-T' }, signers), (error: unknown) => {
+      assert.ok(error instanceof TimestampAuthorityError);
+      assert.equal(error.statusCode, 503);
+      assert.equal(error.code, 'render.timestamp_unavailable');
+      return true;
+    });
+  });
+});
+
+describe('the KMS signer (moto server)', () => {
+  let moto: { endpoint: string; stop: () => Promise<void> };
+  let pki: DevPki;
+  let kms: KMSClient;
+  let ssm: SSMClient;
+  let secrets: SecretsManagerClient;
+  let tsa: { url: string; close: () => Promise<void> };
+  let pdf: Uint8Array;
+  const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
+
+  before(async () => {
+    moto = await startMoto();
+    kms = new KMSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials });
+    ssm = new SSMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials });
+    secrets = new SecretsManagerClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials });
+    pki = await loadOrCreateDevPki(tempDir('signing-kms-'));
+    const tsaChain = [...pemCertificates(pki.tsa.certificatePem), ...pemCertificates(pki.ca.certificatePem)];
+    tsa = await startLocalTsa(localSigner(pki.tsa.privateKeyPem, tsaChain));
+    pdf = await contract();
+  });
+  after(async () => {
+    await tsa.close();
+    await moto.stop();
+  });
+
+  /** A KMS key of `spec`, its certificate issued by the development CA for the public key KMS gives, the chain PEM in SSM. */
+  async function kmsKey(spec: 'RSA_2048' | 'RSA_3072' | 'ECC_NIST_P256', parameter: string): Promise<string> {
+    const created = await kms.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: 'SIGN_VERIFY' }));
+    const keyId = created.KeyMetadata?.Arn ?? assert.fail('no key');
+    const { PublicKey } = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }));
+    const caKey = await crypto.subtle.importKey(
+      'pkcs8',
+      Buffer.from(pki.ca.privateKeyPem.replace(/-----[^-]+-----|\s/g, ''), 'base64'),
+      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
+    const caDer = pemCertificates(pki.ca.certificatePem)[0] as Uint8Array;
+    const certificate = await issueCertificate({
+      commonName: `KMS ${spec} signer (NOT TRUSTED)`,
+      kind: 'signer',
+      publicKey: PublicKey as Uint8Array,
+      issuer: { certificate: pkijs.Certificate.fromBER(new Uint8Array(caDer).buffer as ArrayBuffer), privateKey: caKey },
+    });
+    const chain = toPem(new Uint8Array(certificate.toSchema().toBER(false)), 'CERTIFICATE') + pki.ca.certificatePem;
+    await ssm.send(new PutParameterCommand({ Name: parameter, Value: chain, Type: 'String', Overwrite: true }));
+    return keyId;
+  }
+
+  const registry = (keyId: string, parameter: string, timestampUrl?: string) =>
+    signerRegistry(
+      { signers: { legal: { kind: 'kms', keyId, chain: `ssm:${parameter}` } }, ...(timestampUrl ? { timestampUrl } : {}) },
+      { kms: () => kms, ssm: () => ssm, s3: () => createS3Client({ region: 'us-east-1' }), secrets: () => secrets },
+    );
+
+  for (const spec of ['RSA_2048', 'ECC_NIST_P256'] as const) {
+    it(`signs with a ${spec} key in KMS at B-T, validated by pyHanko and pdfsig`, async () => {
+      const parameter = `/docrender/signers/${spec}/chain`;
+      const keyId = await kmsKey(spec, parameter);
+      const signed = await sign(pdf, { signer: 'legal', level: 'B-T', reason: 'Approved' }, registry(keyId, parameter, tsa.url));
+      const status = assertValid(signed, pki.ca.certificatePem);
+      assert.match(status.signer, new RegExp(`KMS ${spec} signer`));
+      assert.ok(status.timestamp?.trusted, status.summary);
+    });
+  }
+
+  it('a key KMS does not have is SignerUnavailableError (502) naming the signer and the KMS error, never the key', async () => {
+    const parameter = '/docrender/signers/gone/chain';
+    const real = await kmsKey('RSA_2048', parameter);
+    const keyId = real.replace(/key\/.*$/, `key/${crypto.randomUUID()}`);
+    await assert.rejects(sign(pdf, { signer: 'legal' }, registry(keyId, parameter)), (error: unknown) => {
+      assert.ok(error instanceof SignerUnavailableError);
+      assert.equal(error.statusCode, 502);
+      assert.equal(error.code, 'render.signer_unavailable');
+      assert.match(error.message, /"legal".*NotFoundException/);
+      const keyUuid = keyId.split('/').pop() as string;
+      assert.ok(!JSON.stringify({ message: error.message, stack: error.stack, cause: String(error.cause) }).includes(keyUuid), 'the key id is not in the error');
+      return true;
+    });
+  });
+
+  for (const spec of ['RSA_3072', 'ECC_NIST_P256'] as const) {
+    it(`makes a certificate signing request for a ${spec} key, signed by KMS, that openssl verifies`, async () => {
+      const created = await kms.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: 'SIGN_VERIFY' }));
+      const pem = await kmsCertificateRequest(kms, created.KeyMetadata?.Arn ?? assert.fail('no key'), 'CN=Example GmbH contracts,O=Example GmbH,C=DE');
+      const file = join(tempDir('csr-'), 'request.pem');
+      writeFileSync(file, pem);
+      const checked = spawnSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject'], { encoding: 'utf8' });
+      assert.equal(checked.status, 0, checked.stderr);
+      assert.match(checked.stdout + checked.stderr, /verify OK/i);
+      assert.match(checked.stdout, /CN\s*=\s*Example GmbH contracts/);
+    });
+  }
+
+  /** A PKCS#12 of the development signer's key and chain, as a CA hands one out, written by OpenSSL with `password`. */
+  function pkcs12Of(password: string): string {
+    const dir = tempDir('p12-');
+    writeFileSync(join(dir, 'key.pem'), pki.signer.privateKeyPem);
+    writeFileSync(join(dir, 'cert.pem'), pki.signer.certificatePem);
+    writeFileSync(join(dir, 'ca.pem'), pki.ca.certificatePem);
+    const made = spawnSync('openssl', ['pkcs12', '-export', '-inkey', join(dir, 'key.pem'), '-in', join(dir, 'cert.pem'), '-certfile', join(dir, 'ca.pem'), '-out', join(dir, 'signer.p12'), '-passout', 'env:P12_PASSWORD'], {
+      encoding: 'utf8',
+      env: { ...process.env, P12_PASSWORD: password },
+    });
+    assert.equal(made.status, 0, made.stderr);
+    return readFileSync(join(dir, 'signer.p12')).toString('base64');
+  }
+
+  const pkcs12Registry = (secretId: string, timestampUrl?: string) =>
+    signerRegistry({ signers: { legal: { kind: 'pkcs12', secret: secretId } }, ...(timestampUrl ? { timestampUrl } : {}) }, {
+      kms: () => kms,
+      ssm: () => ssm,
+      s3: () => createS3Client({ region: 'us-east-1' }),
+      secrets: () => secrets,
+    });
+
+  it('signs at B-T with a PKCS#12 and its password from Secrets Manager, validated by pyHanko and pdfsig', async () => {
+    const password = 'Pässwort-from-the-CA-77';
+    const created = await secrets.send(new CreateSecretCommand({ Name: 'docrender/signers/p12', SecretString: JSON.stringify({ pkcs12: pkcs12Of(password), password }) }));
+    const signed = await sign(pdf, { signer: 'legal', level: 'B-T' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'), tsa.url));
+    const status = assertValid(signed, pki.ca.certificatePem);
+    assert.ok(status.timestamp?.trusted, status.summary);
+  });
+
+  it('a PKCS#12 whose password is wrong is SignerUnavailableError (502), the password in no message', async () => {
+    const password = 'the-wrong-one-4411';
+    const created = await secrets.send(new CreateSecretCommand({ Name: 'docrender/signers/p12-wrong', SecretString: JSON.stringify({ pkcs12: pkcs12Of('the-right-one-9'), password }) }));
+    await assert.rejects(sign(pdf, { signer: 'legal' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'))), (error: unknown) => {
+      assert.ok(error instanceof SignerUnavailableError);
+      assert.match(error.message, /PKCS#12 could not be opened/);
+      assert.ok(!`${error.message} ${error.stack} ${String(error.cause)}`.includes(password));
+      return true;
+    });
+  });
+
+  it('a chain parameter that does not exist is SignerUnavailableError (502), the parameter not named', async () => {
+    const keyId = await kmsKey('RSA_2048', '/docrender/signers/present/chain');
+    await assert.rejects(sign(pdf, { signer: 'legal' }, registry(keyId, '/docrender/signers/missing/chain')), (error: unknown) => {
+      assert.ok(error instanceof SignerUnavailableError);
+      assert.match(error.message, /ParameterNotFound/);
+      assert.doesNotMatch(error.message, /missing/);
+      return true;
+    });
+  });
+});
