@@ -150,20 +150,32 @@ function operation(route: RouteDoc) {
   else if (route.notFound) responses['404'] = errorResponse(route.notFound);
   if (route.body) responses['413'] = errorResponse('The request body is over the limit (5 MiB by default).');
   if (auth) responses['429'] = { ...errorResponse('Past the token rate.'), headers: RETRY_AFTER };
+  // pdf.signature: PDF and template renders sign (a screenshot never does); an async render signs in its job.
+  const signs = route.renders === true && route.tag !== 'Screenshot';
+  const signsNow = signs && route.success.status !== '201';
   responses['500'] = errorResponse('Internal error.');
   const unavailable = 'AWS (DynamoDB, S3 or SQS) kept failing through retries; nothing was left half-done.';
   if (auth) {
     responses['503'] = {
-      ...errorResponse(route.renders ? `${unavailable} Or the renderer of a process taking renders concurrently has as many running and waiting as it takes (not on Lambda, where an instance serves one at a time).` : unavailable),
+      ...errorResponse(
+        route.renders
+          ? `${unavailable}${signsNow ? ' Or the timestamp authority of pdf.signature did not answer (code render.timestamp_unavailable).' : ''} Or the renderer of a process taking renders concurrently has as many running and waiting as it takes (not on Lambda, where an instance serves one at a time).`
+          : unavailable,
+      ),
       headers: RETRY_AFTER,
     };
   }
+  if (signsNow) responses['502'] = errorResponse('The signer of pdf.signature failed (AWS KMS, SSM, S3 or Secrets Manager; code render.signer_unavailable): nothing was stored or charged.');
   if (route.renders) responses['504'] = errorResponse('The render exceeded its time budget.');
   // Every answer given after the token was checked carries where the caller stands against its rate, errors included.
   if (auth) for (const response of Object.values(responses)) response.headers = { ...response.headers, ...RATE_HEADERS };
   if (auth) {
     responses['401'] = { ...errorResponse('Missing, malformed or unknown token.'), headers: WWW_AUTHENTICATE };
-    responses['403'] = errorResponse('The subscription is inactive.');
+    responses['403'] = errorResponse(
+      signs
+        ? 'The subscription is inactive, or the token was not granted the signer that pdf.signature.signer names (code render.signer_not_granted).'
+        : 'The subscription is inactive.',
+    );
   }
 
   const parameters = [

@@ -27,7 +27,13 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   Error: {
     type: 'object',
     description: 'Every error but 400.',
-    properties: { message: { type: 'string' } },
+    properties: {
+      message: { type: 'string' },
+      code: {
+        type: 'string',
+        description: 'Where the service tells errors of one status apart (signing: render.signer_not_granted, render.signer_unavailable, render.timestamp_unavailable).',
+      },
+    },
     required: ['message'],
   },
   ValidationError: {
