@@ -16,6 +16,7 @@ import { JS_WHITESPACE } from '../schemas/js-whitespace.js';
 import { DocumentPartSchema, MERGED_FILE_ONLY, MergePdfOptionsSchema } from '../schemas/merge-requests.js';
 import { PageRangesSchema } from '../schemas/page-ranges.js';
 import { pdfFinishingEntries, PDFA_LEVELS } from '../schemas/pdf-finishing.js';
+import { AppearanceSchema } from '../schemas/pdf-signature.js';
 import { ProtectionSchema, WatermarkSchema } from '../schemas/protection-watermark.js';
 import {
   CookieSchema,
@@ -116,12 +117,13 @@ function objectOf(object: Schema, field: string): Schema {
 
 const PART_2 = PDFA_LEVELS.filter((level) => level.startsWith('PDF/A-2'));
 
-/** The rules between the finishing options of a `pdf` object (pdf-finishing.ts, protection-watermark.ts). */
+/** The rules between the finishing options of a `pdf` object (pdf-finishing.ts, protection-watermark.ts, pdf-signature.ts). */
 const finishingRules = (pdf: Schema): Schema =>
   withRules(
     pdf,
     { not: { allOf: [given('protection', 'object'), given('pdfa', 'string')] } },
     { not: { allOf: [given('protection', 'object'), given('eInvoice', 'object')] } },
+    { not: { allOf: [given('protection', 'object'), given('signature', 'object')] } },
     {
       if: { required: ['pdfa'], properties: { pdfa: { enum: PART_2 } } },
       then: { properties: { attachments: { anyOf: [{ type: 'null' }, { maxItems: 0 }] }, eInvoice: { type: 'null' } } },
@@ -161,6 +163,14 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
         if: given('image', 'string'),
         then: { properties: { fontSize: { type: 'null' }, color: { type: 'null' } } },
       });
+    },
+  ],
+  // pdf.signature.appearance: text or image, not both; the image a PNG or a JPEG.
+  [
+    lastOf(AppearanceSchema),
+    (appearance) => {
+      Object.assign(stringOf(appearance, 'image'), { pattern: base64StartingWith(PNG_MAGIC, JPEG_MAGIC), contentEncoding: 'base64' });
+      return withRules(appearance, { not: { allOf: [given('text', 'string'), given('image', 'string')] } });
     },
   ],
   // pdf.protection: a password at least; permissions need the owner password.

@@ -36,7 +36,7 @@ const text = (description: string) =>
 const points = (min: number, description: string) =>
   described(v.pipe(v.number('Must be a number'), v.minValue(min, `Must be at least ${min}`), v.maxValue(MAX_RECT_POINTS, `Must be at most ${MAX_RECT_POINTS}`)), { description });
 
-const AppearanceSchema = v.pipe(
+export const AppearanceSchema = v.pipe(
   closedObject({
     page: described(
       v.pipe(v.number('Must be a number'), v.integer('Must be a whole number'), v.check((page) => page !== 0, 'Must not be 0: pages count from 1, or from -1 at the end')),

@@ -239,7 +239,7 @@ function timeZoneMessage(timeZone: string): string {
 
 const TimeZoneSchema = v.pipe(
   StringSchema,
-  v.maxLength(64, 'Must be at most 64 characters'),
+  maxCharacters(64, 'Must be at most 64 characters'),
   v.check(isIcuTimeZone, (issue) => timeZoneMessage(issue.input)),
 );
 

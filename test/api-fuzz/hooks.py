@@ -180,6 +180,17 @@ BEYOND_JSON_SCHEMA = (
         "decoded image's header (lib/image-header.ts), not a pattern's.",
     ),
     Rule(
+        r"(^|\.)pdf\.signature\.signer$",
+        r"^(No signer named .* is configured|This deployment has no signers configured)$",
+        "Which signers exist is the deployment's configuration (SIGNERS, or npm start's development signer), "
+        "not the request's: the document cannot list them.",
+    ),
+    Rule(
+        r"(^|\.)pdf\.signature\.appearance\.page$",
+        r"^The document has \d+ page\(s\)$",
+        "The rectangle's page must exist in the printed document: a page count known once it is printed.",
+    ),
+    Rule(
         r"^parts\.\d+\.document$",
         r"^(Must not be encrypted|Has no pages|Is not a readable PDF|Must be at most 5 MB decoded|Must have at most"
         r"|Must not|Its |The documents of a merge must have at most)",

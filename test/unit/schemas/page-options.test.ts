@@ -448,6 +448,12 @@ describe('PageOptionsSchema', () => {
       reject: ['utc', 'europe/paris'],
       message: /did you mean (UTC|Europe\/Paris)\?/,
     });
+    it('counts its 64-character limit in characters, as the OpenAPI document does (maxLength)', () => {
+      // 40 characters outside the BMP: 80 UTF-16 units, within the 64 characters JSON Schema counts.
+      const fields = assertRejected(schema, field('timezone')('\u{1D47B}'.repeat(40)), 'page.timezone');
+      assert.match(fields['page.timezone'] ?? '', /^Unknown time zone/);
+      assert.equal(assertRejected(schema, field('timezone')('A'.repeat(65)), 'page.timezone')['page.timezone'], 'Must be at most 64 characters');
+    });
   });
 
   describe('unknown fields', () => {
