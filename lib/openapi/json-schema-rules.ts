@@ -165,10 +165,11 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       });
     },
   ],
-  // pdf.signature.appearance: text or image, not both; the image a PNG or a JPEG.
+  // pdf.signature.appearance: a page counted from 1 or from -1 at the end, never 0; text or image, not both; the image a PNG or a JPEG.
   [
     lastOf(AppearanceSchema),
     (appearance) => {
+      Object.assign((appearance.properties as Record<string, Schema>).page!, { not: { const: 0 } });
       Object.assign(stringOf(appearance, 'image'), { pattern: base64StartingWith(PNG_MAGIC, JPEG_MAGIC), contentEncoding: 'base64' });
       return withRules(appearance, { not: { allOf: [given('text', 'string'), given('image', 'string')] } });
     },

@@ -75,6 +75,8 @@ const CASES: { body: RequestBodyName; value: unknown; valid: boolean; why: strin
   { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { image: png } } }, valid: true, why: 'a PNG watermark' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { watermark: { image: jpeg } } }, valid: true, why: 'a JPEG watermark' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { signature: { level: 'B-B' } } }, valid: true, why: 'a signature' },
+  { body: 'PdfRequest', value: { page: { html }, pdf: { signature: { appearance: { page: 0, x: 10, y: 10, width: 100, height: 40 } } } }, valid: false, why: 'a visible signature on page 0' },
+  { body: 'PdfRequest', value: { page: { html }, pdf: { signature: { appearance: { page: -1, x: 10, y: 10, width: 100, height: 40 } } } }, valid: true, why: 'a visible signature on the last page' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { signature: {}, protection: { ownerPassword: 'owner' } } }, valid: false, why: 'a signature with protection' },
   { body: 'MergeRequest', value: { parts: [{ page: { html } }], pdf: { signature: {}, protection: { userPassword: 'user' } } }, valid: false, why: 'a merged signature with protection' },
   { body: 'PdfRequest', value: { page: { html }, pdf: { signature: { appearance: { page: 1, x: 10, y: 10, width: 100, height: 40, image: png } } } }, valid: true, why: 'a visible signature drawn from a PNG' },
