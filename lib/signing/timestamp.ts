@@ -63,6 +63,14 @@ export async function requestTimestamp(url: string, data: Uint8Array, fetcher: t
   return new Uint8Array(token.toSchema().toBER(false));
 }
 
+/** The certificates a timestamp token carries (its authority's chain, as asked with certReq), DER. */
+export function tokenCertificates(token: Uint8Array): Uint8Array[] {
+  const signed = new pkijs.SignedData({ schema: new pkijs.ContentInfo({ schema: parseDer(token, 'The timestamp token') }).content });
+  return (signed.certificates ?? []).flatMap((certificate) =>
+    certificate instanceof pkijs.Certificate ? [new Uint8Array(certificate.toSchema().toBER(false))] : [],
+  );
+}
+
 /**
  * A timestamp authority on loopback, for development and tests: answers every
  * well-formed request with a token signed by `signer` (the development TSA

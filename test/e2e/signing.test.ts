@@ -119,7 +119,7 @@ describe('signing through the API', () => {
       assert.equal(queued.status, 201, await queued.clone().text());
       const call = await waitFor('the webhook', () => receiver.requests.find((request) => request.url === '/hook/signed'), 180_000);
       const done = JSON.parse(call.body) as { status: string; fileUrl: string };
-      assert.equal(done.status, 'COMPLETED');
+      assert.equal(done.status, 'COMPLETED', call.body);
       const asyncFile = new Uint8Array(await (await fetch(done.fileUrl)).arrayBuffer());
       assertSigned(syncFile, caPem, true);
       assertSigned(asyncFile, caPem, false);

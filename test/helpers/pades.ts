@@ -53,15 +53,29 @@ export type PadesStatus = {
 
 /**
  * Validates every signature of `pdf` with pyHanko, trusting only `caPem`,
- * fetching nothing (revocation soft-fail: the development CA publishes none).
- * A signature that cannot even be read makes pyHanko fail: that answers `undefined`.
+ * fetching nothing (revocation soft-fail). With `ltv`, pyHanko's long-term
+ * validation of that PAdES profile instead: revocation information required
+ * for every certificate and taken from the file's DSS only.
+ * A signature that cannot even be read, or an LTV validation that finds no
+ * DSS or trusted timestamp, makes pyHanko fail: that answers `undefined`.
  */
-export function validatePades(pdf: Uint8Array, caPem: string, password?: string): { statuses?: PadesStatus[]; stderr: string } {
+export function validatePades(
+  pdf: Uint8Array,
+  caPem: string,
+  password?: string,
+  ltv?: 'pades-lt' | 'pades-lta',
+): { statuses?: PadesStatus[]; stderr: string } {
   const python = ensureVenv('pyhanko', `pyHanko==${PYHANKO_VERSION}`, PYHANKO_VERSION, 'pyHanko');
   const dir = tempDir('pades-');
   writeFileSync(join(dir, 'in.pdf'), pdf);
   writeFileSync(join(dir, 'ca.pem'), caPem);
-  const args = [join(root, 'test', 'helpers', 'pades-validate.py'), join(dir, 'in.pdf'), join(dir, 'ca.pem'), ...(password ? [password] : [])];
+  const args = [
+    join(root, 'test', 'helpers', 'pades-validate.py'),
+    join(dir, 'in.pdf'),
+    join(dir, 'ca.pem'),
+    ...(password ? [password] : []),
+    ...(ltv ? [`--ltv=${ltv}`] : []),
+  ];
   const result = spawnSync(python, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (result.status !== 0) return { stderr: result.stderr };
   return { statuses: JSON.parse(result.stdout) as PadesStatus[], stderr: result.stderr };

@@ -8,25 +8,26 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { PDFArray, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
 import * as pkijs from 'pkijs';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { SignPlan } from '../../../lib/finishing/finishing-plan.js';
 import { signStep } from '../../../lib/finishing/sign.js';
 import { createS3Client } from '../../../lib/aws/s3-client.js';
-import { issueCertificate, loadOrCreateDevPki, type DevPki } from '../../../lib/signing/dev-pki.js';
+import { issueCertificate, loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';
 import { localSigner } from '../../../lib/signing/local-signer.js';
 import { pemCertificates, toPem } from '../../../lib/signing/signer.js';
 import { kmsCertificateRequest } from '../../../lib/signing/kms-csr.js';
 import { signerRegistry, type SignerRegistry } from '../../../lib/signing/signers.js';
 import { startLocalTsa } from '../../../lib/signing/timestamp.js';
+import { validationMaterial } from '../../../lib/signing/validation-material.js';
 import { closedPort } from '../../helpers/closed-port.js';
 import { pdfsig, startMoto, validatePades, type PadesStatus } from '../../helpers/pades.js';
 import { qpdf } from '../../helpers/pdf-tools.js';
@@ -58,6 +59,13 @@ async function tampered(pdf: Uint8Array): Promise<Uint8Array> {
   const copy = Buffer.from(bytes);
   copy[streamAt] = (copy[streamAt] ?? 0) ^ 0x01;
   return copy;
+}
+
+/** How many certificates and CRLs the file's DSS holds (read with pdf-lib). */
+async function dssOf(pdf: Uint8Array): Promise<{ certs: number; crls: number }> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
+  return { certs: dss.lookup(PDFName.of('Certs'), PDFArray).size(), crls: dss.lookup(PDFName.of('CRLs'), PDFArray).size() };
 }
 
 const only = (statuses: PadesStatus[] | undefined): PadesStatus => {
@@ -115,6 +123,59 @@ describe('the sign step', () => {
     assert.match(status.signer, /DocRender development signer \(NOT TRUSTED\)/);
   });
 
+  it('signs at B-LT: the DSS holds every certificate and CRL, pyHanko validates it as PAdES-LT with fetching disabled after the CRL is gone', async () => {
+    const crl = await startDevCrl(pki);
+    let signed: Uint8Array;
+    try {
+      signed = await sign(pdf, { level: 'B-LT', reason: 'Archived' }, devRegistry(pki, tsa.url));
+    } finally {
+      await crl.close();
+    }
+    // The signature covers its own revision; what follows is the DSS update, which pyHanko classes as LTA updates only.
+    const { statuses, stderr } = validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lt');
+    const status = only(statuses);
+    assert.ok(status.intact && status.valid && status.trusted && status.bottomLine, `${status.summary} ${stderr}`);
+    assert.equal(status.coverage, 'ENTIRE_REVISION');
+    assert.equal(status.modificationLevel, 'LTA_UPDATES');
+    assert.ok(status.timestamp?.intact && status.timestamp.valid && status.timestamp.trusted, status.summary);
+    const dss = await dssOf(signed);
+    assert.equal(dss.certs, 3, 'the signer, the timestamp authority and the CA');
+    assert.equal(dss.crls, 1, "the CA's CRL, for both");
+    const read = pdfsig(signed).stdout;
+    assert.match(read, /Signature Validation: Signature is Valid\./);
+    const check = qpdf(signed, ['--check']);
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    assert.match(check.stdout, /No syntax or stream encoding errors found/);
+    // The short-term validation still finds the signature good, the later update harmless.
+    assert.ok(only(validatePades(signed, pki.ca.certificatePem).statuses).bottomLine);
+  });
+
+  it('a B-T file is not PAdES-LT for pyHanko (no DSS: its LTV validation fails), so the check above is not trivially met', async () => {
+    const signed = await sign(pdf, { level: 'B-T' }, devRegistry(pki, tsa.url));
+    assert.equal(validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lt').statuses, undefined);
+  });
+
+  it('a B-LT copy with one byte of page content changed fails pyHanko and pdfsig', async () => {
+    const crl = await startDevCrl(pki);
+    const signed = await sign(pdf, { level: 'B-LT' }, devRegistry(pki, tsa.url)).finally(() => crl.close());
+    const broken = await tampered(signed);
+    const statuses = validatePades(broken, pki.ca.certificatePem, undefined, 'pades-lt').statuses;
+    assert.ok(statuses === undefined || statuses[0]?.intact === false, JSON.stringify(statuses));
+    const status = only(validatePades(broken, pki.ca.certificatePem).statuses);
+    assert.equal(status.intact, false, status.summary);
+    assert.doesNotMatch(pdfsig(broken).stdout, /Signature is Valid/);
+  });
+
+  it("a CA whose CRL cannot be fetched fails B-LT with SignerUnavailableError (502), the CRL's URL not named", async () => {
+    await assert.rejects(sign(pdf, { level: 'B-LT' }, devRegistry(pki, tsa.url)), (error: unknown) => {
+      assert.ok(error instanceof SignerUnavailableError, String(error));
+      assert.equal(error.statusCode, 502);
+      assert.match(error.message, /CRL of certificate 1 of the chain could not be fetched/);
+      assert.ok(!error.message.includes(pki.crlUrl));
+      return true;
+    });
+  });
+
   it('signs at B-T: the timestamp token is intact and trusted', async () => {
     const signed = await sign(pdf, { level: 'B-T', reason: 'Vertrag – ü, 契約' }, devRegistry(pki, tsa.url));
     const status = assertValid(signed, pki.ca.certificatePem);
@@ -160,6 +221,26 @@ describe('the sign step', () => {
     assert.equal(again.ca.certificatePem, first.created ? first.ca.certificatePem : second.ca.certificatePem);
     assert.equal(again.signer.certificatePem, first.created ? first.signer.certificatePem : second.signer.certificatePem);
     assert.equal([first, second].filter((made) => made.created).length >= 1, true);
+  });
+
+  it('sets a development PKI made before B-LT (its certificates name no CRL) aside and makes one whose certificates do', async () => {
+    const parent = tempDir('signing-old-');
+    const folder = join(parent, 'signing');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'ca.cert.pem'), pki.ca.certificatePem);
+    const made = await loadOrCreateDevPki(folder);
+    assert.equal(made.created, true);
+    assert.match(readFileSync(join(folder, 'crl.url'), 'utf8'), /^http:\/\/127\.0\.0\.1:\d+\/ca\.crl\n$/);
+    assert.ok(readdirSync(parent).some((name) => name.startsWith('signing.old-')), 'the old folder is kept aside');
+    const material = await (async () => {
+      const crl = await startDevCrl(made);
+      try {
+        return await validationMaterial([[...pemCertificates(made.signer.certificatePem), ...pemCertificates(made.ca.certificatePem)]]);
+      } finally {
+        await crl.close();
+      }
+    })();
+    assert.equal(material.crls.length, 1);
   });
 
   it('a timestamp authority that cannot be reached is TimestampAuthorityError (503), nothing signed', async () => {
