@@ -1,10 +1,11 @@
 import { type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
+import { appendDocumentTimestamp } from '../signing/doc-timestamp.js';
 import { appendDss } from '../signing/dss.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../signing/errors.js';
 import { signPdf } from '../signing/pdf-signature.js';
 import { tokenCertificates } from '../signing/timestamp.js';
-import { mergeMaterial, RevocationUnavailableError, type ValidationMaterial } from '../signing/validation-material.js';
+import { mergeMaterial, newMaterial, RevocationUnavailableError, type ValidationMaterial } from '../signing/validation-material.js';
 import { commonName } from '../signing/signer.js';
 import type { SignerRegistry } from '../signing/signers.js';
 import type { PdfStep } from './finish-pdf.js';
@@ -50,8 +51,15 @@ export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: Text
           }
         : {}),
     });
-    if (plan.level !== 'B-LT') return signed;
-    return appendDss(signed, await longTermMaterial(plan.signer, signer.chain, token, signers));
+    if (plan.level === 'B-B' || plan.level === 'B-T') return signed;
+    const material = await longTermMaterial(plan.signer, signer.chain, token, signers);
+    const longTerm = await appendDss(signed, material);
+    if (plan.level === 'B-LT' || !requestTimestamp) return longTerm;
+    // B-LTA: a document timestamp over all of it; its authority's material is added after it unless the DSS has it already.
+    const archived = await appendDocumentTimestamp(longTerm, requestTimestamp);
+    const tsaMaterial = await timestampMaterial(archived.token, signers);
+    const added = newMaterial(tsaMaterial, material);
+    return added.certificates.length + added.crls.length > 0 ? appendDss(archived.file, added) : archived.file;
   };
 }
 
@@ -61,14 +69,17 @@ export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: Text
  */
 async function longTermMaterial(name: string, chain: Uint8Array[], token: Uint8Array | undefined, signers: SignerRegistry): Promise<ValidationMaterial> {
   if (!token) throw new Error('B-LT signed without a timestamp token');
-  const tsaChain = tokenCertificates(token);
   const signerMaterial = await signers.validationMaterial([chain]).catch((error: unknown) => {
     throw error instanceof RevocationUnavailableError ? new SignerUnavailableError(name, error.message) : error;
   });
-  const tsaMaterial = await signers.validationMaterial([tsaChain]).catch((error: unknown) => {
+  return mergeMaterial(signerMaterial, await timestampMaterial(token, signers));
+}
+
+/** The material of the chain a timestamp token carries. */
+function timestampMaterial(token: Uint8Array, signers: SignerRegistry): Promise<ValidationMaterial> {
+  return signers.validationMaterial([tokenCertificates(token)]).catch((error: unknown) => {
     throw error instanceof RevocationUnavailableError ? new TimestampAuthorityError(`certificate's revocation could not be shown: ${error.message}`) : error;
   });
-  return mergeMaterial(signerMaterial, tsaMaterial);
 }
 
 /** What a visible signature says unless told: who, when, why. */

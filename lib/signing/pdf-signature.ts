@@ -97,13 +97,17 @@ export function addSignatureField(
   doc: PDFDocument,
   signatureRef: PDFRef,
   visible?: { page: number; rect: [number, number, number, number]; normal: PDFRef },
+  options: { emptyAppearance: boolean } = { emptyAppearance: true },
 ): { page: PDFRef; acroForm: PDFRef | undefined } {
   const { context } = doc;
   const pages = doc.getPages();
   const page = pages[visible?.page ?? 0];
   if (!page) throw new Error('The document has no page to carry the signature');
   // An invisible signature still has an appearance (an empty form): PDF/A wants one on every widget.
-  const normal = visible?.normal ?? context.register(context.stream('', { Type: 'XObject', Subtype: 'Form', BBox: context.obj([0, 0, 0, 0]) }));
+  // A document timestamp's widget goes without (ISO 32000-2 recommends none, and validators class a new appearance as form filling).
+  const normal =
+    visible?.normal ??
+    (options.emptyAppearance ? context.register(context.stream('', { Type: 'XObject', Subtype: 'Form', BBox: context.obj([0, 0, 0, 0]) })) : undefined);
   const widget = context.register(
     context.obj({
       Type: 'Annot',
@@ -114,7 +118,7 @@ export function addSignatureField(
       F: 132, // Print, Locked
       Rect: context.obj(visible?.rect ?? [0, 0, 0, 0]),
       P: page.ref,
-      AP: context.obj({ N: normal }),
+      ...(normal ? { AP: context.obj({ N: normal }) } : {}),
     }),
   );
   const annotations = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);

@@ -35,13 +35,16 @@ export async function requestTimestamp(url: string, data: Uint8Array, fetcher: t
     nonce: new asn1js.Integer({ valueHex: buffer(nonce) }),
     certReq: true,
   });
+  const body = new Uint8Array(request.toSchema().toBER(false));
+  const signal = AbortSignal.timeout(timeoutMs);
+  const post = () => fetcher(url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body, signal });
   let answer: Response;
   try {
-    answer = await fetcher(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/timestamp-query' },
-      body: new Uint8Array(request.toSchema().toBER(false)),
-      signal: AbortSignal.timeout(timeoutMs),
+    // A kept-alive connection the authority closed while this instance was idle (or frozen, on Lambda) fails
+    // the request before it is sent: asking again, within the same time limit, is safe (a token is asked, not spent).
+    answer = await post().catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      return post();
     });
   } catch (error) {
     throw new TimestampAuthorityError('unreachable', { cause: error });

@@ -54,11 +54,17 @@ async function fetchCrl(url: string, fetcher: typeof fetch): Promise<Buffer> {
   return body;
 }
 
+/** How long a fetched CRL is used again at most (and never past its nextUpdate). */
+const CRL_REUSE_MS = 60 * 60 * 1000;
+
+/** CRLs by URL, kept while fresh: one fetch per CA and hour, and one CRL in a file for a CA that issued both the signer's and the TSA's certificate. */
+export type CrlCache = Map<string, { crl: Buffer; until: number }>;
+
 /**
  * Collects the material for `chains` (DER certificates, each chain leaf
  * first): the certificates, and the CRL of each certificate's issuer.
  */
-export async function validationMaterial(chains: Uint8Array[][], fetcher: typeof fetch = fetch): Promise<ValidationMaterial> {
+export async function validationMaterial(chains: Uint8Array[][], fetcher: typeof fetch = fetch, cache: CrlCache = new Map()): Promise<ValidationMaterial> {
   const certificates = new Map<string, pkijs.Certificate>();
   for (const bytes of chains.flat()) certificates.set(Buffer.from(bytes).toString('hex'), pkijs.Certificate.fromBER(toArrayBuffer(bytes)));
   const crls = new Map<string, Buffer>();
@@ -72,7 +78,9 @@ export async function validationMaterial(chains: Uint8Array[][], fetcher: typeof
     const failures: string[] = [];
     let found = false;
     for (const url of urls) {
-      if (crls.has(url)) {
+      const cached = cache.get(url);
+      if (cached && cached.until > Date.now()) {
+        crls.set(url, cached.crl);
         found = true;
         break;
       }
@@ -80,7 +88,10 @@ export async function validationMaterial(chains: Uint8Array[][], fetcher: typeof
         const body = await fetchCrl(url, fetcher);
         const crl = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(body));
         if (!der(crl.issuer).equals(issuer)) throw new Error("not its issuer's CRL");
-        crls.set(url, Buffer.from(crl.toSchema(true).toBER(false)));
+        const bytes = Buffer.from(crl.toSchema(true).toBER(false));
+        crls.set(url, bytes);
+        const nextUpdate = crl.nextUpdate?.value.getTime() ?? 0;
+        cache.set(url, { crl: bytes, until: Math.min(nextUpdate, Date.now() + CRL_REUSE_MS) });
         found = true;
         break;
       } catch (error) {
@@ -93,6 +104,13 @@ export async function validationMaterial(chains: Uint8Array[][], fetcher: typeof
     certificates: [...certificates.values()].map((certificate) => new Uint8Array(der(certificate))),
     crls: [...crls.values()].map((crl) => new Uint8Array(crl)),
   };
+}
+
+/** What of `material` is not in `known` already. */
+export function newMaterial(material: ValidationMaterial, known: ValidationMaterial): ValidationMaterial {
+  const hex = (item: Uint8Array) => Buffer.from(item).toString('hex');
+  const seen = new Set([...known.certificates, ...known.crls].map(hex));
+  return { certificates: material.certificates.filter((item) => !seen.has(hex(item))), crls: material.crls.filter((item) => !seen.has(hex(item))) };
 }
 
 /** The material of `parts` together, each certificate and CRL once. */

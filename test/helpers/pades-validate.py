@@ -11,7 +11,7 @@ import sys
 
 from pyhanko.keys import load_cert_from_pemder
 from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign.validation import validate_pdf_ltv_signature, validate_pdf_signature
+from pyhanko.sign.validation import validate_pdf_ltv_signature, validate_pdf_signature, validate_pdf_timestamp
 from pyhanko.sign.validation.dss import DocumentSecurityStore
 from pyhanko.sign.validation.ltv import RevocationInfoValidationType
 from pyhanko_certvalidator import ValidationContext
@@ -29,7 +29,14 @@ def main(pdf_path, ca_path, password=None, ltv=None):
             reader.decrypt(password)
         for sig in reader.embedded_signatures:
             if sig.sig_object.get('/Type') == '/DocTimeStamp':
-                results.append({'field': sig.field_name, 'docTimeStamp': True, 'coverage': sig.coverage.name if sig.coverage else None})
+                context = ValidationContext(trust_roots=[ca], allow_fetching=False, revocation_mode='soft-fail')
+                ts = validate_pdf_timestamp(sig, validation_context=context)
+                results.append({
+                    'field': sig.field_name, 'docTimeStamp': True, 'intact': ts.intact, 'valid': ts.valid, 'trusted': ts.trusted,
+                    'coverage': ts.coverage.name if ts.coverage else None,
+                    'modificationLevel': ts.modification_level.name if ts.modification_level else None,
+                    'subFilter': str(sig.sig_object.get('/SubFilter')), 'time': ts.timestamp.isoformat(), 'summary': ts.summary(),
+                })
                 continue
             if ltv is not None:
                 kwargs = {'trust_roots': [ca], 'allow_fetching': False}

@@ -49,6 +49,9 @@ export type PadesStatus = {
   signer: string;
   timestamp: { intact: boolean; valid: boolean; trusted: boolean; time: string } | null;
   summary: string;
+  /** A document timestamp (PAdES B-LTA): its own intact, valid, trusted, coverage and time; no signer, DocMDP or signature timestamp. */
+  docTimeStamp?: true;
+  time?: string;
 };
 
 /**

@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -150,6 +152,45 @@ describe('the sign step', () => {
     assert.ok(only(validatePades(signed, pki.ca.certificatePem).statuses).bottomLine);
   });
 
+  it('signs at B-LTA: a document timestamp over the whole file after the DSS, pyHanko validates it as PAdES-LTA with fetching disabled', async () => {
+    const crl = await startDevCrl(pki);
+    const signed = await sign(pdf, { level: 'B-LTA', certify: 'noChanges' }, devRegistry(pki, tsa.url)).finally(() => crl.close());
+    const { statuses, stderr } = validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lta');
+    assert.equal(statuses?.length, 2, `a signature and a document timestamp ${stderr}`);
+    const signature = statuses.find((status) => !status.docTimeStamp);
+    const archive = statuses.find((status) => status.docTimeStamp);
+    assert.ok(signature?.intact && signature.valid && signature.trusted && signature.bottomLine, `${signature?.summary} ${stderr}`);
+    assert.equal(signature.coverage, 'ENTIRE_REVISION');
+    assert.equal(signature.modificationLevel, 'LTA_UPDATES', 'the DSS and the document timestamp are LTV updates, allowed even by DocMDP noChanges');
+    assert.equal(signature.docmdp, 'NO_CHANGES');
+    assert.ok(signature.timestamp?.trusted, signature.summary);
+    assert.ok(archive?.intact && archive.valid && archive.trusted, archive?.summary);
+    assert.equal(archive.coverage, 'ENTIRE_FILE', 'nothing after the document timestamp: its authority was in the DSS already');
+    assert.equal(archive.subFilter, '/ETSI.RFC3161');
+    assert.ok(Math.abs(Date.parse(archive.time ?? '') - Date.now()) < 10 * 60_000, 'the document timestamp is of now');
+    const read = pdfsig(signed).stdout;
+    // pdfsig verifies the signature; the document timestamp it reads (the whole file, by the authority) but does not verify: poppler knows no ETSI.RFC3161.
+    const [first, second] = read.split(/Signature #2:/);
+    assert.match(first ?? '', /Signature Validation: Signature is Valid\./);
+    assert.match(second ?? '', /timestamp authority \(NOT TRUSTED\)[\s\S]*Total document signed/);
+    const check = qpdf(signed, ['--check']);
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    // A B-LT file has no document timestamp: pyHanko's PAdES-LTA validation refuses it.
+    const crlAgain = await startDevCrl(pki);
+    const longTerm = await sign(pdf, { level: 'B-LT' }, devRegistry(pki, tsa.url)).finally(() => crlAgain.close());
+    assert.equal(validatePades(longTerm, pki.ca.certificatePem, undefined, 'pades-lta').statuses, undefined);
+  });
+
+  it('a B-LTA copy with one byte of page content changed fails pyHanko (signature and document timestamp) and pdfsig', async () => {
+    const crl = await startDevCrl(pki);
+    const signed = await sign(pdf, { level: 'B-LTA' }, devRegistry(pki, tsa.url)).finally(() => crl.close());
+    const broken = await tampered(signed);
+    const statuses = validatePades(broken, pki.ca.certificatePem).statuses ?? assert.fail('pyHanko read the file');
+    assert.equal(statuses.length, 2);
+    for (const status of statuses) assert.equal(status.intact, false, status.summary);
+    assert.doesNotMatch(pdfsig(broken).stdout, /Signature is Valid/);
+  });
+
   it('a B-T file is not PAdES-LT for pyHanko (no DSS: its LTV validation fails), so the check above is not trivially met', async () => {
     const signed = await sign(pdf, { level: 'B-T' }, devRegistry(pki, tsa.url));
     assert.equal(validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lt').statuses, undefined);
@@ -241,6 +282,30 @@ describe('the sign step', () => {
       }
     })();
     assert.equal(material.crls.length, 1);
+  });
+
+  it('asks the timestamp authority again when the connection is dropped before an answer (a kept-alive socket closed while idle)', async () => {
+    let requests = 0;
+    const flaky = createServer((req, res) => {
+      requests += 1;
+      if (requests === 1) return void req.socket.destroy();
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        void fetch(tsa.url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.concat(chunks) }).then(async (answer) =>
+          res.writeHead(answer.status, { 'content-type': 'application/timestamp-reply' }).end(Buffer.from(await answer.arrayBuffer())),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = flaky.address() as AddressInfo;
+      const signed = await sign(pdf, { level: 'B-T' }, devRegistry(pki, `http://127.0.0.1:${port}/`));
+      assert.ok(assertValid(signed, pki.ca.certificatePem).timestamp?.trusted);
+      assert.equal(requests, 2);
+    } finally {
+      await new Promise<void>((resolve) => flaky.close(() => resolve()));
+    }
   });
 
   it('a timestamp authority that cannot be reached is TimestampAuthorityError (503), nothing signed', async () => {
