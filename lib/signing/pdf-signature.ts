@@ -16,7 +16,7 @@ import {
   ParseSpeeds,
   PDFRef,
 } from '@cantoo/pdf-lib';
-import { sha256, signedData, timestampAttribute } from './cms.js';
+import { digestOf, signedData, timestampAttribute } from './cms.js';
 import type { Signer } from './signer.js';
 
 /** Bytes kept for the CMS: the chain, the signature and a timestamp token with the TSA's chain fit in 24 KB with room. */
@@ -177,7 +177,7 @@ export async function signPdf(pdf: Uint8Array, request: SignatureRequest): Promi
   const { timestamp } = request;
   return fillPlaceholder(Buffer.from(await withPlaceholder(pdf, request)), (covered) =>
     signedData(
-      { messageDigest: sha256(covered), signer: request.signer, eContentType: '1.2.840.113549.1.7.1' },
+      { messageDigest: digestOf(covered, request.signer.digest), signer: request.signer, eContentType: '1.2.840.113549.1.7.1' },
       timestamp ? async (value) => [timestampAttribute(await timestamp(value))] : undefined,
     ),
   );

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID, parseDer, sha256, signedData } from './cms.js';
+import { digestOf, OID, parseDer, sha256, signedData } from './cms.js';
 import { TimestampAuthorityError } from './errors.js';
 import type { Signer } from './signer.js';
 
@@ -116,7 +116,7 @@ async function timestampResponse(signer: Signer, body: Uint8Array): Promise<Uint
     ...(request.nonce ? { nonce: request.nonce } : {}),
   });
   const content = new Uint8Array(info.toSchema().toBER(false));
-  const token = await signedData({ messageDigest: sha256(content), signer, eContentType: OID.tstInfo, eContent: content });
+  const token = await signedData({ messageDigest: digestOf(content, signer.digest), signer, eContentType: OID.tstInfo, eContent: content });
   const response = new pkijs.TimeStampResp({
     status: new pkijs.PKIStatusInfo({ status: 0 }),
     timeStampToken: new pkijs.ContentInfo({ schema: parseDer(token, 'The token') }),

@@ -9,6 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as pkijs from 'pkijs';
+import { issueCertificate, type DevPki } from '../../lib/signing/dev-pki.js';
+import { pemCertificates, toPem } from '../../lib/signing/signer.js';
 import { closedPort } from './closed-port.js';
 import { tempDir } from './temp-dir.js';
 import { waitFor } from './wait-for.js';
@@ -82,6 +85,30 @@ export function validatePades(
   const result = spawnSync(python, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (result.status !== 0) return { stderr: result.stderr };
   return { statuses: JSON.parse(result.stdout) as PadesStatus[], stderr: result.stderr };
+}
+
+/**
+ * A signing certificate issued by the development CA of `pki` for a public
+ * key held elsewhere (a KMS key's SPKI DER, a key made by OpenSSL), naming
+ * the CA's CRL as its distribution point; answers the chain PEM (it, then the CA).
+ */
+export async function chainForKey(pki: DevPki, publicKey: Uint8Array, commonName: string): Promise<string> {
+  const caKey = await crypto.subtle.importKey(
+    'pkcs8',
+    Buffer.from(pki.ca.privateKeyPem.replace(/-----[^-]+-----|\s/g, ''), 'base64'),
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const caDer = pemCertificates(pki.ca.certificatePem)[0] as Uint8Array;
+  const certificate = await issueCertificate({
+    commonName,
+    kind: 'signer',
+    publicKey,
+    issuer: { certificate: pkijs.Certificate.fromBER(new Uint8Array(caDer).buffer as ArrayBuffer), privateKey: caKey },
+    crlUrl: pki.crlUrl,
+  });
+  return toPem(new Uint8Array(certificate.toSchema().toBER(false)), 'CERTIFICATE') + pki.ca.certificatePem;
 }
 
 /** `pdfsig` of `pdf` (poppler), trusting nothing: its output names each signature's validity. */

@@ -3,8 +3,10 @@
  * file covered, chain trusted against the development CA, timestamp verified
  * for B-T, DocMDP as asked) and poppler's pdfsig read what the sign step
  * writes, qpdf finds the file clean, and a copy with one byte of its page
- * content changed fails both. Signers: the development one, and AWS KMS
- * through moto's server (RSA and ECC P-256 keys, chain in SSM Parameter Store).
+ * content changed fails both. Signers: the development one, and PKCS#12
+ * (RSA, ECC P-384) from moto's Secrets Manager; KMS's failures through moto's
+ * server (its successful signing is kms-localstack.test.ts's: moto signs a
+ * DIGEST wrongly).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,21 +19,19 @@ import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/clien
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
-import * as pkijs from 'pkijs';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { SignPlan } from '../../../lib/finishing/finishing-plan.js';
 import { signStep } from '../../../lib/finishing/sign.js';
 import { createS3Client } from '../../../lib/aws/s3-client.js';
-import { issueCertificate, loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
+import { loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';
 import { localSigner } from '../../../lib/signing/local-signer.js';
-import { pemCertificates, toPem } from '../../../lib/signing/signer.js';
-import { kmsCertificateRequest } from '../../../lib/signing/kms-csr.js';
+import { pemCertificates } from '../../../lib/signing/signer.js';
 import { signerRegistry, type SignerRegistry } from '../../../lib/signing/signers.js';
 import { startLocalTsa } from '../../../lib/signing/timestamp.js';
 import { validationMaterial } from '../../../lib/signing/validation-material.js';
 import { closedPort } from '../../helpers/closed-port.js';
-import { pdfsig, startMoto, validatePades, type PadesStatus } from '../../helpers/pades.js';
+import { chainForKey, pdfsig, startMoto, validatePades, type PadesStatus } from '../../helpers/pades.js';
 import { qpdf } from '../../helpers/pdf-tools.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -345,25 +345,11 @@ describe('the KMS signer (moto server)', () => {
   });
 
   /** A KMS key of `spec`, its certificate issued by the development CA for the public key KMS gives, the chain PEM in SSM. */
-  async function kmsKey(spec: 'RSA_2048' | 'RSA_3072' | 'ECC_NIST_P256', parameter: string): Promise<string> {
+  async function kmsKey(spec: 'RSA_2048', parameter: string): Promise<string> {
     const created = await kms.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: 'SIGN_VERIFY' }));
     const keyId = created.KeyMetadata?.Arn ?? assert.fail('no key');
     const { PublicKey } = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }));
-    const caKey = await crypto.subtle.importKey(
-      'pkcs8',
-      Buffer.from(pki.ca.privateKeyPem.replace(/-----[^-]+-----|\s/g, ''), 'base64'),
-      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-      false,
-      ['sign'],
-    );
-    const caDer = pemCertificates(pki.ca.certificatePem)[0] as Uint8Array;
-    const certificate = await issueCertificate({
-      commonName: `KMS ${spec} signer (NOT TRUSTED)`,
-      kind: 'signer',
-      publicKey: PublicKey as Uint8Array,
-      issuer: { certificate: pkijs.Certificate.fromBER(new Uint8Array(caDer).buffer as ArrayBuffer), privateKey: caKey },
-    });
-    const chain = toPem(new Uint8Array(certificate.toSchema().toBER(false)), 'CERTIFICATE') + pki.ca.certificatePem;
+    const chain = await chainForKey(pki, PublicKey as Uint8Array, `KMS ${spec} signer (NOT TRUSTED)`);
     await ssm.send(new PutParameterCommand({ Name: parameter, Value: chain, Type: 'String', Overwrite: true }));
     return keyId;
   }
@@ -373,17 +359,6 @@ describe('the KMS signer (moto server)', () => {
       { signers: { legal: { kind: 'kms', keyId, chain: `ssm:${parameter}` } }, ...(timestampUrl ? { timestampUrl } : {}) },
       { kms: () => kms, ssm: () => ssm, s3: () => createS3Client({ region: 'us-east-1' }), secrets: () => secrets },
     );
-
-  for (const spec of ['RSA_2048', 'ECC_NIST_P256'] as const) {
-    it(`signs with a ${spec} key in KMS at B-T, validated by pyHanko and pdfsig`, async () => {
-      const parameter = `/docrender/signers/${spec}/chain`;
-      const keyId = await kmsKey(spec, parameter);
-      const signed = await sign(pdf, { signer: 'legal', level: 'B-T', reason: 'Approved' }, registry(keyId, parameter, tsa.url));
-      const status = assertValid(signed, pki.ca.certificatePem);
-      assert.match(status.signer, new RegExp(`KMS ${spec} signer`));
-      assert.ok(status.timestamp?.trusted, status.summary);
-    });
-  }
 
   it('a key KMS does not have is SignerUnavailableError (502) naming the signer and the KMS error, never the key', async () => {
     const parameter = '/docrender/signers/gone/chain';
@@ -400,24 +375,11 @@ describe('the KMS signer (moto server)', () => {
     });
   });
 
-  for (const spec of ['RSA_3072', 'ECC_NIST_P256'] as const) {
-    it(`makes a certificate signing request for a ${spec} key, signed by KMS, that openssl verifies`, async () => {
-      const created = await kms.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: 'SIGN_VERIFY' }));
-      const pem = await kmsCertificateRequest(kms, created.KeyMetadata?.Arn ?? assert.fail('no key'), 'CN=Example GmbH contracts,O=Example GmbH,C=DE');
-      const file = join(tempDir('csr-'), 'request.pem');
-      writeFileSync(file, pem);
-      const checked = spawnSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject'], { encoding: 'utf8' });
-      assert.equal(checked.status, 0, checked.stderr);
-      assert.match(checked.stdout + checked.stderr, /verify OK/i);
-      assert.match(checked.stdout, /CN\s*=\s*Example GmbH contracts/);
-    });
-  }
-
   /** A PKCS#12 of the development signer's key and chain, as a CA hands one out, written by OpenSSL with `password`. */
-  function pkcs12Of(password: string): string {
+  function pkcs12Of(password: string, key = { privateKeyPem: pki.signer.privateKeyPem, certificatePem: pki.signer.certificatePem }): string {
     const dir = tempDir('p12-');
-    writeFileSync(join(dir, 'key.pem'), pki.signer.privateKeyPem);
-    writeFileSync(join(dir, 'cert.pem'), pki.signer.certificatePem);
+    writeFileSync(join(dir, 'key.pem'), key.privateKeyPem);
+    writeFileSync(join(dir, 'cert.pem'), key.certificatePem);
     writeFileSync(join(dir, 'ca.pem'), pki.ca.certificatePem);
     const made = spawnSync('openssl', ['pkcs12', '-export', '-inkey', join(dir, 'key.pem'), '-in', join(dir, 'cert.pem'), '-certfile', join(dir, 'ca.pem'), '-out', join(dir, 'signer.p12'), '-passout', 'env:P12_PASSWORD'], {
       encoding: 'utf8',
@@ -441,6 +403,24 @@ describe('the KMS signer (moto server)', () => {
     const signed = await sign(pdf, { signer: 'legal', level: 'B-T' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'), tsa.url));
     const status = assertValid(signed, pki.ca.certificatePem);
     assert.ok(status.timestamp?.trusted, status.summary);
+  });
+
+  it('signs with an ECC NIST P-384 key from a PKCS#12 with SHA-384 throughout, validated by pyHanko and pdfsig', async () => {
+    const dir = tempDir('p384-');
+    const made = spawnSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-384', '-out', join(dir, 'key.pem')], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const spki = spawnSync('openssl', ['pkey', '-in', join(dir, 'key.pem'), '-pubout', '-outform', 'DER']);
+    assert.equal(spki.status, 0);
+    const chainPem = await chainForKey(pki, new Uint8Array(spki.stdout), 'PKCS#12 P-384 signer (NOT TRUSTED)');
+    const password = 'p384-password-1';
+    const p12 = pkcs12Of(password, { privateKeyPem: readFileSync(join(dir, 'key.pem'), 'utf8'), certificatePem: chainPem.split(/(?<=-----END CERTIFICATE-----\n)/)[0] ?? '' });
+    const created = await secrets.send(new CreateSecretCommand({ Name: 'docrender/signers/p384', SecretString: JSON.stringify({ pkcs12: p12, password }) }));
+    const signed = await sign(pdf, { signer: 'legal', level: 'B-T' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'), tsa.url));
+    const status = assertValid(signed, pki.ca.certificatePem);
+    assert.match(status.signer, /P-384 signer/);
+    assert.ok(status.timestamp?.trusted, status.summary);
+    const read = pdfsig(signed).stdout;
+    assert.match(read, /Signing Hash Algorithm: SHA-384/);
   });
 
   it('a PKCS#12 whose password is wrong is SignerUnavailableError (502), the password in no message', async () => {
