@@ -5,11 +5,13 @@
  * latency phase's rows of different scenarios run minutes apart, and the
  * machine's load moves more than the finishing costs), since bare Puppeteer
  * has no counterpart: a PDF/A-3b, an e-invoice, a protected and a
- * watermarked 1-page PDF against the plain one, and a merge of three 1-page
- * parts against three single renders.
+ * watermarked 1-page PDF against the plain one, a signed one (PAdES B-B with
+ * the development software key) too, with one KMS Sign round trip against
+ * moto measured apart, and a merge of three 1-page parts against three single renders.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invoiceXml } from '../test/conformance/invoices.js';
+import { measureKmsRoundTrip } from './kms-round-trip.js';
 import { SMALL_HTML } from './pages.js';
 import type { BenchService } from './service-client.js';
 import { summarize, type Summary } from './stats.js';
@@ -38,6 +40,11 @@ const VARIANTS: Variant[] = [
     calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { watermark: { text: 'PAID', rotation: 45, opacity: 0.3 } } } }],
   },
   {
+    id: 'signed',
+    title: '1-page PDF, signed (PAdES B-B, development software key)',
+    calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { signature: { level: 'B-B' } } } }],
+  },
+  {
     id: 'merge3',
     title: 'merge of three 1-page parts (one request)',
     calls: [{ endpoint: '/v1/pdf/merge', body: { parts: [{ page }, { page }, { page }] } }],
@@ -52,7 +59,9 @@ const VARIANTS: Variant[] = [
 /** Medians per variant, and the same-run ratios the issue asks about. */
 export type FinishingResult = {
   variants: Array<{ id: string; title: string; ms: Summary }>;
-  ratios: { pdfaVsPlain: number; eInvoiceVsPlain: number; protectedVsPlain: number; watermarkedVsPlain: number; merge3VsSingles3: number };
+  ratios: { pdfaVsPlain: number; eInvoiceVsPlain: number; protectedVsPlain: number; watermarkedVsPlain: number; signedVsPlain: number; merge3VsSingles3: number };
+  /** One KMS Sign round trip against moto on loopback, measured apart when `signed` runs (not part of any ratio). */
+  kmsRoundTrip?: Summary;
 };
 
 /** Measures every variant `runs` times after `warmup` rounds, rotating which goes first, each call `thinkMs` after the previous answer. */
@@ -89,8 +98,10 @@ export async function measureFinishing(
       eInvoiceVsPlain: ratio('einvoice', 'plain'),
       protectedVsPlain: ratio('protected', 'plain'),
       watermarkedVsPlain: ratio('watermarked', 'plain'),
+      signedVsPlain: ratio('signed', 'plain'),
       merge3VsSingles3: ratio('merge3', 'singles3'),
     },
+    ...(times.has('signed') ? { kmsRoundTrip: await measureKmsRoundTrip(opts.runs) } : {}),
   };
 }
 
@@ -98,9 +109,13 @@ export async function measureFinishing(
 export function printFinishing(result: FinishingResult): string {
   const lines = ['', 'Finishing (service against itself, same run; medians in ms):'];
   for (const variant of result.variants) lines.push(`  ${variant.title.padEnd(56)} ${String(variant.ms.median).padStart(8)}  (min ${variant.ms.min}, max ${variant.ms.max}, n ${variant.ms.n})`);
-  const { pdfaVsPlain, eInvoiceVsPlain, protectedVsPlain, watermarkedVsPlain, merge3VsSingles3 } = result.ratios;
+  const { pdfaVsPlain, eInvoiceVsPlain, protectedVsPlain, watermarkedVsPlain, signedVsPlain, merge3VsSingles3 } = result.ratios;
   lines.push(
-    `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
+    `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain}, signed / plain ${signedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
   );
+  if (result.kmsRoundTrip) {
+    const trip = result.kmsRoundTrip;
+    lines.push(`  apart: one KMS Sign round trip (DIGEST, RSA-2048) against moto on loopback ${trip.median} ms (min ${trip.min}, max ${trip.max}, n ${trip.n}); on AWS, network time to KMS in the region`);
+  }
   return `${lines.join('\n')}\n`;
 }

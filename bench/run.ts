@@ -46,7 +46,7 @@ const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,fini
   --think MS    the think-time client's wait between an answer and its next request (default 1000)
   --only LIST   run only these phases
   --scenarios   run only these latency scenarios (ids as printed)
-  --finishing LIST  run only these finishing variants (pdfa3b, einvoice, protected, watermarked, merge3, singles3; plain always runs)
+  --finishing LIST  run only these finishing variants (pdfa3b, einvoice, protected, watermarked, signed, merge3, singles3; plain always runs)
   --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
   --memory MB   the function memory whose CPU share (1,769 MB = 1 vCPU) the Lambda-like runs get (default ${CONFIGURED_MEMORY_MB}, serverless.yml's)
   --no-cpu-limit  do not limit CPU (the Lambda-like runs are then only frozen between invocations)
@@ -566,11 +566,11 @@ async function main(): Promise<void> {
     }
     let finishing: FinishingResult | undefined;
     if (opts.phases.has('finishing')) {
-      log('Finishing: protected, watermarked and merged PDFs against plain ones…');
+      log('Finishing: PDF/A, e-invoice, protected, watermarked, signed and merged PDFs against plain ones…');
       cpu?.enrol(service, bare);
       finishing = await measureFinishing(service, { ...opts, variantIds: opts.finishingIds });
       results.finishing = finishing;
-      log(`  PDF/A-3b / plain ${finishing.ratios.pdfaVsPlain}, e-invoice / plain ${finishing.ratios.eInvoiceVsPlain}, protected / plain ${finishing.ratios.protectedVsPlain}, watermarked / plain ${finishing.ratios.watermarkedVsPlain}, merge 3 / 3 singles ${finishing.ratios.merge3VsSingles3}`);
+      log(`  PDF/A-3b / plain ${finishing.ratios.pdfaVsPlain}, e-invoice / plain ${finishing.ratios.eInvoiceVsPlain}, protected / plain ${finishing.ratios.protectedVsPlain}, watermarked / plain ${finishing.ratios.watermarkedVsPlain}, signed / plain ${finishing.ratios.signedVsPlain}, merge 3 / 3 singles ${finishing.ratios.merge3VsSingles3}`);
     }
     if (opts.phases.has('throughput')) {
       log('Throughput (small PDF) at concurrency 1, 2, 4, 8…');

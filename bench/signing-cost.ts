@@ -7,14 +7,13 @@
  * AWS that round trip is network time to KMS in the region, typically tens of
  * milliseconds, not measured here).
  */
-import { CreateKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { finishPdf } from '../lib/finishing/finish-pdf.js';
 import { signStep } from '../lib/finishing/sign.js';
 import { loadOrCreateDevPki } from '../lib/signing/dev-pki.js';
 import { signerRegistry } from '../lib/signing/signers.js';
-import { startMoto } from '../test/helpers/pades.js';
 import { tempDir } from '../test/helpers/temp-dir.js';
+import { measureKmsRoundTrip } from './kms-round-trip.js';
 import { summarize } from './stats.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
@@ -50,17 +49,5 @@ console.log(`sign step on a ${pdf.length}-byte 1-page PDF, ${ROUNDS} rounds alte
 row('finishing, no step (the plain PDF as it is)', plain);
 row('sign step, B-B, development RSA-2048 key', signed);
 
-const moto = await startMoto();
-try {
-  const kms = new KMSClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
-  const keyId = (await kms.send(new CreateKeyCommand({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' }))).KeyMetadata?.Arn as string;
-  const trips: number[] = [];
-  for (let round = -3; round < ROUNDS; round += 1) {
-    const ms = await time(() => kms.send(new SignCommand({ KeyId: keyId, Message: new Uint8Array(200), MessageType: 'RAW', SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' })));
-    if (round >= 0) trips.push(ms);
-  }
-  row('KMS Sign round trip (moto on loopback, RSA-2048)', trips);
-  kms.destroy();
-} finally {
-  await moto.stop();
-}
+const trips = await measureKmsRoundTrip(ROUNDS);
+console.log(`${'KMS Sign round trip (moto on loopback, RSA-2048)'.padEnd(52)} median ${trips.median.toFixed(2)} ms  p90 ${trips.p90.toFixed(2)} ms  (n=${trips.n})`);

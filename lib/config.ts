@@ -62,7 +62,7 @@ const EnvSchema = v.object({
   ),
   /** The deployer's signers by name, JSON (lib/signing/signing-config.ts); empty: no signing. */
   SIGNERS: v.optional(v.string(), ''),
-  /** The RFC 3161 timestamp authority of PAdES B-T and above; empty: no timestamps. */
+  /** The RFC 3161 timestamp authority of PAdES B-T, B-LT and B-LTA; empty: no timestamps. */
   TIMESTAMP_URL: v.optional(v.string(), ''),
   /** Set by Lambda (and the local runtime): `host:port` of the Runtime and Extensions APIs. */
   AWS_LAMBDA_RUNTIME_API: v.optional(v.string(), ''),

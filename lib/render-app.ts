@@ -136,6 +136,7 @@ function lazySigners(config: { region: string; signing: SigningConfig }): Signer
     ));
   return {
     signer: async (name) => (await registry()).signer(name),
+    validationMaterial: async (chains) => (await registry()).validationMaterial(chains),
     ...(config.signing.timestampUrl
       ? {
           timestamp: async (data: Uint8Array) => {

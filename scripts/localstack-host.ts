@@ -57,8 +57,8 @@ export const LOCALSTACK_ENVIRONMENT: Record<string, string> = {
   SKIP_SSL_CERT_DOWNLOAD: '1',
   DNS_ADDRESS: '0',
   DISABLE_EVENTS: '1',
-  // Only what DocRender uses, started at boot so that "ready" means ready.
-  SERVICES: 'dynamodb,s3,sqs',
+  // Only what DocRender uses (KMS: the signing tests' keys), started at boot so that "ready" means ready.
+  SERVICES: 'dynamodb,s3,sqs,kms',
   EAGER_SERVICE_LOADING: '1',
   // Queue URLs on the endpoint the client used, not on *.localhost.localstack.cloud (public DNS).
   SQS_ENDPOINT_STRATEGY: 'path',

@@ -174,8 +174,8 @@ async function main(): Promise<void> {
     console.log(`Studio: ${url}/`);
     if (signing) {
       console.log(
-        `Signer "${DEV_SIGNER}" (pdf.signature, B-B and B-T): a development CA ${signing.created ? 'made now' : 'kept'} in ${signing.folder}, ` +
-          'NOT TRUSTED by anyone (a validator must be given its ca.cert.pem)',
+        `Signer "${DEV_SIGNER}" (pdf.signature, B-B to B-LTA): a development CA ${signing.created ? 'made now' : 'kept'} in ${signing.folder}, ` +
+          `NOT TRUSTED by anyone (a validator must be given its ca.cert.pem); its CRL served at ${signing.crlUrl}`,
       );
     }
     console.log('');

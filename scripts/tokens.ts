@@ -30,9 +30,10 @@ Commands:
                       --rate       requests per second instead of the plan's
                       --signers    signers (the deployment's SIGNERS) the token may
                                    name in pdf.signature.signer; default none
-  set [--plan NAME] [--limit N | --unlimited] [--rate N] [--json] TOKEN
-                      change a token's plan, quota and/or rate (next request on);
-                      renders already counted this month stay counted
+  set [--plan NAME] [--limit N | --unlimited] [--rate N] [--signers A,B] [--json] TOKEN
+                      change a token's plan, quota, rate and/or signers (next
+                      request on); renders already counted this month stay counted;
+                      --signers replaces the signers granted (--signers "" grants none)
   usage [--json] TOKEN
                       the token's plan, quota, renders used this month and rate
                       (--json: the same object as GET /v1/usage, plus "active")
@@ -93,7 +94,7 @@ async function main(): Promise<number> {
     case 'create': {
       if (rest.length > 0) throw new UsageError(`create takes no arguments, got "${rest.join(' ')}"`);
       const store = (await stores(values)).tokens;
-      const signers = values.signers?.split(',').map((name) => name.trim()).filter(Boolean);
+      const signers = signerList(values.signers);
       const created = await createToken(store, { ...termOptions(values), active: !values.inactive, ...(signers ? { signers } : {}) });
       process.stdout.write(values.json ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
       return 0;
@@ -101,8 +102,9 @@ async function main(): Promise<number> {
     case 'set': {
       const token = onlyToken(command, rest);
       if (values.inactive) throw new UsageError('set takes no --inactive: use deactivate');
-      const change = termOptions(values);
-      if (Object.keys(change).length === 0) throw new UsageError('set needs --plan, --limit, --unlimited or --rate');
+      const signers = signerList(values.signers);
+      const change = { ...termOptions(values), ...(signers ? { signers } : {}) };
+      if (Object.keys(change).length === 0) throw new UsageError('set needs --plan, --limit, --unlimited, --rate or --signers');
       const { tokens, usage } = await stores(values);
       const record = await setTokenTerms(tokens, token, change);
       const report = await usageReport(usage, record);
@@ -169,6 +171,11 @@ function termOptions(values: { plan?: string; limit?: string; unlimited?: boolea
     ...(values.unlimited ? { limit: null } : {}),
     ...(values.rate !== undefined ? { rate: positiveNumber('--rate', values.rate) } : {}),
   };
+}
+
+/** `--signers A,B` as names ("" is none); undefined when not given. */
+function signerList(value: string | undefined): string[] | undefined {
+  return value?.split(',').map((name) => name.trim()).filter(Boolean);
 }
 
 function onlyToken(command: string, rest: string[]): string {

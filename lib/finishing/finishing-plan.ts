@@ -47,7 +47,7 @@ export type ProtectPlan = {
 /** The sign stage's settings: the signer by name (checked against the deployment at the edge), the level, the dictionary's texts. */
 export type SignPlan = {
   signer: string;
-  level: 'B-B' | 'B-T';
+  level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
   reason?: string;
   location?: string;
   contactInfo?: string;

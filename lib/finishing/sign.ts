@@ -1,6 +1,11 @@
 import { type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
+import { appendDocumentTimestamp } from '../signing/doc-timestamp.js';
+import { appendDss } from '../signing/dss.js';
+import { SignerUnavailableError, TimestampAuthorityError } from '../signing/errors.js';
 import { signPdf } from '../signing/pdf-signature.js';
+import { tokenCertificates } from '../signing/timestamp.js';
+import { mergeMaterial, newMaterial, RevocationUnavailableError, type ValidationMaterial } from '../signing/validation-material.js';
 import { commonName } from '../signing/signer.js';
 import type { SignerRegistry } from '../signing/signers.js';
 import type { PdfStep } from './finish-pdf.js';
@@ -21,13 +26,16 @@ const PADDING = 4;
 export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: TextDrawer, now: () => Date): PdfStep {
   return async (pdf) => {
     const signer = await signers.signer(plan.signer);
-    const timestamp = plan.level === 'B-T' ? signers.timestamp : undefined;
-    if (plan.level === 'B-T' && !timestamp) throw new Error('B-T asked of a deployment without a timestamp authority');
+    const requestTimestamp = plan.level === 'B-B' ? undefined : signers.timestamp;
+    if (plan.level !== 'B-B' && !requestTimestamp) throw new Error(`${plan.level} asked of a deployment without a timestamp authority`);
+    // The token is kept: B-LT embeds the validation material of its authority's chain too.
+    let token: Uint8Array | undefined;
+    const timestamp = requestTimestamp && (async (value: Uint8Array) => (token = await requestTimestamp(value)));
     const at = now();
     const [leaf] = signer.chain;
     const shownName = plan.name ?? (leaf ? commonName(leaf) : undefined);
     const { appearance } = plan;
-    return signPdf(pdf, {
+    const signed = await signPdf(pdf, {
       signer,
       now: at,
       ...(plan.reason ? { reason: plan.reason } : {}),
@@ -43,7 +51,35 @@ export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: Text
           }
         : {}),
     });
+    if (plan.level === 'B-B' || plan.level === 'B-T') return signed;
+    const material = await longTermMaterial(plan.signer, signer.chain, token, signers);
+    const longTerm = await appendDss(signed, material);
+    if (plan.level === 'B-LT' || !requestTimestamp) return longTerm;
+    // B-LTA: a document timestamp over all of it; its authority's material is added after it unless the DSS has it already.
+    const archived = await appendDocumentTimestamp(longTerm, requestTimestamp);
+    const tsaMaterial = await timestampMaterial(archived.token, signers);
+    const added = newMaterial(tsaMaterial, material);
+    return added.certificates.length + added.crls.length > 0 ? appendDss(archived.file, added) : archived.file;
   };
+}
+
+/**
+ * The B-LT material of the signer's chain and of the timestamp authority's:
+ * a CRL that cannot be had is the signer's 502, or the authority's 503.
+ */
+async function longTermMaterial(name: string, chain: Uint8Array[], token: Uint8Array | undefined, signers: SignerRegistry): Promise<ValidationMaterial> {
+  if (!token) throw new Error('B-LT signed without a timestamp token');
+  const signerMaterial = await signers.validationMaterial([chain]).catch((error: unknown) => {
+    throw error instanceof RevocationUnavailableError ? new SignerUnavailableError(name, error.message) : error;
+  });
+  return mergeMaterial(signerMaterial, await timestampMaterial(token, signers));
+}
+
+/** The material of the chain a timestamp token carries. */
+function timestampMaterial(token: Uint8Array, signers: SignerRegistry): Promise<ValidationMaterial> {
+  return signers.validationMaterial([tokenCertificates(token)]).catch((error: unknown) => {
+    throw error instanceof RevocationUnavailableError ? new TimestampAuthorityError(`certificate's revocation could not be shown: ${error.message}`) : error;
+  });
 }
 
 /** What a visible signature says unless told: who, when, why. */

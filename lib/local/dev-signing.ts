@@ -3,11 +3,11 @@
  * throwaway CA, a signing certificate and a timestamp authority's certificate
  * under `.local/signing/` (DEV_SIGNING_DIR overrides), kept between restarts,
  * every name marked NOT TRUSTED; and an RFC 3161 timestamp authority on
- * loopback for level B-T. What the functions get is the `signers` and
+ * loopback for level B-T, and the CA's CRL on loopback for level B-LT. What the functions get is the `signers` and
  * `timestampUrl` params a deployment would pass.
  */
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateDevPki } from '../signing/dev-pki.js';
+import { loadOrCreateDevPki, startDevCrl } from '../signing/dev-pki.js';
 import { localSigner } from '../signing/local-signer.js';
 import { pemCertificates } from '../signing/signer.js';
 import { startLocalTsa } from '../signing/timestamp.js';
@@ -22,6 +22,8 @@ export type DevSigning = {
   created: boolean;
   /** serverless.yml params: the development signer as `default`, the loopback timestamp authority. */
   params: { signers: string; timestampUrl: string };
+  /** Where the development CA's CRL is served (the certificates' CRL distribution point). */
+  crlUrl: string;
   stop: () => Promise<void>;
 };
 
@@ -30,11 +32,22 @@ export async function startDevSigning(env: NodeJS.ProcessEnv = process.env): Pro
   const folder = env.DEV_SIGNING_DIR || SIGNING_DIR;
   const pki = await loadOrCreateDevPki(folder);
   const ca = pemCertificates(pki.ca.certificatePem);
-  const tsa = await startLocalTsa(localSigner(pki.tsa.privateKeyPem, [...pemCertificates(pki.tsa.certificatePem), ...ca]));
+  // The CA's CRL on the loopback port its certificates name (kept with the PKI), for B-LT.
+  const crl = await startDevCrl(pki).catch((error: unknown) => {
+    throw new Error(`The development CA's CRL could not be served at ${pki.crlUrl} (is that port taken? delete ${folder} to get a new PKI)`, { cause: error });
+  });
+  const tsa = await startLocalTsa(localSigner(pki.tsa.privateKeyPem, [...pemCertificates(pki.tsa.certificatePem), ...ca])).catch(async (error: unknown) => {
+    await crl.close();
+    throw error;
+  });
   return {
     folder,
     created: pki.created,
     params: { signers: JSON.stringify({ [DEV_SIGNER]: { kind: 'local', folder } }), timestampUrl: tsa.url },
-    stop: tsa.close,
+    crlUrl: pki.crlUrl,
+    stop: async () => {
+      await tsa.close();
+      await crl.close();
+    },
   };
 }

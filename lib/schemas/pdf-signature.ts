@@ -12,10 +12,10 @@ import { closedObject } from './closed-object.js';
 import { ImageSchema, MAX_WATERMARK_IMAGE_EDGE, MAX_WATERMARK_IMAGE_PIXELS } from './protection-watermark.js';
 
 /** The PAdES baseline levels the service signs at (ETSI EN 319 142-1). */
-export const SIGNATURE_LEVELS = ['B-B', 'B-T'] as const;
+export const SIGNATURE_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
 export type SignatureLevel = (typeof SIGNATURE_LEVELS)[number];
 /** The levels that need the deployment's timestamp authority. */
-export const TIMESTAMPED_LEVELS: readonly SignatureLevel[] = ['B-T'];
+export const TIMESTAMPED_LEVELS: readonly SignatureLevel[] = ['B-T', 'B-LT', 'B-LTA'];
 
 /** The DocMDP permissions a certification signature grants. */
 export const CERTIFY_PERMISSIONS = ['noChanges', 'formFilling', 'annotations'] as const;
@@ -70,7 +70,8 @@ export const SignatureSchema = closedObject({
   }),
   level: described(v.nullish(v.picklist(SIGNATURE_LEVELS, `Must be one of: ${SIGNATURE_LEVELS.join(', ')}`)), {
     default: 'B-B',
-    description: "PAdES baseline level: B-B, or B-T with an RFC 3161 timestamp from the deployment's timestamp authority.",
+    description:
+      "PAdES baseline level: B-B; B-T adds an RFC 3161 timestamp from the deployment's timestamp authority; B-LT adds to B-T the validation material (every certificate of the signer's and the timestamp authority's chains and their issuers' CRLs, fetched from the certificates' CRL distribution points) in the file's DSS, by an incremental update after the signature, so the signature can be validated after the certificates expire or their CA is gone; B-LTA adds to B-LT a document timestamp (ETSI.RFC3161) over the whole file, DSS included, from the same authority.",
   }),
   reason: text('Why the document is signed, shown in the signature panel.'),
   location: text('Where it was signed.'),

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import type { Signer } from './signer.js';
+import type { Signer, SigningKey } from './signer.js';
 
 export const OID = {
   data: '1.2.840.113549.1.7.1',
@@ -22,11 +22,21 @@ export const OID = {
   signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
   signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
   sha256: '2.16.840.1.101.3.4.2.1',
+  sha384: '2.16.840.1.101.3.4.2.2',
   sha256WithRsa: '1.2.840.113549.1.1.11',
   ecdsaWithSha256: '1.2.840.10045.4.3.2',
+  ecdsaWithSha384: '1.2.840.10045.4.3.3',
 } as const;
 
 export const sha256 = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();
+/** `bytes` hashed with the key's digest. */
+export const digestOf = (bytes: Uint8Array, digest: SigningKey['digest']): Buffer => createHash(digest).update(bytes).digest();
+
+/** The signature algorithm of a key (RSA: sha256WithRSAEncryption; EC: ecdsa-with-SHA256 or -SHA384). */
+export function signatureAlgorithm(key: SigningKey): pkijs.AlgorithmIdentifier {
+  if (key.keyType === 'RSA') return new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256WithRsa, algorithmParams: new asn1js.Null() });
+  return new pkijs.AlgorithmIdentifier({ algorithmId: key.digest === 'sha384' ? OID.ecdsaWithSha384 : OID.ecdsaWithSha256 });
+}
 
 const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => new Uint8Array(bytes).buffer as ArrayBuffer;
 
@@ -55,7 +65,7 @@ function derSorted(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
 }
 
 export type SignedDataInput = {
-  /** The digest the signature commits to: of the PDF's byte ranges, or of the encapsulated content. */
+  /** The digest (the signer's) the signature commits to: of the PDF's byte ranges, or of the encapsulated content. */
   messageDigest: Uint8Array;
   signer: Signer;
   /** What the signed content is: `data` (detached, PAdES) or `tstInfo` (a timestamp token, content enclosed). */
@@ -89,18 +99,16 @@ export async function signedData(
   const signerInfo = new pkijs.SignerInfo({
     version: 1,
     sid: new pkijs.IssuerAndSerialNumber({ issuer: leaf.issuer, serialNumber: leaf.serialNumber }),
-    digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
+    digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID[signer.digest] }),
     signedAttrs,
-    signatureAlgorithm: new pkijs.AlgorithmIdentifier(
-      signer.keyType === 'RSA' ? { algorithmId: OID.sha256WithRsa, algorithmParams: new asn1js.Null() } : { algorithmId: OID.ecdsaWithSha256 },
-    ),
+    signatureAlgorithm: signatureAlgorithm(signer),
     signature: new asn1js.OctetString({ valueHex: toArrayBuffer(signatureValue) }),
   });
   const extra = unsigned ? await unsigned(signatureValue) : [];
   if (extra.length > 0) signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: extra });
   const data = new pkijs.SignedData({
     version: 1,
-    digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 })],
+    digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: OID[signer.digest] })],
     encapContentInfo: new pkijs.EncapsulatedContentInfo({
       eContentType: input.eContentType,
       ...(input.eContent ? { eContent: new asn1js.OctetString({ valueHex: toArrayBuffer(input.eContent) }) } : {}),

@@ -10,7 +10,9 @@ import { randomBytes, webcrypto } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { toPem } from './signer.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pemCertificates, toPem } from './signer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RSA = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' } as const;
@@ -18,8 +20,13 @@ const RSA = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: ne
 /** One key and certificate of the development PKI, as PEM. */
 export type DevIdentity = { certificatePem: string; privateKeyPem: string };
 
-/** The development PKI: the CA, the document signer, the timestamp authority. */
-export type DevPki = { folder: string; ca: DevIdentity; signer: DevIdentity; tsa: DevIdentity };
+/**
+ * The development PKI: the CA, the document signer, the timestamp authority,
+ * and where the CA publishes its CRL (a loopback URL the signer's and the
+ * TSA's certificates name as their CRL distribution point; PAdES B-LT embeds
+ * what it answers).
+ */
+export type DevPki = { folder: string; ca: DevIdentity; signer: DevIdentity; tsa: DevIdentity; crlUrl: string };
 
 const subject = (commonName: string) =>
   new pkijs.RelativeDistinguishedNames({
@@ -48,6 +55,8 @@ export async function issueCertificate(options: {
   issuer?: { certificate: pkijs.Certificate; privateKey: CryptoKey };
   signingKey?: CryptoKey;
   validDays?: number;
+  /** The CRL distribution point the certificate names (http URL of its issuer's CRL). */
+  crlUrl?: string;
 }): Promise<pkijs.Certificate> {
   const certificate = new pkijs.Certificate();
   certificate.version = 2;
@@ -68,6 +77,10 @@ export async function issueCertificate(options: {
     extensions.push(extension('2.5.29.15', true, keyUsage(options.kind === 'signer' ? 0xc0 : 0x80, options.kind === 'signer' ? 6 : 7)));
     if (options.kind === 'tsa') extensions.push(extension('2.5.29.37', true, new pkijs.ExtKeyUsage({ keyPurposes: ['1.3.6.1.5.5.7.3.8'] }).toSchema()));
   }
+  if (options.crlUrl) {
+    const point = new pkijs.DistributionPoint({ distributionPoint: [new pkijs.GeneralName({ type: 6, value: options.crlUrl })] });
+    extensions.push(extension('2.5.29.31', false, new pkijs.CRLDistributionPoints({ distributionPoints: [point] }).toSchema()));
+  }
   certificate.extensions = extensions;
   if (options.publicKey instanceof Uint8Array) {
     certificate.subjectPublicKeyInfo = pkijs.PublicKeyInfo.fromBER(new Uint8Array(options.publicKey).buffer as ArrayBuffer);
@@ -87,24 +100,76 @@ async function identity(issued: Issued): Promise<DevIdentity> {
 
 const generate = () => webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
 
-/** Creates a fresh development PKI (not written anywhere). */
-export async function createDevPki(folder: string): Promise<DevPki> {
+/** A loopback port free now: the CRL's URL is written into the certificates before its server listens there. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Creates a fresh development PKI (not written anywhere); its CRL is to be served at `crlUrl`. */
+export async function createDevPki(folder: string, crlUrl?: string): Promise<DevPki> {
+  crlUrl ??= `http://127.0.0.1:${await freePort()}/ca.crl`;
   const caKeys = await generate();
   const ca = await issueCertificate({ commonName: 'DocRender development CA (NOT TRUSTED)', kind: 'ca', publicKey: caKeys.publicKey, signingKey: caKeys.privateKey });
   const issuer = { certificate: ca, privateKey: caKeys.privateKey };
   const signerKeys = await generate();
-  const signer = await issueCertificate({ commonName: 'DocRender development signer (NOT TRUSTED)', kind: 'signer', publicKey: signerKeys.publicKey, issuer, validDays: 825 });
+  const signer = await issueCertificate({ commonName: 'DocRender development signer (NOT TRUSTED)', kind: 'signer', publicKey: signerKeys.publicKey, issuer, validDays: 825, crlUrl });
   const tsaKeys = await generate();
-  const tsa = await issueCertificate({ commonName: 'DocRender development timestamp authority (NOT TRUSTED)', kind: 'tsa', publicKey: tsaKeys.publicKey, issuer, validDays: 825 });
+  const tsa = await issueCertificate({ commonName: 'DocRender development timestamp authority (NOT TRUSTED)', kind: 'tsa', publicKey: tsaKeys.publicKey, issuer, validDays: 825, crlUrl });
   return {
     folder,
     ca: await identity({ certificate: ca, keys: caKeys }),
     signer: await identity({ certificate: signer, keys: signerKeys }),
     tsa: await identity({ certificate: tsa, keys: tsaKeys }),
+    crlUrl,
   };
 }
 
 const FILES = { ca: 'ca', signer: 'signer', tsa: 'tsa' } as const;
+const CRL_URL_FILE = 'crl.url';
+
+/**
+ * The CA's CRL (RFC 5280), revoking nothing, issued now: valid from a little
+ * before now (a timestamp taken a moment before falls inside it) for a week.
+ */
+export async function issueDevCrl(ca: DevIdentity): Promise<Uint8Array> {
+  const [caDer] = pemCertificates(ca.certificatePem);
+  if (!caDer) throw new Error('The development CA has no certificate');
+  const caCertificate = pkijs.Certificate.fromBER(new Uint8Array(caDer).buffer as ArrayBuffer);
+  const pkcs8 = Buffer.from(ca.privateKeyPem.replace(/-----[A-Z ]+-----|\s+/g, ''), 'base64');
+  const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, { name: RSA.name, hash: RSA.hash }, false, ['sign']);
+  const now = Date.now();
+  const crl = new pkijs.CertificateRevocationList();
+  crl.version = 1;
+  crl.issuer = caCertificate.subject;
+  crl.thisUpdate = new pkijs.Time({ type: 0, value: new Date(now - 60 * 60 * 1000) });
+  crl.nextUpdate = new pkijs.Time({ type: 0, value: new Date(now + 7 * DAY_MS) });
+  crl.crlExtensions = new pkijs.Extensions({
+    extensions: [extension('2.5.29.20', false, new asn1js.Integer({ value: Math.floor(now / 1000) }))], // cRLNumber
+  });
+  await crl.sign(key, 'SHA-256');
+  return new Uint8Array(crl.toSchema(true).toBER(false));
+}
+
+/** Serves the development CA's CRL at `pki.crlUrl` on loopback (a fresh one per request), as `npm start` and the tests do. */
+export async function startDevCrl(pki: DevPki): Promise<{ close: () => Promise<void> }> {
+  const url = new URL(pki.crlUrl);
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== url.pathname) return void res.writeHead(404).end();
+    issueDevCrl(pki.ca).then(
+      (crl) => res.writeHead(200, { 'content-type': 'application/pkix-crl' }).end(crl),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(url.port), url.hostname, resolve);
+  });
+  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
 
 /**
  * The development PKI kept in `folder` (created and written there on the
@@ -116,9 +181,11 @@ export async function loadOrCreateDevPki(folder: string): Promise<DevPki & { cre
   const load = (): DevPki => {
     const read = (name: string, part: string) => readFileSync(join(folder, `${name}.${part}.pem`), 'utf8');
     const identity = (name: string): DevIdentity => ({ certificatePem: read(name, 'cert'), privateKeyPem: read(name, 'key') });
-    return { folder, ca: identity(FILES.ca), signer: identity(FILES.signer), tsa: identity(FILES.tsa) };
+    return { folder, ca: identity(FILES.ca), signer: identity(FILES.signer), tsa: identity(FILES.tsa), crlUrl: readFileSync(join(folder, CRL_URL_FILE), 'utf8').trim() };
   };
-  if (existsSync(join(folder, 'ca.cert.pem'))) return { ...load(), created: false };
+  if (existsSync(join(folder, CRL_URL_FILE))) return { ...load(), created: false };
+  // A PKI of an earlier version (its certificates name no CRL, so B-LT could not embed one) is set aside and a new one made.
+  if (existsSync(join(folder, 'ca.cert.pem'))) renameSync(folder, `${folder.replace(/[\\/]+$/, '')}.old-${Date.now()}`);
   const pki = await createDevPki(folder);
   mkdirSync(dirname(folder), { recursive: true });
   const staging = mkdtempSync(`${folder.replace(/[\\/]+$/, '')}.new-`);
@@ -127,6 +194,7 @@ export async function loadOrCreateDevPki(folder: string): Promise<DevPki & { cre
       writeFileSync(join(staging, `${name}.cert.pem`), pki[name].certificatePem);
       writeFileSync(join(staging, `${name}.key.pem`), pki[name].privateKeyPem, { mode: 0o600 });
     }
+    writeFileSync(join(staging, CRL_URL_FILE), `${pki.crlUrl}\n`);
     writeFileSync(
       join(staging, 'README.txt'),
       'DocRender development signer: a throwaway CA made by `npm start` on this machine.\nNOT TRUSTED anywhere: never use it for a real document. Delete this folder to get a new one.\n',
@@ -137,7 +205,7 @@ export async function loadOrCreateDevPki(folder: string): Promise<DevPki & { cre
     renameSync(staging, folder);
     return { ...pki, created: true };
   } catch (error) {
-    if (!existsSync(join(folder, 'ca.cert.pem'))) throw error;
+    if (!existsSync(join(folder, CRL_URL_FILE))) throw error;
     return { ...load(), created: false };
   } finally {
     rmSync(staging, { recursive: true, force: true });

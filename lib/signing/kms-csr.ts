@@ -6,7 +6,7 @@
 import { GetPublicKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID } from './cms.js';
+import { signatureAlgorithm } from './cms.js';
 import { publicKeyType, signWithKms } from './kms-signer.js';
 import { toPem } from './signer.js';
 
@@ -33,7 +33,7 @@ export async function kmsCertificateRequest(kms: KMSClient, keyId: string, subje
   const { PublicKey } = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }));
   if (!PublicKey) throw new Error('KMS gave no public key');
   const publicKey = pkijs.PublicKeyInfo.fromBER(new Uint8Array(PublicKey).buffer as ArrayBuffer);
-  const keyType = publicKeyType(publicKey);
+  const key = publicKeyType(publicKey);
   const request = new pkijs.CertificationRequest();
   request.version = 0;
   request.subject = parseSubject(subject);
@@ -43,11 +43,9 @@ export async function kmsCertificateRequest(kms: KMSClient, keyId: string, subje
   const info = (request.toSchema(true) as asn1js.Sequence).valueBlock.value[0];
   if (!info) throw new Error('The request has no body');
   const tbs = new Uint8Array(info.toBER(false));
-  const signature = await signWithKms(kms, keyId, keyType, tbs);
+  const signature = await signWithKms(kms, keyId, key, tbs);
   request.tbsView = tbs;
-  request.signatureAlgorithm = new pkijs.AlgorithmIdentifier(
-    keyType === 'RSA' ? { algorithmId: OID.sha256WithRsa, algorithmParams: new asn1js.Null() } : { algorithmId: OID.ecdsaWithSha256 },
-  );
+  request.signatureAlgorithm = signatureAlgorithm(key);
   request.signatureValue = new asn1js.BitString({ valueHex: new Uint8Array(signature).buffer as ArrayBuffer });
   return toPem(new Uint8Array(request.toSchema(false).toBER(false)), 'CERTIFICATE REQUEST');
 }

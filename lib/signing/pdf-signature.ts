@@ -14,9 +14,9 @@ import {
   PDFNumber,
   PDFString,
   ParseSpeeds,
-  type PDFRef,
+  PDFRef,
 } from '@cantoo/pdf-lib';
-import { sha256, signedData, timestampAttribute } from './cms.js';
+import { digestOf, signedData, timestampAttribute } from './cms.js';
 import type { Signer } from './signer.js';
 
 /** Bytes kept for the CMS: the chain, the signature and a timestamp token with the TSA's chain fit in 24 KB with room. */
@@ -49,14 +49,8 @@ const pdfDate = (date: Date) => `D:${date.toISOString().replace(/[-:T]/g, '').sl
 async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Promise<Uint8Array> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   const { context } = doc;
-  const signature = context.obj({
-    Type: 'Sig',
-    Filter: 'Adobe.PPKLite',
-    SubFilter: 'ETSI.CAdES.detached',
-    ByteRange: context.obj([0, PDFName.of(BYTE_RANGE_PLACEHOLDER), PDFName.of(BYTE_RANGE_PLACEHOLDER), PDFName.of(BYTE_RANGE_PLACEHOLDER)]),
-    Contents: PDFHexString.of('0'.repeat(CONTENTS_BYTES * 2)),
-    M: PDFString.of(pdfDate(request.now)),
-  });
+  const signature = placeholderDictionary(doc, { Type: 'Sig', SubFilter: 'ETSI.CAdES.detached' });
+  signature.set(PDFName.of('M'), PDFString.of(pdfDate(request.now)));
   for (const [key, value] of [
     ['Reason', request.reason],
     ['Location', request.location],
@@ -77,11 +71,43 @@ async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Prom
   }
 
   const visible = request.appearance ? await request.appearance(doc) : undefined;
+  addSignatureField(doc, signatureRef, visible);
+  return doc.save({ updateFieldAppearances: false, useObjectStreams: false, objectsPerTick: Infinity });
+}
+
+/** A signature dictionary (`/Sig` or `/DocTimeStamp`) with the `/ByteRange` and `/Contents` placeholders. */
+export function placeholderDictionary(doc: PDFDocument, kind: { Type: 'Sig' | 'DocTimeStamp'; SubFilter: string }): PDFDict {
+  const { context } = doc;
+  return context.obj({
+    Type: kind.Type,
+    Filter: 'Adobe.PPKLite',
+    SubFilter: kind.SubFilter,
+    ByteRange: context.obj([0, PDFName.of(BYTE_RANGE_PLACEHOLDER), PDFName.of(BYTE_RANGE_PLACEHOLDER), PDFName.of(BYTE_RANGE_PLACEHOLDER)]),
+    Contents: PDFHexString.of('0'.repeat(CONTENTS_BYTES * 2)),
+  });
+}
+
+/**
+ * Adds the signature field of `signatureRef`: its widget on the page (visible
+ * in `visible`'s rectangle, or invisible on the first page), listed in the
+ * page's `/Annots` and the AcroForm's `/Fields`. Answers the objects it
+ * changed (the page and the form), which an incremental update must write.
+ */
+export function addSignatureField(
+  doc: PDFDocument,
+  signatureRef: PDFRef,
+  visible?: { page: number; rect: [number, number, number, number]; normal: PDFRef },
+  options: { emptyAppearance: boolean } = { emptyAppearance: true },
+): { page: PDFRef; acroForm: PDFRef | undefined } {
+  const { context } = doc;
   const pages = doc.getPages();
   const page = pages[visible?.page ?? 0];
   if (!page) throw new Error('The document has no page to carry the signature');
   // An invisible signature still has an appearance (an empty form): PDF/A wants one on every widget.
-  const normal = visible?.normal ?? context.register(context.stream('', { Type: 'XObject', Subtype: 'Form', BBox: context.obj([0, 0, 0, 0]) }));
+  // A document timestamp's widget goes without (ISO 32000-2 recommends none, and validators class a new appearance as form filling).
+  const normal =
+    visible?.normal ??
+    (options.emptyAppearance ? context.register(context.stream('', { Type: 'XObject', Subtype: 'Form', BBox: context.obj([0, 0, 0, 0]) })) : undefined);
   const widget = context.register(
     context.obj({
       Type: 'Annot',
@@ -92,7 +118,7 @@ async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Prom
       F: 132, // Print, Locked
       Rect: context.obj(visible?.rect ?? [0, 0, 0, 0]),
       P: page.ref,
-      AP: context.obj({ N: normal }),
+      ...(normal ? { AP: context.obj({ N: normal }) } : {}),
     }),
   );
   const annotations = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
@@ -107,7 +133,8 @@ async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Prom
   if (fields) fields.push(widget);
   else acroForm.set(PDFName.of('Fields'), context.obj([widget]));
   acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3)); // SignaturesExist, AppendOnly
-  return doc.save({ updateFieldAppearances: false, useObjectStreams: false, objectsPerTick: Infinity });
+  const acroFormRef = doc.catalog.get(PDFName.of('AcroForm'));
+  return { page: page.ref, acroForm: acroFormRef instanceof PDFRef ? acroFormRef : undefined };
 }
 
 /** Where the placeholders sit in the saved file. */
@@ -123,11 +150,11 @@ function locate(file: Buffer): { byteRangeStart: number; byteRangeEnd: number; c
 }
 
 /**
- * Signs `pdf`: answers a new file with one more signature whose byte range
- * covers the whole file except its own `/Contents` value.
+ * Writes the byte range into the one placeholder `file` holds, then the
+ * contents `contentsOf` makes from the covered bytes (every byte but the
+ * `/Contents` value); answers the file.
  */
-export async function signPdf(pdf: Uint8Array, request: SignatureRequest): Promise<Uint8Array> {
-  const file = Buffer.from(await withPlaceholder(pdf, request));
+export async function fillPlaceholder(file: Buffer, contentsOf: (covered: Buffer) => Promise<Uint8Array>): Promise<Uint8Array> {
   const at = locate(file);
   const byteRange = [0, at.contentsStart, at.contentsEnd, file.length - at.contentsEnd];
   const written = `/ByteRange [${byteRange.join(' ')}]`;
@@ -136,12 +163,22 @@ export async function signPdf(pdf: Uint8Array, request: SignatureRequest): Promi
   marker.fill(0x20);
   marker.write(written, 'latin1');
   const covered = Buffer.concat([file.subarray(0, at.contentsStart), file.subarray(at.contentsEnd)]);
-  const { timestamp } = request;
-  const cms = await signedData(
-    { messageDigest: sha256(covered), signer: request.signer, eContentType: '1.2.840.113549.1.7.1' },
-    timestamp ? async (value) => [timestampAttribute(await timestamp(value))] : undefined,
-  );
-  if (cms.length > CONTENTS_BYTES) throw new Error(`The signature (${cms.length} bytes) does not fit the ${CONTENTS_BYTES} bytes kept for it`);
-  file.write(Buffer.from(cms).toString('hex').toUpperCase(), at.contentsStart + 1, 'latin1');
+  const contents = await contentsOf(covered);
+  if (contents.length > CONTENTS_BYTES) throw new Error(`The signature (${contents.length} bytes) does not fit the ${CONTENTS_BYTES} bytes kept for it`);
+  file.write(Buffer.from(contents).toString('hex').toUpperCase(), at.contentsStart + 1, 'latin1');
   return new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
+}
+
+/**
+ * Signs `pdf`: answers a new file with one more signature whose byte range
+ * covers the whole file except its own `/Contents` value.
+ */
+export async function signPdf(pdf: Uint8Array, request: SignatureRequest): Promise<Uint8Array> {
+  const { timestamp } = request;
+  return fillPlaceholder(Buffer.from(await withPlaceholder(pdf, request)), (covered) =>
+    signedData(
+      { messageDigest: digestOf(covered, request.signer.digest), signer: request.signer, eContentType: '1.2.840.113549.1.7.1' },
+      timestamp ? async (value) => [timestampAttribute(await timestamp(value))] : undefined,
+    ),
+  );
 }

@@ -17,6 +17,7 @@ import { pkcs12Signer } from './pkcs12-signer.js';
 import { pemCertificates, type Signer } from './signer.js';
 import type { SignerConfig, SigningConfig } from './signing-config.js';
 import { requestTimestamp } from './timestamp.js';
+import { validationMaterial, type CrlCache, type ValidationMaterial } from './validation-material.js';
 
 /** The AWS clients signers use, each built on first call. */
 export type SigningClients = { kms: () => KMSClient; ssm: () => SSMClient; s3: () => S3Client; secrets: () => SecretsManagerClient };
@@ -27,6 +28,8 @@ export type SignerRegistry = {
   signer: (name: string) => Promise<Signer>;
   /** A timestamp token over `data` from the configured authority; absent when none is configured. */
   timestamp?: (data: Uint8Array) => Promise<Uint8Array>;
+  /** The B-LT validation material of `chains` (DER, leaf first): the certificates and their issuers' CRLs, fetched. */
+  validationMaterial: (chains: Uint8Array[][]) => Promise<ValidationMaterial>;
 };
 
 /** Reads the PEM chain at `source` (ssm:/name or s3://bucket/key). */
@@ -92,6 +95,7 @@ async function makeSigner(name: string, config: SignerConfig, clients: SigningCl
 /** The registry of `config`'s signers. */
 export function signerRegistry(config: SigningConfig, clients: SigningClients, fetcher: typeof fetch = fetch): SignerRegistry {
   const made = new Map<string, Promise<Signer>>();
+  const crls: CrlCache = new Map();
   const { timestampUrl } = config;
   return {
     signer: (name) => {
@@ -106,5 +110,6 @@ export function signerRegistry(config: SigningConfig, clients: SigningClients, f
       return making;
     },
     ...(timestampUrl ? { timestamp: (data: Uint8Array) => requestTimestamp(timestampUrl, data, fetcher) } : {}),
+    validationMaterial: (chains) => validationMaterial(chains, fetcher, crls),
   };
 }

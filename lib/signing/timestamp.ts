@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID, parseDer, sha256, signedData } from './cms.js';
+import { digestOf, OID, parseDer, sha256, signedData } from './cms.js';
 import { TimestampAuthorityError } from './errors.js';
 import type { Signer } from './signer.js';
 
@@ -35,13 +35,16 @@ export async function requestTimestamp(url: string, data: Uint8Array, fetcher: t
     nonce: new asn1js.Integer({ valueHex: buffer(nonce) }),
     certReq: true,
   });
+  const body = new Uint8Array(request.toSchema().toBER(false));
+  const signal = AbortSignal.timeout(timeoutMs);
+  const post = () => fetcher(url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body, signal });
   let answer: Response;
   try {
-    answer = await fetcher(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/timestamp-query' },
-      body: new Uint8Array(request.toSchema().toBER(false)),
-      signal: AbortSignal.timeout(timeoutMs),
+    // A kept-alive connection the authority closed while this instance was idle (or frozen, on Lambda) fails
+    // the request before it is sent: asking again, within the same time limit, is safe (a token is asked, not spent).
+    answer = await post().catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      return post();
     });
   } catch (error) {
     throw new TimestampAuthorityError('unreachable', { cause: error });
@@ -61,6 +64,14 @@ export async function requestTimestamp(url: string, data: Uint8Array, fetcher: t
   const echoed = info.nonce ? Buffer.from(info.nonce.valueBlock.valueHexView) : undefined;
   if (!imprint.equals(digest) || !echoed || !echoed.equals(nonce)) throw new TimestampAuthorityError('answered a token for another request');
   return new Uint8Array(token.toSchema().toBER(false));
+}
+
+/** The certificates a timestamp token carries (its authority's chain, as asked with certReq), DER. */
+export function tokenCertificates(token: Uint8Array): Uint8Array[] {
+  const signed = new pkijs.SignedData({ schema: new pkijs.ContentInfo({ schema: parseDer(token, 'The timestamp token') }).content });
+  return (signed.certificates ?? []).flatMap((certificate) =>
+    certificate instanceof pkijs.Certificate ? [new Uint8Array(certificate.toSchema().toBER(false))] : [],
+  );
 }
 
 /**
@@ -105,7 +116,7 @@ async function timestampResponse(signer: Signer, body: Uint8Array): Promise<Uint
     ...(request.nonce ? { nonce: request.nonce } : {}),
   });
   const content = new Uint8Array(info.toSchema().toBER(false));
-  const token = await signedData({ messageDigest: sha256(content), signer, eContentType: OID.tstInfo, eContent: content });
+  const token = await signedData({ messageDigest: digestOf(content, signer.digest), signer, eContentType: OID.tstInfo, eContent: content });
   const response = new pkijs.TimeStampResp({
     status: new pkijs.PKIStatusInfo({ status: 0 }),
     timeStampToken: new pkijs.ContentInfo({ schema: parseDer(token, 'The token') }),

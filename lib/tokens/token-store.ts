@@ -34,6 +34,9 @@ export interface TokenStore {
  * only the admin CLI writes terms; request handling only reads them.
  */
 export interface TokenTermsStore {
-  /** Sets the given terms; resolves to the updated record, or undefined when the token does not exist. */
-  updateTerms(tokenHash: string, terms: Partial<SubscriptionTerms>): Promise<TokenRecord | undefined>;
+  /**
+   * Sets the given terms, and the signers granted when given (replacing the
+   * list); resolves to the updated record, or undefined when the token does not exist.
+   */
+  updateTerms(tokenHash: string, terms: Partial<SubscriptionTerms> & { signers?: string[] }): Promise<TokenRecord | undefined>;
 }

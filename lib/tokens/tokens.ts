@@ -57,9 +57,7 @@ export function generateWebhookSecret(): string {
  */
 export async function createToken(store: TokenStore, opts: CreateTokenOptions = {}): Promise<NewToken> {
   const terms: SubscriptionTerms = { ...PLANS[opts.plan ?? DEFAULT_PLAN], ...explicitTerms(opts) };
-  const problems = termProblems(terms);
-  const badSigner = (opts.signers ?? []).find((name) => !SIGNER_NAME.test(name));
-  if (badSigner !== undefined) problems.signers = 'must be signer names (letters, digits, - and _), comma-separated';
+  const problems = { ...termProblems(terms), ...signerProblems(opts.signers) };
   if (opts.token !== undefined && !TOKEN_SHAPE.test(opts.token)) {
     problems.token = 'must be 16 to 512 characters among A-Z a-z 0-9 . _ ~ + / = -';
   }
@@ -96,6 +94,8 @@ export type TermsChange = {
   limit?: number | null;
   /** New requests per second. */
   rate?: number;
+  /** The signers the token may name from now on, replacing those granted (empty: none). */
+  signers?: string[];
 };
 
 /**
@@ -105,9 +105,12 @@ export type TermsChange = {
  */
 export async function setTokenTerms(store: TokenTermsStore, token: string, change: TermsChange): Promise<TokenRecord> {
   const terms: Partial<SubscriptionTerms> = { ...(change.plan ? PLANS[change.plan] : {}), ...explicitTerms(change) };
-  if (Object.keys(terms).length === 0) throw new ValidationError({ terms: 'nothing to change' }, { message: 'Give a plan, a limit or a rate' });
-  throwIfAny(termProblems(terms), 'Invalid terms');
-  const updated = await store.updateTerms(hashToken(token), terms);
+  const signers = change.signers && [...new Set(change.signers)];
+  if (Object.keys(terms).length === 0 && !signers) {
+    throw new ValidationError({ terms: 'nothing to change' }, { message: 'Give a plan, a limit, a rate or signers' });
+  }
+  throwIfAny({ ...termProblems(terms), ...signerProblems(signers) }, 'Invalid terms');
+  const updated = await store.updateTerms(hashToken(token), { ...terms, ...(signers ? { signers } : {}) });
   if (!updated) throw new NotFoundError('Unknown token');
   return updated;
 }
@@ -118,6 +121,12 @@ function explicitTerms(change: { limit?: number | null; rate?: number }): Partia
     ...(change.limit !== undefined ? { monthlyLimit: change.limit } : {}),
     ...(change.rate !== undefined ? { ratePerSecond: change.rate } : {}),
   };
+}
+
+/** A grant names signers as the deployment's SIGNERS does. */
+function signerProblems(signers: string[] | undefined): Record<string, string> {
+  const bad = (signers ?? []).find((name) => !SIGNER_NAME.test(name));
+  return bad === undefined ? {} : { signers: 'must be signer names (letters, digits, - and _), comma-separated' };
 }
 
 function termProblems(terms: Partial<SubscriptionTerms>): Record<string, string> {

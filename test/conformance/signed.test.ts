@@ -10,15 +10,17 @@ import { mustang, veraPdf, type MustangResult, type VeraResult } from './validat
 
 /**
  * Signing keeps an archival file conformant (PDF/A-2 and -3 allow PAdES
- * signatures): a PDF/A-3b document signed at B-T with a visible signature
- * and an e-invoice certified at B-B stay valid for veraPDF and Mustang, and
- * their signatures for pyHanko and pdfsig. Needs Java 17 and Maven.
+ * signatures): a PDF/A-3b document signed at B-LT (the DSS added by an
+ * incremental update after the signature) with a visible signature, one at
+ * B-LTA (a document timestamp in one more update) and an
+ * e-invoice certified at B-B stay valid for veraPDF and Mustang, and their
+ * signatures for pyHanko (PAdES-LT validation for the B-LT one) and pdfsig. Needs Java 17 and Maven.
  */
 describe('signed archival documents (veraPDF, Mustang, pyHanko)', () => {
   let service: RunningService;
   let caPem: string;
   let dir: string;
-  const files: Record<'pdfa' | 'invoice', string> = { pdfa: '', invoice: '' };
+  const files: Record<'pdfa' | 'pdfaLta' | 'invoice', string> = { pdfa: '', pdfaLta: '', invoice: '' };
   let vera: VeraResult[] = [];
   let invoice: MustangResult | undefined;
 
@@ -30,7 +32,11 @@ describe('signed archival documents (veraPDF, Mustang, pyHanko)', () => {
     const requests = {
       pdfa: {
         page: { html: b64('<html lang="en"><head><title>Signed report</title></head><body><h1>Annual report</h1><p>Figures.</p></body></html>') },
-        pdf: { pdfa: 'PDF/A-3b', signature: { level: 'B-T', reason: 'Archived', appearance: { page: 1, x: 320, y: 40, width: 220, height: 60 } } },
+        pdf: { pdfa: 'PDF/A-3b', signature: { level: 'B-LT', reason: 'Archived', appearance: { page: 1, x: 320, y: 40, width: 220, height: 60 } } },
+      },
+      pdfaLta: {
+        page: { html: b64('<html lang="en"><head><title>Archived report</title></head><body><h1>Archive</h1><p>Kept for years.</p></body></html>') },
+        pdf: { pdfa: 'PDF/A-3b', signature: { level: 'B-LTA', reason: 'Archived for the long term' } },
       },
       invoice: {
         page: { htmlTemplate: b64(INVOICE_PAGE), templateData: INVOICE_DATA },
@@ -46,19 +52,33 @@ describe('signed archival documents (veraPDF, Mustang, pyHanko)', () => {
     }
     vera = await veraPdf([
       ['PDF/A-3b', files.pdfa],
+      ['PDF/A-3b', files.pdfaLta],
       ['PDF/A-3b', files.invoice],
     ]);
     [invoice] = await mustang([files.invoice]);
   });
   after(() => service?.stop());
 
+  it('pdfaLta: veraPDF finds the file with its document timestamp PDF/A-3b compliant, pyHanko it PAdES-LTA', () => {
+    const result = vera.find((entry) => entry.file === files.pdfaLta);
+    assert.ok(result?.compliant, JSON.stringify(result?.failed ?? result?.error));
+    const statuses = validatePades(new Uint8Array(readFileSync(files.pdfaLta)), caPem, undefined, 'pades-lta').statuses ?? [];
+    const signature = statuses.find((status) => !status.docTimeStamp);
+    const archive = statuses.find((status) => status.docTimeStamp);
+    assert.ok(signature?.intact && signature.trusted && signature.modificationLevel === 'LTA_UPDATES', signature?.summary);
+    assert.ok(archive?.intact && archive.trusted && archive.coverage === 'ENTIRE_FILE', archive?.summary);
+  });
+
   for (const name of ['pdfa', 'invoice'] as const) {
     it(`${name}: veraPDF finds the signed file PDF/A-3b compliant, pyHanko and pdfsig its signature valid`, () => {
       const result = vera.find((entry) => entry.file === files[name]);
       assert.ok(result?.compliant, JSON.stringify(result?.failed ?? result?.error));
       const pdf = new Uint8Array(readFileSync(files[name]));
-      const [status] = validatePades(pdf, caPem).statuses ?? [];
-      assert.ok(status?.intact && status.trusted && status.coverage === 'ENTIRE_FILE', status?.summary);
+      const [status] = (name === 'pdfa' ? validatePades(pdf, caPem, undefined, 'pades-lt') : validatePades(pdf, caPem)).statuses ?? [];
+      assert.ok(status?.intact && status.trusted, status?.summary);
+      // B-LT: the signature covers its revision, the DSS update after it is LTV-only.
+      if (name === 'pdfa') assert.ok(status.coverage === 'ENTIRE_REVISION' && status.modificationLevel === 'LTA_UPDATES', status.summary);
+      else assert.equal(status.coverage, 'ENTIRE_FILE', status.summary);
       assert.match(pdfsig(pdf).stdout, /Signature is Valid\./);
     });
   }

@@ -119,7 +119,7 @@ describe('signing through the API', () => {
       assert.equal(queued.status, 201, await queued.clone().text());
       const call = await waitFor('the webhook', () => receiver.requests.find((request) => request.url === '/hook/signed'), 180_000);
       const done = JSON.parse(call.body) as { status: string; fileUrl: string };
-      assert.equal(done.status, 'COMPLETED');
+      assert.equal(done.status, 'COMPLETED', call.body);
       const asyncFile = new Uint8Array(await (await fetch(done.fileUrl)).arrayBuffer());
       assertSigned(syncFile, caPem, true);
       assertSigned(asyncFile, caPem, false);
@@ -138,6 +138,20 @@ describe('signing through the API', () => {
     assert.equal(body.code, 'render.signer_not_granted');
     assert.match(body.message, /"default"/);
     assert.equal(await used(), before, 'the unit was given back');
+  });
+
+  it('grants a signer after creation with `tokens set --signers`, and withdraws it with --signers ""', async () => {
+    const token = (await service.tokens('create', '--limit', '100')).stdout.trim();
+    const ask = () => service.request('/v1/pdf', { token, json: { page, pdf: { signature: { reason: 'Granted later' } } } });
+    assert.equal((await ask()).status, 403);
+    await service.tokens('set', '--signers', 'default', token);
+    assert.match((await service.tokens('show', token)).stdout, /Signers:\s+default/);
+    const signed = await ask();
+    assert.equal(signed.status, 200, await signed.clone().text());
+    assertSigned(new Uint8Array(await signed.arrayBuffer()), caPem, false);
+    await service.tokens('set', '--signers', '', token);
+    assert.match((await service.tokens('show', token)).stdout, /Signers:\s+none/);
+    assert.equal((await ask()).status, 403);
   });
 
   it('names pdf.signature.signer for an unknown signer, and both fields for signature with protection (400)', async () => {

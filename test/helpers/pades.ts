@@ -9,6 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as pkijs from 'pkijs';
+import { issueCertificate, type DevPki } from '../../lib/signing/dev-pki.js';
+import { pemCertificates, toPem } from '../../lib/signing/signer.js';
 import { closedPort } from './closed-port.js';
 import { tempDir } from './temp-dir.js';
 import { waitFor } from './wait-for.js';
@@ -49,22 +52,63 @@ export type PadesStatus = {
   signer: string;
   timestamp: { intact: boolean; valid: boolean; trusted: boolean; time: string } | null;
   summary: string;
+  /** A document timestamp (PAdES B-LTA): its own intact, valid, trusted, coverage and time; no signer, DocMDP or signature timestamp. */
+  docTimeStamp?: true;
+  time?: string;
 };
 
 /**
  * Validates every signature of `pdf` with pyHanko, trusting only `caPem`,
- * fetching nothing (revocation soft-fail: the development CA publishes none).
- * A signature that cannot even be read makes pyHanko fail: that answers `undefined`.
+ * fetching nothing (revocation soft-fail). With `ltv`, pyHanko's long-term
+ * validation of that PAdES profile instead: revocation information required
+ * for every certificate and taken from the file's DSS only.
+ * A signature that cannot even be read, or an LTV validation that finds no
+ * DSS or trusted timestamp, makes pyHanko fail: that answers `undefined`.
  */
-export function validatePades(pdf: Uint8Array, caPem: string, password?: string): { statuses?: PadesStatus[]; stderr: string } {
+export function validatePades(
+  pdf: Uint8Array,
+  caPem: string,
+  password?: string,
+  ltv?: 'pades-lt' | 'pades-lta',
+): { statuses?: PadesStatus[]; stderr: string } {
   const python = ensureVenv('pyhanko', `pyHanko==${PYHANKO_VERSION}`, PYHANKO_VERSION, 'pyHanko');
   const dir = tempDir('pades-');
   writeFileSync(join(dir, 'in.pdf'), pdf);
   writeFileSync(join(dir, 'ca.pem'), caPem);
-  const args = [join(root, 'test', 'helpers', 'pades-validate.py'), join(dir, 'in.pdf'), join(dir, 'ca.pem'), ...(password ? [password] : [])];
+  const args = [
+    join(root, 'test', 'helpers', 'pades-validate.py'),
+    join(dir, 'in.pdf'),
+    join(dir, 'ca.pem'),
+    ...(password ? [password] : []),
+    ...(ltv ? [`--ltv=${ltv}`] : []),
+  ];
   const result = spawnSync(python, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (result.status !== 0) return { stderr: result.stderr };
   return { statuses: JSON.parse(result.stdout) as PadesStatus[], stderr: result.stderr };
+}
+
+/**
+ * A signing certificate issued by the development CA of `pki` for a public
+ * key held elsewhere (a KMS key's SPKI DER, a key made by OpenSSL), naming
+ * the CA's CRL as its distribution point; answers the chain PEM (it, then the CA).
+ */
+export async function chainForKey(pki: DevPki, publicKey: Uint8Array, commonName: string): Promise<string> {
+  const caKey = await crypto.subtle.importKey(
+    'pkcs8',
+    Buffer.from(pki.ca.privateKeyPem.replace(/-----[^-]+-----|\s/g, ''), 'base64'),
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const caDer = pemCertificates(pki.ca.certificatePem)[0] as Uint8Array;
+  const certificate = await issueCertificate({
+    commonName,
+    kind: 'signer',
+    publicKey,
+    issuer: { certificate: pkijs.Certificate.fromBER(new Uint8Array(caDer).buffer as ArrayBuffer), privateKey: caKey },
+    crlUrl: pki.crlUrl,
+  });
+  return toPem(new Uint8Array(certificate.toSchema().toBER(false)), 'CERTIFICATE') + pki.ca.certificatePem;
 }
 
 /** `pdfsig` of `pdf` (poppler), trusting nothing: its output names each signature's validity. */

@@ -3,32 +3,35 @@
  * file covered, chain trusted against the development CA, timestamp verified
  * for B-T, DocMDP as asked) and poppler's pdfsig read what the sign step
  * writes, qpdf finds the file clean, and a copy with one byte of its page
- * content changed fails both. Signers: the development one, and AWS KMS
- * through moto's server (RSA and ECC P-256 keys, chain in SSM Parameter Store).
+ * content changed fails both. Signers: the development one, and PKCS#12
+ * (RSA, ECC P-384) from moto's Secrets Manager; KMS's failures through moto's
+ * server (its successful signing is kms-localstack.test.ts's: moto signs a
+ * DIGEST wrongly).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { PDFArray, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
-import * as pkijs from 'pkijs';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { SignPlan } from '../../../lib/finishing/finishing-plan.js';
 import { signStep } from '../../../lib/finishing/sign.js';
 import { createS3Client } from '../../../lib/aws/s3-client.js';
-import { issueCertificate, loadOrCreateDevPki, type DevPki } from '../../../lib/signing/dev-pki.js';
+import { loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';
 import { localSigner } from '../../../lib/signing/local-signer.js';
-import { pemCertificates, toPem } from '../../../lib/signing/signer.js';
-import { kmsCertificateRequest } from '../../../lib/signing/kms-csr.js';
+import { pemCertificates } from '../../../lib/signing/signer.js';
 import { signerRegistry, type SignerRegistry } from '../../../lib/signing/signers.js';
 import { startLocalTsa } from '../../../lib/signing/timestamp.js';
+import { validationMaterial } from '../../../lib/signing/validation-material.js';
 import { closedPort } from '../../helpers/closed-port.js';
-import { pdfsig, startMoto, validatePades, type PadesStatus } from '../../helpers/pades.js';
+import { chainForKey, pdfsig, startMoto, validatePades, type PadesStatus } from '../../helpers/pades.js';
 import { qpdf } from '../../helpers/pdf-tools.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -58,6 +61,13 @@ async function tampered(pdf: Uint8Array): Promise<Uint8Array> {
   const copy = Buffer.from(bytes);
   copy[streamAt] = (copy[streamAt] ?? 0) ^ 0x01;
   return copy;
+}
+
+/** How many certificates and CRLs the file's DSS holds (read with pdf-lib). */
+async function dssOf(pdf: Uint8Array): Promise<{ certs: number; crls: number }> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
+  return { certs: dss.lookup(PDFName.of('Certs'), PDFArray).size(), crls: dss.lookup(PDFName.of('CRLs'), PDFArray).size() };
 }
 
 const only = (statuses: PadesStatus[] | undefined): PadesStatus => {
@@ -115,6 +125,98 @@ describe('the sign step', () => {
     assert.match(status.signer, /DocRender development signer \(NOT TRUSTED\)/);
   });
 
+  it('signs at B-LT: the DSS holds every certificate and CRL, pyHanko validates it as PAdES-LT with fetching disabled after the CRL is gone', async () => {
+    const crl = await startDevCrl(pki);
+    let signed: Uint8Array;
+    try {
+      signed = await sign(pdf, { level: 'B-LT', reason: 'Archived' }, devRegistry(pki, tsa.url));
+    } finally {
+      await crl.close();
+    }
+    // The signature covers its own revision; what follows is the DSS update, which pyHanko classes as LTA updates only.
+    const { statuses, stderr } = validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lt');
+    const status = only(statuses);
+    assert.ok(status.intact && status.valid && status.trusted && status.bottomLine, `${status.summary} ${stderr}`);
+    assert.equal(status.coverage, 'ENTIRE_REVISION');
+    assert.equal(status.modificationLevel, 'LTA_UPDATES');
+    assert.ok(status.timestamp?.intact && status.timestamp.valid && status.timestamp.trusted, status.summary);
+    const dss = await dssOf(signed);
+    assert.equal(dss.certs, 3, 'the signer, the timestamp authority and the CA');
+    assert.equal(dss.crls, 1, "the CA's CRL, for both");
+    const read = pdfsig(signed).stdout;
+    assert.match(read, /Signature Validation: Signature is Valid\./);
+    const check = qpdf(signed, ['--check']);
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    assert.match(check.stdout, /No syntax or stream encoding errors found/);
+    // The short-term validation still finds the signature good, the later update harmless.
+    assert.ok(only(validatePades(signed, pki.ca.certificatePem).statuses).bottomLine);
+  });
+
+  it('signs at B-LTA: a document timestamp over the whole file after the DSS, pyHanko validates it as PAdES-LTA with fetching disabled', async () => {
+    const crl = await startDevCrl(pki);
+    const signed = await sign(pdf, { level: 'B-LTA', certify: 'noChanges' }, devRegistry(pki, tsa.url)).finally(() => crl.close());
+    const { statuses, stderr } = validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lta');
+    assert.equal(statuses?.length, 2, `a signature and a document timestamp ${stderr}`);
+    const signature = statuses.find((status) => !status.docTimeStamp);
+    const archive = statuses.find((status) => status.docTimeStamp);
+    assert.ok(signature?.intact && signature.valid && signature.trusted && signature.bottomLine, `${signature?.summary} ${stderr}`);
+    assert.equal(signature.coverage, 'ENTIRE_REVISION');
+    assert.equal(signature.modificationLevel, 'LTA_UPDATES', 'the DSS and the document timestamp are LTV updates, allowed even by DocMDP noChanges');
+    assert.equal(signature.docmdp, 'NO_CHANGES');
+    assert.ok(signature.timestamp?.trusted, signature.summary);
+    assert.ok(archive?.intact && archive.valid && archive.trusted, archive?.summary);
+    assert.equal(archive.coverage, 'ENTIRE_FILE', 'nothing after the document timestamp: its authority was in the DSS already');
+    assert.equal(archive.subFilter, '/ETSI.RFC3161');
+    assert.ok(Math.abs(Date.parse(archive.time ?? '') - Date.now()) < 10 * 60_000, 'the document timestamp is of now');
+    const read = pdfsig(signed).stdout;
+    // pdfsig verifies the signature; the document timestamp it reads (the whole file, by the authority) but does not verify: poppler knows no ETSI.RFC3161.
+    const [first, second] = read.split(/Signature #2:/);
+    assert.match(first ?? '', /Signature Validation: Signature is Valid\./);
+    assert.match(second ?? '', /timestamp authority \(NOT TRUSTED\)[\s\S]*Total document signed/);
+    const check = qpdf(signed, ['--check']);
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    // A B-LT file has no document timestamp: pyHanko's PAdES-LTA validation refuses it.
+    const crlAgain = await startDevCrl(pki);
+    const longTerm = await sign(pdf, { level: 'B-LT' }, devRegistry(pki, tsa.url)).finally(() => crlAgain.close());
+    assert.equal(validatePades(longTerm, pki.ca.certificatePem, undefined, 'pades-lta').statuses, undefined);
+  });
+
+  it('a B-LTA copy with one byte of page content changed fails pyHanko (signature and document timestamp) and pdfsig', async () => {
+    const crl = await startDevCrl(pki);
+    const signed = await sign(pdf, { level: 'B-LTA' }, devRegistry(pki, tsa.url)).finally(() => crl.close());
+    const broken = await tampered(signed);
+    const statuses = validatePades(broken, pki.ca.certificatePem).statuses ?? assert.fail('pyHanko read the file');
+    assert.equal(statuses.length, 2);
+    for (const status of statuses) assert.equal(status.intact, false, status.summary);
+    assert.doesNotMatch(pdfsig(broken).stdout, /Signature is Valid/);
+  });
+
+  it('a B-T file is not PAdES-LT for pyHanko (no DSS: its LTV validation fails), so the check above is not trivially met', async () => {
+    const signed = await sign(pdf, { level: 'B-T' }, devRegistry(pki, tsa.url));
+    assert.equal(validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lt').statuses, undefined);
+  });
+
+  it('a B-LT copy with one byte of page content changed fails pyHanko and pdfsig', async () => {
+    const crl = await startDevCrl(pki);
+    const signed = await sign(pdf, { level: 'B-LT' }, devRegistry(pki, tsa.url)).finally(() => crl.close());
+    const broken = await tampered(signed);
+    const statuses = validatePades(broken, pki.ca.certificatePem, undefined, 'pades-lt').statuses;
+    assert.ok(statuses === undefined || statuses[0]?.intact === false, JSON.stringify(statuses));
+    const status = only(validatePades(broken, pki.ca.certificatePem).statuses);
+    assert.equal(status.intact, false, status.summary);
+    assert.doesNotMatch(pdfsig(broken).stdout, /Signature is Valid/);
+  });
+
+  it("a CA whose CRL cannot be fetched fails B-LT with SignerUnavailableError (502), the CRL's URL not named", async () => {
+    await assert.rejects(sign(pdf, { level: 'B-LT' }, devRegistry(pki, tsa.url)), (error: unknown) => {
+      assert.ok(error instanceof SignerUnavailableError, String(error));
+      assert.equal(error.statusCode, 502);
+      assert.match(error.message, /CRL of certificate 1 of the chain could not be fetched/);
+      assert.ok(!error.message.includes(pki.crlUrl));
+      return true;
+    });
+  });
+
   it('signs at B-T: the timestamp token is intact and trusted', async () => {
     const signed = await sign(pdf, { level: 'B-T', reason: 'Vertrag – ü, 契約' }, devRegistry(pki, tsa.url));
     const status = assertValid(signed, pki.ca.certificatePem);
@@ -162,6 +264,50 @@ describe('the sign step', () => {
     assert.equal([first, second].filter((made) => made.created).length >= 1, true);
   });
 
+  it('sets a development PKI made before B-LT (its certificates name no CRL) aside and makes one whose certificates do', async () => {
+    const parent = tempDir('signing-old-');
+    const folder = join(parent, 'signing');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'ca.cert.pem'), pki.ca.certificatePem);
+    const made = await loadOrCreateDevPki(folder);
+    assert.equal(made.created, true);
+    assert.match(readFileSync(join(folder, 'crl.url'), 'utf8'), /^http:\/\/127\.0\.0\.1:\d+\/ca\.crl\n$/);
+    assert.ok(readdirSync(parent).some((name) => name.startsWith('signing.old-')), 'the old folder is kept aside');
+    const material = await (async () => {
+      const crl = await startDevCrl(made);
+      try {
+        return await validationMaterial([[...pemCertificates(made.signer.certificatePem), ...pemCertificates(made.ca.certificatePem)]]);
+      } finally {
+        await crl.close();
+      }
+    })();
+    assert.equal(material.crls.length, 1);
+  });
+
+  it('asks the timestamp authority again when the connection is dropped before an answer (a kept-alive socket closed while idle)', async () => {
+    let requests = 0;
+    const flaky = createServer((req, res) => {
+      requests += 1;
+      if (requests === 1) return void req.socket.destroy();
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        void fetch(tsa.url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.concat(chunks) }).then(async (answer) =>
+          res.writeHead(answer.status, { 'content-type': 'application/timestamp-reply' }).end(Buffer.from(await answer.arrayBuffer())),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = flaky.address() as AddressInfo;
+      const signed = await sign(pdf, { level: 'B-T' }, devRegistry(pki, `http://127.0.0.1:${port}/`));
+      assert.ok(assertValid(signed, pki.ca.certificatePem).timestamp?.trusted);
+      assert.equal(requests, 2);
+    } finally {
+      await new Promise<void>((resolve) => flaky.close(() => resolve()));
+    }
+  });
+
   it('a timestamp authority that cannot be reached is TimestampAuthorityError (503), nothing signed', async () => {
     const signers = devRegistry(pki, `http://127.0.0.1:${await closedPort()}/`);
     await assert.rejects(sign(pdf, { level: 'B-T' }, signers), (error: unknown) => {
@@ -199,25 +345,11 @@ describe('the KMS signer (moto server)', () => {
   });
 
   /** A KMS key of `spec`, its certificate issued by the development CA for the public key KMS gives, the chain PEM in SSM. */
-  async function kmsKey(spec: 'RSA_2048' | 'RSA_3072' | 'ECC_NIST_P256', parameter: string): Promise<string> {
+  async function kmsKey(spec: 'RSA_2048', parameter: string): Promise<string> {
     const created = await kms.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: 'SIGN_VERIFY' }));
     const keyId = created.KeyMetadata?.Arn ?? assert.fail('no key');
     const { PublicKey } = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }));
-    const caKey = await crypto.subtle.importKey(
-      'pkcs8',
-      Buffer.from(pki.ca.privateKeyPem.replace(/-----[^-]+-----|\s/g, ''), 'base64'),
-      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-      false,
-      ['sign'],
-    );
-    const caDer = pemCertificates(pki.ca.certificatePem)[0] as Uint8Array;
-    const certificate = await issueCertificate({
-      commonName: `KMS ${spec} signer (NOT TRUSTED)`,
-      kind: 'signer',
-      publicKey: PublicKey as Uint8Array,
-      issuer: { certificate: pkijs.Certificate.fromBER(new Uint8Array(caDer).buffer as ArrayBuffer), privateKey: caKey },
-    });
-    const chain = toPem(new Uint8Array(certificate.toSchema().toBER(false)), 'CERTIFICATE') + pki.ca.certificatePem;
+    const chain = await chainForKey(pki, PublicKey as Uint8Array, `KMS ${spec} signer (NOT TRUSTED)`);
     await ssm.send(new PutParameterCommand({ Name: parameter, Value: chain, Type: 'String', Overwrite: true }));
     return keyId;
   }
@@ -227,17 +359,6 @@ describe('the KMS signer (moto server)', () => {
       { signers: { legal: { kind: 'kms', keyId, chain: `ssm:${parameter}` } }, ...(timestampUrl ? { timestampUrl } : {}) },
       { kms: () => kms, ssm: () => ssm, s3: () => createS3Client({ region: 'us-east-1' }), secrets: () => secrets },
     );
-
-  for (const spec of ['RSA_2048', 'ECC_NIST_P256'] as const) {
-    it(`signs with a ${spec} key in KMS at B-T, validated by pyHanko and pdfsig`, async () => {
-      const parameter = `/docrender/signers/${spec}/chain`;
-      const keyId = await kmsKey(spec, parameter);
-      const signed = await sign(pdf, { signer: 'legal', level: 'B-T', reason: 'Approved' }, registry(keyId, parameter, tsa.url));
-      const status = assertValid(signed, pki.ca.certificatePem);
-      assert.match(status.signer, new RegExp(`KMS ${spec} signer`));
-      assert.ok(status.timestamp?.trusted, status.summary);
-    });
-  }
 
   it('a key KMS does not have is SignerUnavailableError (502) naming the signer and the KMS error, never the key', async () => {
     const parameter = '/docrender/signers/gone/chain';
@@ -254,24 +375,11 @@ describe('the KMS signer (moto server)', () => {
     });
   });
 
-  for (const spec of ['RSA_3072', 'ECC_NIST_P256'] as const) {
-    it(`makes a certificate signing request for a ${spec} key, signed by KMS, that openssl verifies`, async () => {
-      const created = await kms.send(new CreateKeyCommand({ KeySpec: spec, KeyUsage: 'SIGN_VERIFY' }));
-      const pem = await kmsCertificateRequest(kms, created.KeyMetadata?.Arn ?? assert.fail('no key'), 'CN=Example GmbH contracts,O=Example GmbH,C=DE');
-      const file = join(tempDir('csr-'), 'request.pem');
-      writeFileSync(file, pem);
-      const checked = spawnSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject'], { encoding: 'utf8' });
-      assert.equal(checked.status, 0, checked.stderr);
-      assert.match(checked.stdout + checked.stderr, /verify OK/i);
-      assert.match(checked.stdout, /CN\s*=\s*Example GmbH contracts/);
-    });
-  }
-
   /** A PKCS#12 of the development signer's key and chain, as a CA hands one out, written by OpenSSL with `password`. */
-  function pkcs12Of(password: string): string {
+  function pkcs12Of(password: string, key = { privateKeyPem: pki.signer.privateKeyPem, certificatePem: pki.signer.certificatePem }): string {
     const dir = tempDir('p12-');
-    writeFileSync(join(dir, 'key.pem'), pki.signer.privateKeyPem);
-    writeFileSync(join(dir, 'cert.pem'), pki.signer.certificatePem);
+    writeFileSync(join(dir, 'key.pem'), key.privateKeyPem);
+    writeFileSync(join(dir, 'cert.pem'), key.certificatePem);
     writeFileSync(join(dir, 'ca.pem'), pki.ca.certificatePem);
     const made = spawnSync('openssl', ['pkcs12', '-export', '-inkey', join(dir, 'key.pem'), '-in', join(dir, 'cert.pem'), '-certfile', join(dir, 'ca.pem'), '-out', join(dir, 'signer.p12'), '-passout', 'env:P12_PASSWORD'], {
       encoding: 'utf8',
@@ -295,6 +403,24 @@ describe('the KMS signer (moto server)', () => {
     const signed = await sign(pdf, { signer: 'legal', level: 'B-T' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'), tsa.url));
     const status = assertValid(signed, pki.ca.certificatePem);
     assert.ok(status.timestamp?.trusted, status.summary);
+  });
+
+  it('signs with an ECC NIST P-384 key from a PKCS#12 with SHA-384 throughout, validated by pyHanko and pdfsig', async () => {
+    const dir = tempDir('p384-');
+    const made = spawnSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-384', '-out', join(dir, 'key.pem')], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const spki = spawnSync('openssl', ['pkey', '-in', join(dir, 'key.pem'), '-pubout', '-outform', 'DER']);
+    assert.equal(spki.status, 0);
+    const chainPem = await chainForKey(pki, new Uint8Array(spki.stdout), 'PKCS#12 P-384 signer (NOT TRUSTED)');
+    const password = 'p384-password-1';
+    const p12 = pkcs12Of(password, { privateKeyPem: readFileSync(join(dir, 'key.pem'), 'utf8'), certificatePem: chainPem.split(/(?<=-----END CERTIFICATE-----\n)/)[0] ?? '' });
+    const created = await secrets.send(new CreateSecretCommand({ Name: 'docrender/signers/p384', SecretString: JSON.stringify({ pkcs12: p12, password }) }));
+    const signed = await sign(pdf, { signer: 'legal', level: 'B-T' }, pkcs12Registry(created.ARN ?? assert.fail('no secret'), tsa.url));
+    const status = assertValid(signed, pki.ca.certificatePem);
+    assert.match(status.signer, /P-384 signer/);
+    assert.ok(status.timestamp?.trusted, status.summary);
+    const read = pdfsig(signed).stdout;
+    assert.match(read, /Signing Hash Algorithm: SHA-384/);
   });
 
   it('a PKCS#12 whose password is wrong is SignerUnavailableError (502), the password in no message', async () => {

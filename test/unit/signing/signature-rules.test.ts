@@ -46,6 +46,17 @@ describe('pdf.signature at the edge', () => {
     assert.doesNotThrow(() => checkSignatureAvailable(planOf({ level: 'B-T' }), readSigningConfig('{"default":{"kind":"local","folder":"/x"}}', 'http://127.0.0.1:1/')));
   });
 
+  it('plans B-LT, which needs the timestamp authority as B-T does (400 naming pdf.signature.level without one)', () => {
+    const plan = planOf({ level: 'B-LT' });
+    assert.ok('finishing' in plan);
+    assert.equal(plan.finishing.sign?.level, 'B-LT');
+    assert.throws(
+      () => checkSignatureAvailable(plan, withSigner),
+      (error: unknown) => error instanceof ValidationError && Object.keys(error.fields).join() === 'pdf.signature.level',
+    );
+    assert.doesNotThrow(() => checkSignatureAvailable(plan, readSigningConfig('{"default":{"kind":"local","folder":"/x"}}', 'http://127.0.0.1:1/')));
+  });
+
   it('refuses a signer the token was not granted (403 with a code), a granted one passes', () => {
     assert.throws(() => checkSignerGranted(planOf({}), token()), (error: unknown) => error instanceof SignerNotGrantedError && error.statusCode === 403);
     assert.throws(() => checkSignerGranted(planOf({}), token(['legal'])), SignerNotGrantedError);
