@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { processTree, signalAll, startTime, waitGone } from '../lib/local/process-tree.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HOST_DIR = join(root, 'localstack', 'host');
@@ -215,12 +216,21 @@ async function stopGroup(child: ChildProcess): Promise<void> {
     }
   };
   const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined);
+  // LocalStack may start DynamoDB Local's JVM in a session of its own, out of reach of a group signal (one
+  // was seen left running after a quick --run): its whole tree is read first, by parent links, and ended too.
+  const tree = processTree(pid)
+    .slice(1)
+    .map((member) => ({ pid: member, started: startTime(member) }));
   signal('SIGTERM');
   const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5_000).unref());
   if ((await Promise.race([exited, timer])) === 'timeout') signal('SIGKILL');
   await exited;
-  // What it started (DynamoDB Local) may outlive the parent in the group: make sure it does not.
+  // What it started (DynamoDB Local) may outlive the parent, in the group or not: make sure it does not.
   signal('SIGKILL');
+  // The same processes, not later ones that took a freed pid.
+  const left = tree.filter((member) => member.started !== undefined && startTime(member.pid) === member.started).map((member) => member.pid);
+  signalAll(left, 'SIGKILL');
+  await waitGone(left, 5_000);
 }
 
 async function waitUntilServing(child: ChildProcess): Promise<void> {
