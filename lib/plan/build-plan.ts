@@ -7,6 +7,7 @@
  */
 import type { PDFOptions } from 'puppeteer-core';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import type { BandPlan, BandSource, BandsPlan } from '../finishing/bands-plan.js';
 import { ValidationError } from '../errors.js';
 import type {
   CookiePlan,
@@ -24,7 +25,17 @@ import type {
 import { decodeBase64Text } from '../schemas/base64-text.js';
 import { hasUrlScheme } from '../schemas/css-value.js';
 import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
-import { VIEWPORT_FALLBACK, type PageOptionsOutput, type PdfOptionsOutput, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
+import {
+  BAND_DEFAULT_HEIGHT,
+  paperLengthInPx,
+  SECTION_HEADINGS_DEFAULT,
+  VIEWPORT_FALLBACK,
+  type BandOutput,
+  type BandVariantOutput,
+  type PageOptionsOutput,
+  type PdfOptionsOutput,
+  type ScreenshotOptionsOutput,
+} from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
@@ -62,7 +73,10 @@ export function buildDocumentPlan(input: DocumentInput, templates: TemplateRende
 export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer): RenderPlan {
   if (input.output === 'PDF') {
     const { print, headerFooter } = printPlan(input.pdf);
+    const bands = bandsPlan(input.pdf, templates);
+    if (bands) keepMarginsFree(print, bands);
     const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page, templates), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData, templates) };
+    if (bands) plan.bands = bands;
     return plan;
   }
   const screenshot = input.screenshot ?? {};
@@ -287,4 +301,45 @@ export function printPlan(pdf: PdfOptionsOutput | null | undefined): Pick<PdfPla
   if (Object.keys(margin).length > 0) options.margin = margin;
   const given = displayHeaderFooter && !(header === undefined && footer === undefined);
   return { print: options, headerFooter: { header: given && Boolean(o.headerHtml), footer: given && Boolean(o.footerHtml) } };
+}
+
+/** Points per CSS pixel. */
+const POINTS_PER_PX = 0.75;
+
+/** Variables a band template is tried with at the edge, so a template that does not render is a 400 before anything prints. */
+const SAMPLE_BAND_VARIABLES = { pageNumber: 1, totalPages: 1, title: '', date: '', url: '', section: '' };
+
+/** The running header and footer of `pdf`, defaults applied, templates tried once; none when neither is given. */
+export function bandsPlan(pdf: PdfOptionsOutput | null | undefined, templates: TemplateRenderer | undefined): BandsPlan | undefined {
+  if (pdf?.header == null && pdf?.footer == null) return undefined;
+  const band = (given: BandOutput, field: BandPlan['field']): BandPlan => {
+    const source = (variant: BandVariantOutput, at: string): BandSource => {
+      if (variant.html != null) return { kind: 'html', html: decodeBase64Text(variant.html) };
+      const template = variant.htmlTemplate ?? '';
+      needTemplates(templates)(template, SAMPLE_BAND_VARIABLES, { field: `${at}.htmlTemplate` });
+      return { kind: 'template', template };
+    };
+    const height = given.height ?? BAND_DEFAULT_HEIGHT;
+    return {
+      field,
+      height: (typeof height === 'number' ? height : paperLengthInPx(height)) * POINTS_PER_PX,
+      pages: given.pages ?? '',
+      main: source(given, field),
+      ...(given.firstPage ? { firstPage: source(given.firstPage, `${field}.firstPage`) } : {}),
+      ...(given.evenPages ? { evenPages: source(given.evenPages, `${field}.evenPages`) } : {}),
+    };
+  };
+  return {
+    ...(pdf.header ? { header: band(pdf.header, 'pdf.header') } : {}),
+    ...(pdf.footer ? { footer: band(pdf.footer, 'pdf.footer') } : {}),
+    sectionHeadings: pdf.sectionHeadings ?? SECTION_HEADINGS_DEFAULT,
+  };
+}
+
+/** The body leaves its top and bottom margins to the bands: a side the caller set no margin for gets the band's height. */
+function keepMarginsFree(print: PDFOptions, bands: BandsPlan): void {
+  const margin = { ...print.margin };
+  if (bands.header && margin.top === undefined) margin.top = `${bands.header.height / 72}in`;
+  if (bands.footer && margin.bottom === undefined) margin.bottom = `${bands.footer.height / 72}in`;
+  print.margin = margin;
 }
