@@ -42,6 +42,7 @@ html,body{margin:0!important;padding:0!important}
  * (esbuild's __name) would not exist in the page.
  */
 const LAY_OUT = `(async () => {
+  try {
   if (document.readyState !== 'complete') await new Promise((done) => addEventListener('load', done, { once: true }));
   await document.fonts.ready;
   await new Promise((done) => setTimeout(done, 0));
@@ -77,5 +78,8 @@ const LAY_OUT = `(async () => {
   }
   await Promise.all(Array.from(urls).map((url) => { const image = new Image(); image.src = url; return image.decode().catch(() => undefined); }));
   await document.fonts.ready;
-  window.__docrenderBandsReady = true;
+  } finally {
+    // Set even when the layout failed (the page replaced itself): the page count then tells, without waiting out the budget.
+    window.__docrenderBandsReady = true;
+  }
 })();`;

@@ -74,7 +74,7 @@ export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer
   if (input.output === 'PDF') {
     const { print, headerFooter } = printPlan(input.pdf);
     const bands = bandsPlan(input.pdf, templates);
-    if (bands) keepMarginsFree(print, bands);
+    if (bands) fitBands(print, bands);
     const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page, templates), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData, templates) };
     if (bands) plan.bands = bands;
     return plan;
@@ -336,8 +336,34 @@ export function bandsPlan(pdf: PdfOptionsOutput | null | undefined, templates: T
   };
 }
 
-/** The body leaves its top and bottom margins to the bands: a side the caller set no margin for gets the band's height. */
-function keepMarginsFree(print: PDFOptions, bands: BandsPlan): void {
+/** Paper heights and widths in inches, portrait, as Chromium prints the formats. */
+const FORMAT_INCHES: Record<string, [number, number]> = {
+  letter: [8.5, 11], legal: [8.5, 14], tabloid: [11, 17], ledger: [17, 11],
+  a0: [33.1102, 46.811], a1: [23.3858, 33.1102], a2: [16.5354, 23.3858], a3: [11.6929, 16.5354],
+  a4: [8.2677, 11.6929], a5: [5.8268, 8.2677], a6: [4.1339, 5.8268],
+};
+
+/** The printed page's height in points, as far as the options tell (a CSS @page size may still change it: the finishing checks again). */
+function pageHeightPt(print: PDFOptions): number | undefined {
+  const toPt = (length: string | number | undefined) => (length === undefined ? undefined : (typeof length === 'number' ? length : paperLengthInPx(length)) * POINTS_PER_PX);
+  const format = print.format ? FORMAT_INCHES[print.format.toLowerCase()] : undefined;
+  const [width, height] = format ? format.map((inches) => inches * 72) : [toPt(print.width), toPt(print.height)];
+  return print.landscape ? width : height;
+}
+
+/**
+ * The bands must fit on the page: a band (or both) as tall as the page is a
+ * 400 on its height, here, before Chromium refuses the margins. The body
+ * leaves its top and bottom margins to the bands: a side the caller set no
+ * margin for gets the band's height.
+ */
+function fitBands(print: PDFOptions, bands: BandsPlan): void {
+  const pageHeight = pageHeightPt(print);
+  const given = [bands.header, bands.footer].filter((band): band is BandPlan => band != null);
+  if (pageHeight !== undefined && given.reduce((sum, band) => sum + band.height, 0) >= pageHeight) {
+    const message = `Must leave room on the page: the page is ${Math.round(pageHeight)}pt high, the header and footer together may take less`;
+    throw new ValidationError(Object.fromEntries(given.map((band) => [`${band.field}.height`, message])));
+  }
   const margin = { ...print.margin };
   if (bands.header && margin.top === undefined) margin.top = `${bands.header.height / 72}in`;
   if (bands.footer && margin.bottom === undefined) margin.bottom = `${bands.footer.height / 72}in`;
