@@ -105,3 +105,14 @@ export type OutlineItem = { title: string; destpageposfrom1: number | null; kids
 export function outlineOf(pdf: Uint8Array, args: string[] = []): OutlineItem[] {
   return (qpdfJson(pdf, [...args, '--json-key=outlines']).outlines ?? []) as OutlineItem[];
 }
+
+/** Names of the fonts `pdffonts` lists as embedded (subset prefix removed). */
+export function embeddedFonts(pdf: Uint8Array): string[] {
+  const out = withFile(pdf, (path) => run('pdffonts', [path]));
+  if (out.status !== 0) throw new Error(`pdffonts failed: ${out.stderr}`);
+  return out.stdout
+    .split('\n')
+    .slice(2)
+    .filter((line) => / yes /.test(line.slice(60)) || /\byes\s+(yes|no)\s+(yes|no)\s+\d+/.test(line))
+    .map((line) => (line.split(/\s+/)[0] ?? '').replace(/^[A-Z]{6}\+/, ''));
+}

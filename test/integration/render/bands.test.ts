@@ -2,7 +2,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
-import { pdftotextPages, pageCountOf } from '../../helpers/pdf-tools.js';
+import { readFileSync } from 'node:fs';
+import { PNG } from 'pngjs';
+import { embeddedFonts, pdftoppm, pdftotextPages, pageCountOf } from '../../helpers/pdf-tools.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { expectedSections, reportHtml } from '../../helpers/report.js';
 import { b64 } from './render-fixtures.js';
 
@@ -15,13 +18,40 @@ const footer = {
   evenPages: { htmlTemplate: b64('<div style="font:9px sans-serif;text-align:right">Even page {{pageNumber}} of {{totalPages}}</div>') },
 };
 
+const serve = (type: string, body: string | Buffer) => (_req: unknown, res: import('node:http').ServerResponse) => {
+  // Fonts load cross-origin from an HTML page: they need CORS.
+  res.writeHead(200, { 'content-type': type, 'access-control-allow-origin': '*' });
+  res.end(body);
+};
+
+/** Pixels of the top `rows` rows of a PNG that are close to `rgb`. */
+function pixelsNear(png: Buffer, rgb: [number, number, number], rows: number): number {
+  const image = PNG.sync.read(png);
+  let count = 0;
+  for (let y = 0; y < Math.min(rows, image.height); y++) {
+    for (let x = 0; x < image.width; x++) {
+      const i = (image.width * y + x) * 4;
+      if (rgb.every((value, c) => Math.abs((image.data[i + c] ?? 0) - value) < 40)) count++;
+    }
+  }
+  return count;
+}
+
 describe('renderer › running header and footer (pdf.header, pdf.footer)', () => {
   let renderer: RequestRenderer;
+  let site: TestServer;
   before(async () => {
     renderer = await warmFinishingRenderer();
+    site = await startTestServer({
+      '/band.css': serve('text/css', "@font-face{font-family:'Band Face';src:url(/face.woff2) format('woff2')} body{font-family:'Band Face',serif;font-size:12px} .stripe{display:inline-block;width:120px;height:20px;background:url(/stripe.svg)}"),
+      '/face.woff2': serve('font/woff2', readFileSync('node_modules/@fontsource/roboto/files/roboto-latin-400-normal.woff2')),
+      '/stripe.svg': serve('image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#ff0000"/></svg>'),
+      '/logo.svg': serve('image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg" width="60" height="20"><rect width="60" height="20" fill="#0000ff"/></svg>'),
+    });
   });
   after(async () => {
     await renderer?.close();
+    await site?.close();
   });
 
   const render = async (pdf: Record<string, unknown>, html = reportHtml()) =>
@@ -76,5 +106,28 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
 
     // Assess
     await assert.rejects(attempt, (error: unknown) => error instanceof ValidationError && 'pdf.sectionHeadings' in error.fields);
+  });
+
+  it('prints a header with a linked stylesheet, a web font, an SVG logo by URL and a CSS background from the site, as the same HTML prints as a page', async () => {
+    // Prepare
+    const html = `<html><head><link rel="stylesheet" href="${site.url}/band.css"></head><body><span class="stripe"></span> <img src="${site.url}/logo.svg"> Quarterly</body></html>`;
+
+    // Act
+    const pdf = await render({ header: { html: b64(html), height: '1in' }, printBackground: true }, '<p>body</p>');
+    const asPage = new Uint8Array((await renderer.render({ output: 'PDF', page: { html: b64(html) }, pdf: { printBackground: true } } as never)).body);
+
+    // Assess
+    const [band] = pdftoppm(pdf, 72);
+    const [page] = pdftoppm(asPage, 72);
+    const red = pixelsNear(band as Buffer, [255, 0, 0], 72);
+    const blue = pixelsNear(band as Buffer, [0, 0, 255], 72);
+    assert.ok(red > 1000, `the CSS background shows in the band (${red} red pixels)`);
+    assert.ok(blue > 600, `the SVG logo shows in the band (${blue} blue pixels)`);
+    // The same sizes as the page prints them: 120×20 and 60×20 CSS pixels at 72 dpi.
+    assert.ok(Math.abs(red - pixelsNear(page as Buffer, [255, 0, 0], 72)) < 100);
+    assert.ok(Math.abs(blue - pixelsNear(page as Buffer, [0, 0, 255], 72)) < 100);
+    assert.ok(embeddedFonts(asPage).some((name) => /Roboto/i.test(name)), 'page: ' + embeddedFonts(asPage).join(', '));
+    assert.ok(embeddedFonts(pdf).some((name) => /Roboto/i.test(name)), embeddedFonts(pdf).join(', '));
+    assert.match(pdftotextPages(pdf, 1)[0] ?? '', /Quarterly/);
   });
 });
