@@ -1,10 +1,11 @@
-import { beginMarkedContent, endMarkedContent, PDFArray, PDFDict, PDFName, PDFRef, type PDFDocument, type PDFEmbeddedPage } from '@cantoo/pdf-lib';
+import { beginMarkedContent, endMarkedContent, type PDFDocument, type PDFEmbeddedPage } from '@cantoo/pdf-lib';
 import { RenderTimeoutError, ServiceError, ValidationError } from '../errors.js';
 import { selectPages } from '../schemas/page-ranges.js';
 import { loadTemplateRenderer } from '../templates/template-engine.js';
 import { bandDocument, type BandLayout, type BandVariables } from './band-page.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
 import type { DocumentEdit } from './finish-pdf.js';
+import { destinationPages } from './named-destinations.js';
 import { openPdf } from './pdf-document.js';
 import { isolatePageContent } from './watermark.js';
 
@@ -87,23 +88,6 @@ function pageVariables(document: PDFDocument, facts: BandFacts, now: Date): Band
     for (const heading of located) if (heading.page <= index) section = heading.text;
     return { pageNumber: index + 1, totalPages, title: facts.title, date, url: facts.url, section };
   });
-}
-
-/** The page index of each named destination Chromium wrote (the catalog's Dests dictionary: one per in-page link target). */
-export function destinationPages(document: PDFDocument): Map<string, number> {
-  const pageIndex = new Map(document.getPages().map((page, index) => [page.ref.toString(), index]));
-  const out = new Map<string, number>();
-  const dests = document.catalog.lookup(PDFName.of('Dests'));
-  if (!(dests instanceof PDFDict)) return out;
-  for (const [name, value] of dests.entries()) {
-    const resolved = value instanceof PDFRef ? document.context.lookup(value) : value;
-    const array = resolved instanceof PDFDict ? resolved.lookup(PDFName.of('D')) : resolved;
-    if (!(array instanceof PDFArray)) continue;
-    const target = array.get(0);
-    const index = target instanceof PDFRef ? pageIndex.get(target.toString()) : undefined;
-    if (index !== undefined) out.set(name.decodeText(), index);
-  }
-  return out;
 }
 
 /** Which source each page shows: the first-page or even-page variant where given, none off `pages`; templates rendered per page. */

@@ -77,6 +77,7 @@ export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer
     if (bands) fitBands(print, bands);
     const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page, templates), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData, templates) };
     if (bands) plan.bands = bands;
+    if (input.pdf?.toc === true) plan.toc = true;
     return plan;
   }
   const screenshot = input.screenshot ?? {};

@@ -3,6 +3,7 @@ import { needsPageFacts, type PageFacts } from '../finishing/finishing-plan.js';
 import type { PageSession } from './browser/browser-session.js';
 import { captureScreenshot } from './output/capture-screenshot.js';
 import { printPdf } from './output/print-pdf.js';
+import { printWithToc } from './output/toc.js';
 import { readBandFacts } from './page/band-facts.js';
 import { loadPage } from './page/load-page.js';
 import type { RenderPlan } from './render-plan.js';
@@ -31,7 +32,12 @@ export async function renderInSession(
     // A failed print must not leave the reading's rejection unhandled.
     reading?.catch(() => undefined);
     const started = Date.now();
-    const body = await printPdf(session.page, plan, deadline);
+    let body: Buffer;
+    if (plan.toc) {
+      const printed = await printWithToc(session.page, plan, deadline);
+      body = printed.pdf;
+      timings.tocPrints = printed.prints;
+    } else body = await printPdf(session.page, plan, deadline);
     timings.capture = Date.now() - started;
     const pageFacts = await reading;
     return { body, contentType: 'application/pdf', output: 'PDF', timings, ...(pageFacts ? { pageFacts } : {}), ...(bandFacts ? { bandFacts } : {}) };

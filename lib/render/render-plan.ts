@@ -91,6 +91,8 @@ export type PdfPlan = {
   headerFooter: HeaderFooterGiven;
   /** The running header and footer printed from HTML and laid on the pages after the print (lib/finishing/bands.ts). */
   bands?: BandsPlan;
+  /** Fill the table of contents' page numbers (`data-toc-page`, `a.toc-page`), printing again until they are stable (output/toc.ts). */
+  toc?: boolean;
   /** Operations on the printed PDF, after the output layer (lib/finishing): archive, attach. */
   finishing: FinishingPlan;
 };

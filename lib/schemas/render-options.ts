@@ -661,6 +661,11 @@ const PdfOptionsObjectSchema = closedObject({
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
   header: documented(v.nullish(BandSchema), { description: 'A running header printed from real HTML (stylesheets, web fonts, images, scripts); not with displayHeaderFooter, headerHtml or footerHtml.' }),
   footer: documented(v.nullish(BandSchema), { description: 'A running footer; as header.' }),
+  toc: documented(v.nullish(BooleanSchema), {
+    default: false,
+    description:
+      'Fill the table of contents: elements with data-toc-page="#anchor" (or <a class="toc-page" href="#anchor">) get the page #anchor lands on; printed up to 3 times until the numbers are stable. An anchor not in the document leaves its entry empty.',
+  }),
   sectionHeadings: documented(v.nullish(v.pipe(StringSchema, v.minLength(1, 'Must not be empty'), v.maxLength(200, 'Must be at most 200 characters'))), {
     default: SECTION_HEADINGS_DEFAULT,
     description: "CSS selector of the headings whose text is a band's section: the last one starting on or before the page.",

@@ -12,7 +12,7 @@ const BLOCKS = [17, 17, 16, 17, 17];
 /** The report's HTML; `toc` is put after the cover (its own page or pages). */
 export function reportHtml(toc = ''): string {
   const chapters = CHAPTERS.map((name, index) => {
-    const blocks = Array.from({ length: BLOCKS[index] ?? 16 }, (_, b) => `<p class="block">Paragraph ${b + 1} of ${name}.</p>`).join('');
+    const blocks = Array.from({ length: BLOCKS[index] ?? 16 }, (_, b) => `<p class="block" id="ch${index + 1}-p${b + 1}">Paragraph ${b + 1} of ${name}.</p>`).join('');
     return `<h1 id="ch${index + 1}" style="break-before:page;break-after:avoid">${name}</h1><p>START-${index + 1}</p>${blocks}`;
   }).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Annual report</title>
@@ -27,4 +27,24 @@ export function expectedSections(pageTexts: string[]): string[] {
     for (const match of text.matchAll(/START-(\d)/g)) current = CHAPTERS[Number(match[1]) - 1] ?? '';
     return current;
   });
+}
+
+/** Entries of the report's table of contents: each chapter, and every fourth paragraph of it (enough to fill two pages). */
+export const TOC_ENTRIES = CHAPTERS.flatMap((name, index) => [
+  { label: name, anchor: `ch${index + 1}`, text: `START-${index + 1}` },
+  ...[4, 8, 12, 16].map((p) => ({ label: `${name} ${p}`, anchor: `ch${index + 1}-p${p}`, text: `Paragraph ${p} of ${name}.` })),
+]);
+
+/**
+ * A table of contents two pages long: entries as data-toc-page spans, the
+ * third chapter's as an a.toc-page link, and one entry whose anchor is not
+ * in the document (it stays empty).
+ */
+export function reportToc(): string {
+  const entries = TOC_ENTRIES.map(({ label, anchor }) =>
+    anchor === 'ch3'
+      ? `<div class="toc-line">ENTRY ${label}: <a class="toc-page" href="#${anchor}"></a>.</div>`
+      : `<div class="toc-line">ENTRY ${label}: <span data-toc-page="#${anchor}"></span>.</div>`,
+  ).join('');
+  return `<nav style="break-before:page"><style>.toc-line{height:45px;font-size:14px}</style><h1>Contents</h1>${entries}<div class="toc-line">ENTRY Missing: <span data-toc-page="#nowhere"></span>.</div></nav>`;
 }
