@@ -4,6 +4,7 @@ import { ValidationError } from '../../../lib/errors.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
+import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream } from '@cantoo/pdf-lib';
 import { embeddedFonts, pdftoppm, pdftotextPages, pageCountOf } from '../../helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { expectedSections, reportHtml } from '../../helpers/report.js';
@@ -78,6 +79,13 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
     });
     // Every chapter ran in the header somewhere: the sections are not all one.
     assert.equal(new Set(sections.slice(1)).size, 5);
+    // Both bands are drawn as forms inside artifact marked content (decoration for PDF/UA, not content).
+    for (const page of (await PDFDocument.load(pdf)).getPages()) {
+      const contents = page.node.Contents();
+      const streams = contents instanceof PDFArray ? contents.asArray().map((ref) => page.doc.context.lookup(ref)) : [contents];
+      const content = streams.map((stream) => (stream instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1') : '')).join('\n');
+      assert.equal(content.match(/\/Artifact BMC[^]*?\/[^\s/]+ Do[^]*?EMC/g)?.length, 2, content.slice(-300));
+    }
   });
 
   it('keeps the body clear of the bands: a band shown on the pages given by pages, and none elsewhere', async () => {
