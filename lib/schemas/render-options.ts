@@ -612,13 +612,13 @@ function oneBandSource<T extends object>() {
   });
 }
 
-const BandVariantSchema = v.pipe(closedObject(bandSourceEntries), oneBandSource());
+export const BandVariantSchema = v.pipe(closedObject(bandSourceEntries), oneBandSource());
 
 /**
  * A running header or footer (`pdf.header`, `pdf.footer`): real HTML printed
  * by the service's Chromium like a page, then laid on the body pages.
  */
-const BandSchema = v.pipe(
+export const BandSchema = v.pipe(
   closedObject({
     ...bandSourceEntries,
     height: documented(v.nullish(paperLength(false)), { default: BAND_DEFAULT_HEIGHT, description: 'Height of the band: CSS pixels, or a string with a unit (px, in, cm, mm).' }),
