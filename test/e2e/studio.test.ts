@@ -391,6 +391,41 @@ describe('template studio (GET /)', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('previews a PDF template whose stored options have a running header and footer: the bands show in the preview', async () => {
+    // Prepare
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const created = (await (
+      await service.request('/v1/templates', {
+        json: {
+          name: 'Studio e2e bands',
+          output: 'PDF',
+          variables: {
+            page: { htmlTemplate: b64('<html><body><h1>Wombat chapter</h1></body></html>') },
+            pdf: { header: { html: b64('<p>Bandheader <span class="section"></span></p>') }, footer: { htmlTemplate: b64('<p>Bandfooter {{pageNumber}}/{{totalPages}}</p>') } },
+          },
+        },
+      })
+    ).json()) as { id: string };
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', service.token);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+
+    // Act
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    const text = await waitForPreviewText(page, ['Bandheader', 'Bandfooter']);
+
+    // Assess
+    assert.match(text, /Bandheader\s*Wombat chapter/);
+    assert.match(text, /Bandfooter\s*1\/1/);
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
   it("shows why a template's page could not be loaded, next to page.url", async () => {
     // Prepare: a template that renders a URL nothing listens on (loopback is allowed to this test service)
     const closed = createServer();
