@@ -8,9 +8,8 @@ import type { AssemblyPart } from './finishing/assemble.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
 import { partFailure } from './finishing/merge-errors.js';
-import { BANDS_READY } from './finishing/band-page.js';
+import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
 import { chromiumTextDrawer } from './finishing/watermark-text.js';
-import { MAX_WAIT_TIMEOUT_MS } from './schemas/render-options.js';
 import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
 import { toRequestError } from './plan/request-errors.js';
@@ -118,7 +117,7 @@ function bandRenderInput(html: string, size: { width: number; height: number }, 
       html: Buffer.from(html).toString('base64'),
       waitUntil: 'load',
       adblock: false,
-      waitForFunction: { pageFunction: BANDS_READY, options: { polling: 'raf', timeout: Math.max(0, Math.min(MAX_WAIT_TIMEOUT_MS, timeLeftMs)) } },
+      waitForFunction: { pageFunction: BANDS_READY, options: { polling: 'raf', timeout: Math.max(0, Math.min(BAND_LAYOUT_WAIT_MS, timeLeftMs)) } },
     },
     pdf: {
       width: `${size.width / 72}in`,

@@ -12,8 +12,17 @@ export type BandVariables = { pageNumber: number; totalPages: number; title: str
 /** The band's content on each body page: which of `sources` (HTML documents) it shows with which variables, or null (no band there). */
 export type BandLayout = { sources: string[]; pages: Array<{ source: number; variables: BandVariables } | null> };
 
-/** Set on the band page once every body page's band is laid out; the print waits for it. */
-export const BANDS_READY = 'window.__docrenderBandsReady === true';
+/**
+ * Set on the band page once every body page's band is laid out; the print waits for it, or for a page that is
+ * no longer the band's (it navigated away: no band style), which then fails the check of the marks.
+ */
+export const BANDS_READY = "window.__docrenderBandsReady === true || (document.readyState === 'complete' && !document.getElementById('docrender-band-style'))";
+
+/** How long a band's page may take, after its load event, to be laid out: a band that is not ready by then is a 400 naming it. */
+export const BAND_LAYOUT_WAIT_MS = 10_000;
+
+/** The named destination at the top of band page `index` (0-based): the printed PDF proves each band is on its page. */
+export const bandMark = (index: number) => `docrender-band-${index}`;
 
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
@@ -26,7 +35,7 @@ const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
  * pageNumber, totalPages, title, date, url and section filled in.
  */
 export function bandDocument(layout: BandLayout, size: { width: number; height: number }): string {
-  const style = `<style>@page{size:${size.width}pt ${size.height}pt;margin:0}
+  const style = `<style id="docrender-band-style">@page{size:${size.width}pt ${size.height}pt;margin:0}
 html,body{margin:0!important;padding:0!important}
 .docrender-band{height:calc(${size.height}pt - 1px);overflow:hidden;break-after:page;break-inside:avoid;position:relative;box-sizing:border-box}
 .docrender-band:last-child{break-after:auto}</style>`;
@@ -60,17 +69,26 @@ const LAY_OUT = `(async () => {
     }
     return parsed.body.innerHTML;
   });
-  const sections = layout.pages.map((page) => {
+  const marks = document.createElement('div');
+  marks.hidden = true;
+  const sections = layout.pages.map((page, index) => {
     const section = document.createElement('div');
     section.className = 'docrender-band';
     if (!page) return section;
     section.innerHTML = bodies[page.source] || '';
+    // A mark at the band's top, linked from a hidden element: a named destination on this band page.
+    const mark = document.createElement('span');
+    mark.id = 'docrender-band-' + index;
+    section.prepend(mark);
+    const link = document.createElement('a');
+    link.href = '#' + mark.id;
+    marks.append(link);
     for (const [name, value] of Object.entries(page.variables)) {
       for (const node of Array.from(section.getElementsByClassName(name))) node.textContent = String(value);
     }
     return section;
   });
-  document.body.replaceChildren(...sections);
+  document.body.replaceChildren(marks, ...sections);
   // Images and CSS backgrounds of the new sections decoded before the print (the print does not wait for them).
   const urls = new Set(Array.from(document.images).map((image) => image.currentSrc || image.src));
   for (const node of Array.from(document.body.querySelectorAll('*'))) {

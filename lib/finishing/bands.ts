@@ -2,7 +2,7 @@ import { beginMarkedContent, endMarkedContent, type PDFDocument, type PDFEmbedde
 import { RenderTimeoutError, ServiceError, ValidationError } from '../errors.js';
 import { selectPages } from '../schemas/page-ranges.js';
 import { loadTemplateRenderer } from '../templates/template-engine.js';
-import { bandDocument, type BandLayout, type BandVariables } from './band-page.js';
+import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import { destinationPages } from './named-destinations.js';
@@ -44,10 +44,12 @@ async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts
       const size = { width, height: band.height };
       const printed = await printBand(band, bandDocument(layout, size), size, print);
       const bandPdf = await openPdf(printed, 'bands');
-      if (bandPdf.getPageCount() !== pages.length) {
+      const carrying = layout.pages.flatMap((page, index) => (page ? [index] : []));
+      // Each band page carries its mark: proof that the layout ran and that band page i is body page i.
+      const marks = destinationPages(bandPdf);
+      if (bandPdf.getPageCount() !== pages.length || carrying.some((index) => marks.get(bandMark(index)) !== index)) {
         throw new ValidationError({ [band.field]: 'The band did not lay out one page per body page: its page did not finish loading (a script that fails or navigates away)' });
       }
-      const carrying = layout.pages.flatMap((page, index) => (page ? [index] : []));
       const embedded = (await document.embedPdf(bandPdf, carrying)) as PDFEmbeddedPage[];
       carrying.forEach((index, at) => {
         const page = pages[index];

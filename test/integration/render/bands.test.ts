@@ -138,4 +138,12 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
     assert.ok(embeddedFonts(pdf).some((name) => /Roboto/i.test(name)), embeddedFonts(pdf).join(', '));
     assert.match(pdftotextPages(pdf, 1)[0] ?? '', /Quarterly/);
   });
+
+  it('refuses a header whose page navigates away before it is laid out with a 400 naming pdf.header', async () => {
+    // Act
+    const attempt = render({ header: { html: b64('<p>x</p><script>location.href = "http://127.0.0.1:9/"</script>') } }, '<p>body</p>');
+
+    // Assess
+    await assert.rejects(attempt, (error: unknown) => error instanceof ValidationError && 'pdf.header' in error.fields);
+  });
 });
