@@ -40,11 +40,13 @@ export const TOC_ENTRIES = CHAPTERS.flatMap((name, index) => [
  * third chapter's as an a.toc-page link, and one entry whose anchor is not
  * in the document (it stays empty).
  */
-export function reportToc(): string {
+export function reportToc(options: { growing?: boolean } = {}): string {
   const entries = TOC_ENTRIES.map(({ label, anchor }) =>
     anchor === 'ch3'
       ? `<div class="toc-line">ENTRY ${label}: <a class="toc-page" href="#${anchor}"></a>.</div>`
       : `<div class="toc-line">ENTRY ${label}: <span data-toc-page="#${anchor}"></span>.</div>`,
   ).join('');
-  return `<nav style="break-before:page"><style>.toc-line{height:45px;font-size:14px}</style><h1>Contents</h1>${entries}<div class="toc-line">ENTRY Missing: <span data-toc-page="#nowhere"></span>.</div></nav>`;
+  // Growing: each number on a line of its own, so filling them in makes the TOC a page longer and moves every chapter.
+  const style = options.growing ? '.toc-line{font-size:14px;min-height:20px} .toc-line [data-toc-page], .toc-line .toc-page{display:block;font-size:30px}' : '.toc-line{height:45px;font-size:14px}';
+  return `<nav style="break-before:page"><style>${style}</style><h1>Contents</h1>${entries}<div class="toc-line">ENTRY Missing: <span data-toc-page="#nowhere"></span>.</div></nav>`;
 }

@@ -32,4 +32,20 @@ describe('renderer › table of contents (pdf.toc)', () => {
     assert.equal(listed.get('Missing'), '', 'an anchor not in the document leaves its entry empty');
     assert.ok((result.timings.tocPrints ?? 0) >= 2 && (result.timings.tocPrints ?? 0) <= 3, `prints: ${result.timings.tocPrints}`);
   });
+
+  it('prints a third time when the filled numbers push the chapters a page further, and the numbers match where they land', async () => {
+    // Act
+    const result = await renderer.render({ output: 'PDF', page: { html: b64(reportHtml(reportToc({ growing: true }))) }, pdf: { toc: true } } as never, { timeoutMs: 60_000 });
+    const pdf = new Uint8Array(result.body);
+
+    // Assess
+    assert.equal(result.timings.tocPrints, 3, 'the second print moved the anchors, the third confirmed them');
+    const pages = pdftotextPages(pdf, pageCountOf(pdf)).map((text) => text.replace(/\s+/g, ' '));
+    const tocPages = pages.flatMap((text, index) => (/ENTRY /.test(text) ? [index] : []));
+    const tocText = tocPages.map((index) => pages[index]).join(' ').replace(/\s+/g, ' ');
+    for (const entry of TOC_ENTRIES) {
+      const where = pages.findIndex((text, index) => !tocPages.includes(index) && text.includes(entry.text)) + 1;
+      assert.ok(tocText.includes(`ENTRY ${entry.label}: ${where} .`), `${entry.label} on page ${where}`);
+    }
+  });
 });
