@@ -146,4 +146,25 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
     // Assess
     await assert.rejects(attempt, (error: unknown) => error instanceof ValidationError && 'pdf.header' in error.fields);
   });
+
+  it("numbers a merge part's footer within that part, and leaves the other part without it", async () => {
+    // Act
+    const result = await renderer.render(
+      {
+        parts: [
+          { page: { html: b64('<p>Cover part</p>') } },
+          { page: { html: b64('<p>First</p><p style="break-before:page">Second</p>') }, pdf: { footer: { html: b64('<p>Part page <span class="pageNumber"></span>/<span class="totalPages"></span></p>') } } },
+        ],
+      } as never,
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    const pdf = new Uint8Array(result.body);
+    const pages = pdftotextPages(pdf, pageCountOf(pdf));
+    assert.equal(pages.length, 3);
+    assert.doesNotMatch(pages[0] ?? '', /Part page/);
+    assert.match(pages[1] ?? '', /Part page 1\/2/);
+    assert.match(pages[2] ?? '', /Part page 2\/2/);
+  });
 });
