@@ -114,6 +114,18 @@ describe('template studio (GET /)', () => {
     await service?.stop();
   });
 
+  /** A studio page signed in with the service's token, its template list showing template `id`; `problems` collects its console errors. */
+  const signedInWith = async (id: string) => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', service.token);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.template-open[data-id="${id}"]`);
+    return { page, problems };
+  };
+
   it("is linked from npm start's output", () => {
     assert.match(service.output(), new RegExp(`^Studio: ${service.baseUrl.replace(/[.]/g, '\\.')}/$`, 'm'));
   });
@@ -359,13 +371,7 @@ describe('template studio (GET /)', () => {
         json: { name: 'Studio e2e card', output: 'IMAGE', variables: { page: { htmlTemplate: Buffer.from(html).toString('base64') }, screenshot: { viewport: { width: 400, height: 300 } } } },
       })
     ).json()) as { id: string };
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    const { problems } = watchProblems(page);
-    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
-    await page.type('#token', service.token);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+    const { page, problems } = await signedInWith(created.id);
 
     // Act
     await page.click(`.template-open[data-id="${created.id}"]`);
@@ -406,13 +412,7 @@ describe('template studio (GET /)', () => {
         },
       })
     ).json()) as { id: string };
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    const { problems } = watchProblems(page);
-    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
-    await page.type('#token', service.token);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+    const { page, problems } = await signedInWith(created.id);
 
     // Act
     await page.click(`.template-open[data-id="${created.id}"]`);
