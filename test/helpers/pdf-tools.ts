@@ -110,9 +110,11 @@ export function outlineOf(pdf: Uint8Array, args: string[] = []): OutlineItem[] {
 export function embeddedFonts(pdf: Uint8Array): string[] {
   const out = withFile(pdf, (path) => run('pdffonts', [path]));
   if (out.status !== 0) throw new Error(`pdffonts failed: ${out.stderr}`);
+  // Columns from the end: object ID (two numbers), uni, sub, emb.
   return out.stdout
     .split('\n')
     .slice(2)
-    .filter((line) => / yes /.test(line.slice(60)) || /\byes\s+(yes|no)\s+(yes|no)\s+\d+/.test(line))
-    .map((line) => (line.split(/\s+/)[0] ?? '').replace(/^[A-Z]{6}\+/, ''));
+    .map((line) => line.trim().split(/\s+/))
+    .filter((tokens) => tokens.length >= 6 && tokens.at(-5) === 'yes')
+    .map((tokens) => (tokens[0] ?? '').replace(/^[A-Z]{6}\+/, ''));
 }
