@@ -8,7 +8,9 @@ import type { AssemblyPart } from './finishing/assemble.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
 import { partFailure } from './finishing/merge-errors.js';
+import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
 import { chromiumTextDrawer } from './finishing/watermark-text.js';
+import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
 import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
@@ -37,6 +39,12 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   // and a dynamic import repeated per render still resolves its specifier each time (about 0.6 ms under tsx).
   let stepModules: Promise<[typeof import('./finishing/finishing-steps.js'), typeof import('./finishing/assemble.js')]> | undefined;
   const loadSteps = () => (stepModules ??= Promise.all([import('./finishing/finishing-steps.js'), import('./finishing/assemble.js')]));
+
+  const printBand = (deadline: Deadline) => async (html: string, size: { width: number; height: number }): Promise<Uint8Array> => {
+    const input = bandRenderInput(html, size, deadline.remaining());
+    const result = await renderer.render(buildRenderPlan(input), { timeoutMs: deadline.remaining() });
+    return new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength);
+  };
 
   const stepsFor = async (finishing: FinishingPlan, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> => {
     const [{ finishingSteps }] = await loadSteps();
@@ -78,16 +86,45 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   /** One plan printed, then finished when it asks for it. */
   const single = async (plan: PdfPlan, deadline: Deadline): Promise<RenderResult> => {
     const result = await renderer.render(plan, { timeoutMs: deadline.remaining() });
-    if (!wantsFinishing(plan.finishing)) return result;
-    return finishResult(result, await stepsFor(plan.finishing, result.pageFacts, deadline), deadline);
+    if (!wantsFinishing(plan.finishing) && !plan.bands) return result;
+    const steps = await stepsFor(plan.finishing, result.pageFacts, deadline);
+    if (plan.bands) {
+      const { bandsStep } = await import('./finishing/bands.js');
+      const facts = result.bandFacts ?? { title: '', url: '', headings: [] };
+      steps.bands = bandsStep(plan.bands, facts, printBand(deadline), () => new Date());
+    }
+    return finishResult(result, steps, deadline);
   };
 
   return {
     ...renderer,
     render: async (plan, options) => {
-      if (!isMergePlan(plan) && (plan.output !== 'PDF' || !wantsFinishing(plan.finishing))) return renderer.render(plan, options);
+      if (!isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands))) return renderer.render(plan, options);
       const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
       return isMergePlan(plan) ? merge(plan, deadline) : single(plan, deadline);
+    },
+  };
+}
+
+/**
+ * The render of a band document (lib/finishing/band-page.ts): like any page, through the renderer's egress
+ * policy in its own context, printed once the bands are laid out, on band-sized paper without margins.
+ */
+function bandRenderInput(html: string, size: { width: number; height: number }, timeLeftMs: number): RenderInput {
+  return {
+    output: 'PDF',
+    page: {
+      html: Buffer.from(html).toString('base64'),
+      waitUntil: 'load',
+      adblock: false,
+      waitForFunction: { pageFunction: BANDS_READY, options: { polling: 'raf', timeout: Math.max(0, Math.min(BAND_LAYOUT_WAIT_MS, timeLeftMs)) } },
+    },
+    pdf: {
+      width: `${size.width / 72}in`,
+      height: `${size.height / 72}in`,
+      margin: { top: 0, bottom: 0, left: 0, right: 0 },
+      printBackground: true,
+      preferCSSPageSize: true,
     },
   };
 }

@@ -107,7 +107,7 @@ export function placeAt(position: string, page: Box, width: number, height: numb
  * (Chromium's content flips the y axis with a `cm`) cannot bend the stamp
  * drawn after it. pdf-lib appends its drawings without that guard.
  */
-function isolatePageContent(page: PDFPage): void {
+export function isolatePageContent(page: PDFPage): void {
   page.node.normalize();
   const { context } = page.doc;
   page.node.wrapContentStreams(context.register(context.stream('q')), context.register(context.stream('Q')));

@@ -19,6 +19,8 @@ import { pdfFinishingEntries, PDFA_LEVELS } from '../schemas/pdf-finishing.js';
 import { AppearanceSchema } from '../schemas/pdf-signature.js';
 import { ProtectionSchema, WatermarkSchema } from '../schemas/protection-watermark.js';
 import {
+  BandSchema,
+  BandVariantSchema,
   CookieSchema,
   HEADER_NAME,
   OverlaySchema,
@@ -199,7 +201,22 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       return attachment;
     },
   ],
-  [lastOf(PdfOptionsSchema), finishingRules],
+  // pdf.header, pdf.footer and their variants: exactly one of html and htmlTemplate.
+  [lastOf(BandSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
+  [lastOf(BandVariantSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
+  // A band (header or footer) and Chromium's header and footer are two kinds: not both (render-options.ts bandKindsRule).
+  [
+    lastOf(PdfOptionsSchema),
+    (pdf) =>
+      withRules(finishingRules(pdf), {
+        not: {
+          allOf: [
+            { anyOf: [given('header', 'object'), given('footer', 'object')] },
+            { anyOf: [{ required: ['displayHeaderFooter'], properties: { displayHeaderFooter: { const: true } } }, given('headerHtml', 'string'), given('footerHtml', 'string')] },
+          ],
+        },
+      }),
+  ],
   [lastOf(MergePdfOptionsSchema), finishingRules],
   // A page given as HTML has no site: each cookie names its url or domain (lib/plan, cookiePlan).
   [

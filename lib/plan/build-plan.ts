@@ -7,6 +7,7 @@
  */
 import type { PDFOptions } from 'puppeteer-core';
 import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import type { BandPlan, BandSource, BandsPlan } from '../finishing/bands-plan.js';
 import { ValidationError } from '../errors.js';
 import type {
   CookiePlan,
@@ -24,7 +25,17 @@ import type {
 import { decodeBase64Text } from '../schemas/base64-text.js';
 import { hasUrlScheme } from '../schemas/css-value.js';
 import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
-import { VIEWPORT_FALLBACK, type PageOptionsOutput, type PdfOptionsOutput, type ScreenshotOptionsOutput } from '../schemas/render-options.js';
+import {
+  BAND_DEFAULT_HEIGHT,
+  paperLengthInPx,
+  SECTION_HEADINGS_DEFAULT,
+  VIEWPORT_FALLBACK,
+  type BandOutput,
+  type BandVariantOutput,
+  type PageOptionsOutput,
+  type PdfOptionsOutput,
+  type ScreenshotOptionsOutput,
+} from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
@@ -62,7 +73,11 @@ export function buildDocumentPlan(input: DocumentInput, templates: TemplateRende
 export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer): RenderPlan {
   if (input.output === 'PDF') {
     const { print, headerFooter } = printPlan(input.pdf);
+    const bands = bandsPlan(input.pdf, templates);
+    if (bands) fitBands(print, bands);
     const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page, templates), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData, templates) };
+    if (bands) plan.bands = bands;
+    if (input.pdf?.toc === true) plan.toc = true;
     return plan;
   }
   const screenshot = input.screenshot ?? {};
@@ -287,4 +302,71 @@ export function printPlan(pdf: PdfOptionsOutput | null | undefined): Pick<PdfPla
   if (Object.keys(margin).length > 0) options.margin = margin;
   const given = displayHeaderFooter && !(header === undefined && footer === undefined);
   return { print: options, headerFooter: { header: given && Boolean(o.headerHtml), footer: given && Boolean(o.footerHtml) } };
+}
+
+/** Points per CSS pixel. */
+const POINTS_PER_PX = 0.75;
+
+/** Variables a band template is tried with at the edge, so a template that does not render is a 400 before anything prints. */
+const SAMPLE_BAND_VARIABLES = { pageNumber: 1, totalPages: 1, title: '', date: '', url: '', section: '' };
+
+/** The running header and footer of `pdf`, defaults applied, templates tried once; none when neither is given. */
+export function bandsPlan(pdf: PdfOptionsOutput | null | undefined, templates: TemplateRenderer | undefined): BandsPlan | undefined {
+  if (pdf?.header == null && pdf?.footer == null) return undefined;
+  const band = (given: BandOutput, field: BandPlan['field']): BandPlan => {
+    const source = (variant: BandVariantOutput, at: string): BandSource => {
+      if (variant.html != null) return { kind: 'html', html: decodeBase64Text(variant.html) };
+      const template = variant.htmlTemplate ?? '';
+      needTemplates(templates)(template, SAMPLE_BAND_VARIABLES, { field: `${at}.htmlTemplate` });
+      return { kind: 'template', template };
+    };
+    const height = given.height ?? BAND_DEFAULT_HEIGHT;
+    return {
+      field,
+      height: (typeof height === 'number' ? height : paperLengthInPx(height)) * POINTS_PER_PX,
+      pages: given.pages ?? '',
+      main: source(given, field),
+      ...(given.firstPage ? { firstPage: source(given.firstPage, `${field}.firstPage`) } : {}),
+      ...(given.evenPages ? { evenPages: source(given.evenPages, `${field}.evenPages`) } : {}),
+    };
+  };
+  return {
+    ...(pdf.header ? { header: band(pdf.header, 'pdf.header') } : {}),
+    ...(pdf.footer ? { footer: band(pdf.footer, 'pdf.footer') } : {}),
+    sectionHeadings: pdf.sectionHeadings ?? SECTION_HEADINGS_DEFAULT,
+  };
+}
+
+/** Paper heights and widths in inches, portrait, as Chromium prints the formats. */
+const FORMAT_INCHES: Record<string, [number, number]> = {
+  letter: [8.5, 11], legal: [8.5, 14], tabloid: [11, 17], ledger: [17, 11],
+  a0: [33.1102, 46.811], a1: [23.3858, 33.1102], a2: [16.5354, 23.3858], a3: [11.6929, 16.5354],
+  a4: [8.2677, 11.6929], a5: [5.8268, 8.2677], a6: [4.1339, 5.8268],
+};
+
+/** The printed page's height in points, as far as the options tell (a CSS @page size may still change it: the finishing checks again). */
+function pageHeightPt(print: PDFOptions): number | undefined {
+  const toPt = (length: string | number | undefined) => (length === undefined ? undefined : (typeof length === 'number' ? length : paperLengthInPx(length)) * POINTS_PER_PX);
+  const format = print.format ? FORMAT_INCHES[print.format.toLowerCase()] : undefined;
+  const [width, height] = format ? format.map((inches) => inches * 72) : [toPt(print.width), toPt(print.height)];
+  return print.landscape ? width : height;
+}
+
+/**
+ * The bands must fit on the page: a band (or both) as tall as the page is a
+ * 400 on its height, here, before Chromium refuses the margins. The body
+ * leaves its top and bottom margins to the bands: a side the caller set no
+ * margin for gets the band's height.
+ */
+function fitBands(print: PDFOptions, bands: BandsPlan): void {
+  const pageHeight = pageHeightPt(print);
+  const given = [bands.header, bands.footer].filter((band): band is BandPlan => band != null);
+  if (pageHeight !== undefined && given.reduce((sum, band) => sum + band.height, 0) >= pageHeight) {
+    const message = `Must leave room on the page: the page is ${Math.round(pageHeight)}pt high, the header and footer together may take less`;
+    throw new ValidationError(Object.fromEntries(given.map((band) => [`${band.field}.height`, message])));
+  }
+  const margin = { ...print.margin };
+  if (bands.header && margin.top === undefined) margin.top = `${bands.header.height / 72}in`;
+  if (bands.footer && margin.bottom === undefined) margin.bottom = `${bands.footer.height / 72}in`;
+  print.margin = margin;
 }

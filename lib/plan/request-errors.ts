@@ -12,6 +12,7 @@ import type { DocumentRenderer, RenderResult } from '../render/types.js';
 const STEP_FIELDS: Record<PlanStep, (plan: RenderPlan) => string[]> = {
   cookies: () => ['page.cookies'],
   timezone: () => ['page.timezone'],
+  sectionHeadings: () => ['pdf.sectionHeadings'],
   waitForSelector: () => ['page.waitForSelector.selector'],
   waitForFunction: () => ['page.waitForFunction.pageFunction'],
   element: () => ['screenshot.element'],

@@ -15,6 +15,7 @@ export type PlanStep =
   | 'element'
   | 'pageRanges'
   | 'headerFooter'
+  | 'sectionHeadings'
   | 'overlayBackground'
   | 'overlayFilter'
   | 'overlayMargin';

@@ -3,6 +3,8 @@ import { needsPageFacts, type PageFacts } from '../finishing/finishing-plan.js';
 import type { PageSession } from './browser/browser-session.js';
 import { captureScreenshot } from './output/capture-screenshot.js';
 import { printPdf } from './output/print-pdf.js';
+import { printWithToc } from './output/toc.js';
+import { readBandFacts } from './page/band-facts.js';
 import { loadPage } from './page/load-page.js';
 import type { RenderPlan } from './render-plan.js';
 import type { RenderLog, RenderResult } from './types.js';
@@ -22,16 +24,23 @@ export async function renderInSession(
 ): Promise<RenderResult> {
   if (plan.output === 'PDF') {
     await loadPage(session, plan.page, deadline, null, timings, log);
+    // Before the print: it marks where the section headings are, for the printed PDF to tell their pages.
+    const bandFacts = plan.bands ? await readBandFacts(session.page, plan.bands.sectionHeadings) : undefined;
     // Asked alongside the print rather than before it: the title and language are the page's as it
     // was loaded either way, and the render saves a round trip through Node.
     const reading = needsPageFacts(plan.finishing) ? readPageFacts(session) : undefined;
     // A failed print must not leave the reading's rejection unhandled.
     reading?.catch(() => undefined);
     const started = Date.now();
-    const body = await printPdf(session.page, plan, deadline);
+    let body: Buffer;
+    if (plan.toc) {
+      const printed = await printWithToc(session.page, plan, deadline);
+      body = printed.pdf;
+      timings.tocPrints = printed.prints;
+    } else body = await printPdf(session.page, plan, deadline);
     timings.capture = Date.now() - started;
     const pageFacts = await reading;
-    return { body, contentType: 'application/pdf', output: 'PDF', timings, ...(pageFacts ? { pageFacts } : {}) };
+    return { body, contentType: 'application/pdf', output: 'PDF', timings, ...(pageFacts ? { pageFacts } : {}), ...(bandFacts ? { bandFacts } : {}) };
   }
   await loadPage(session, plan.page, deadline, plan.screen, timings, log);
   const started = Date.now();

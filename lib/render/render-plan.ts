@@ -5,6 +5,7 @@
  * base64, no rules between fields left to settle.
  */
 import type { PDFOptions, Viewport } from 'puppeteer-core';
+import type { BandsPlan } from '../finishing/bands-plan.js';
 import type { FinishingPlan } from '../finishing/finishing-plan.js';
 
 /** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
@@ -88,6 +89,10 @@ export type PdfPlan = {
   /** puppeteer's `page.pdf()` options, defaults applied and header/footer decoded (the timeout is the deadline's). */
   print: PDFOptions;
   headerFooter: HeaderFooterGiven;
+  /** The running header and footer printed from HTML and laid on the pages after the print (lib/finishing/bands.ts). */
+  bands?: BandsPlan;
+  /** Fill the table of contents' page numbers (`data-toc-page`, `a.toc-page`), printing again until they are stable (output/toc.ts). */
+  toc?: boolean;
   /** Operations on the printed PDF, after the output layer (lib/finishing): archive, attach. */
   finishing: FinishingPlan;
 };

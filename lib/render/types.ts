@@ -1,3 +1,4 @@
+import type { BandFacts } from '../finishing/bands-plan.js';
 import type { PageFacts } from '../finishing/finishing-plan.js';
 import type { EgressProxy } from '../net/index.js';
 import type { DocumentPlan, RenderPlan } from './render-plan.js';
@@ -21,6 +22,8 @@ export type RenderResult = {
   timings: Record<string, number>;
   /** The page's title and language, read for the finishing when the plan's metadata leaves them out. */
   pageFacts?: PageFacts;
+  /** What the bands need of the page (title, URL, section headings), read when the plan has bands. */
+  bandFacts?: BandFacts;
 };
 
 /** What renders plans: one Chromium, its sessions and the layers (see renderer.ts). */

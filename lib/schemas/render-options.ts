@@ -39,6 +39,10 @@ export const MIN_POLLING_MS = 10;
 export const MAX_SCALE_FACTOR = 4;
 /** Largest paper edge or margin: 200 in, the largest page a PDF may declare (14 400 pt). */
 export const MAX_PAPER_INCHES = 200;
+/** A header's or footer's height when not given. */
+export const BAND_DEFAULT_HEIGHT = '1.5cm';
+/** The headings a band's `section` is read from when `sectionHeadings` is not given. */
+export const SECTION_HEADINGS_DEFAULT = 'h1, h2, h3';
 /** Largest `overlay.margin` and `overlay.screenshotBorderRadius`, in CSS pixels. */
 export const MAX_OVERLAY_PX = 1000;
 /**
@@ -285,7 +289,8 @@ const MAX_PAPER_PX = MAX_PAPER_INCHES * 96;
 // What puppeteer's paper-size parser reads: a number, optionally a unit.
 const PAPER_LENGTH = /^(\d+(?:\.\d+)?|\.\d+)(px|in|cm|mm)?$/i;
 
-function paperLengthInPx(length: string): number {
+/** A paper length string (`"1.5cm"`) in CSS pixels; NaN when it is none. */
+export function paperLengthInPx(length: string): number {
   const match = PAPER_LENGTH.exec(length);
   if (!match) return Number.NaN;
   const unit = (match[2]?.toLowerCase() ?? 'px') as keyof typeof PX_PER_UNIT;
@@ -586,6 +591,57 @@ const PdfMarginSchema = closedObject({
   right: v.nullish(paperLength(true)),
 });
 
+/** The HTML of a band: a whole document as `html` (base64), or a Handlebars `htmlTemplate` (base64) filled per page. */
+const bandSourceEntries = {
+  html: documented(v.nullish(base64Text(false)), {
+    description: 'Base64 HTML document; elements with the classes pageNumber, totalPages, title, date, url, section are filled in per page.',
+  }),
+  htmlTemplate: documented(v.nullish(base64Text(false)), {
+    description: 'Base64 Handlebars template of the document, rendered per page with pageNumber, totalPages, title, date, url, section.',
+  }),
+};
+
+/** Exactly one of html and htmlTemplate, the error on html. */
+function oneBandSource<T extends object>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value as Record<string, unknown>;
+    if ((input.html != null) === (input.htmlTemplate != null)) {
+      addIssue({ message: 'Give exactly one of html and htmlTemplate', path: [{ type: 'object', origin: 'value', input, key: 'html', value: input.html }] });
+    }
+  });
+}
+
+export const BandVariantSchema = v.pipe(closedObject(bandSourceEntries), oneBandSource());
+
+/**
+ * A running header or footer (`pdf.header`, `pdf.footer`): real HTML printed
+ * by the service's Chromium like a page, then laid on the body pages.
+ */
+export const BandSchema = v.pipe(
+  closedObject({
+    ...bandSourceEntries,
+    height: documented(v.nullish(paperLength(false)), { default: BAND_DEFAULT_HEIGHT, description: 'Height of the band: CSS pixels, or a string with a unit (px, in, cm, mm).' }),
+    pages: documented(v.nullish(PageRangesSchema), { description: 'Pages that carry the band (pageRanges syntax); all when absent.' }),
+    firstPage: documented(v.nullish(BandVariantSchema), { description: 'Replaces the band on the first page (a cover): { html } or { htmlTemplate }.' }),
+    evenPages: documented(v.nullish(BandVariantSchema), { description: 'Replaces the band on even pages (book spreads): { html } or { htmlTemplate }.' }),
+  }),
+  oneBandSource(),
+);
+
+/** Chromium's own header and footer and the service's bands are two kinds: a request gives one. */
+function bandKindsRule<T extends object>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value as Record<string, unknown>;
+    const bands = ['header', 'footer'].filter((key) => input[key] != null);
+    const chromium = ['displayHeaderFooter', 'headerHtml', 'footerHtml'].filter((key) => input[key] != null && input[key] !== false);
+    if (bands.length === 0 || chromium.length === 0) return;
+    const message = `${bands.join(' and ')} cannot be combined with ${chromium.join(', ')}: give one kind of header and footer`;
+    for (const key of [...bands, ...chromium]) addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
+  });
+}
+
 /** The fields of the PDF options. */
 const PdfOptionsObjectSchema = closedObject({
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
@@ -603,6 +659,17 @@ const PdfOptionsObjectSchema = closedObject({
   omitBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.omitBackground }),
   outline: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.outline }),
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
+  header: documented(v.nullish(BandSchema), { description: 'A running header printed from real HTML (stylesheets, web fonts, images, scripts); not with displayHeaderFooter, headerHtml or footerHtml.' }),
+  footer: documented(v.nullish(BandSchema), { description: 'A running footer; as header.' }),
+  toc: documented(v.nullish(BooleanSchema), {
+    default: false,
+    description:
+      'Fill the table of contents: elements with data-toc-page="#anchor" (or <a class="toc-page" href="#anchor">) get the page #anchor lands on; printed up to 3 times until the numbers are stable. An anchor not in the document leaves its entry empty.',
+  }),
+  sectionHeadings: documented(v.nullish(v.pipe(StringSchema, v.minLength(1, 'Must not be empty'), v.maxLength(200, 'Must be at most 200 characters'))), {
+    default: SECTION_HEADINGS_DEFAULT,
+    description: "CSS selector of the headings whose text is a band's section: the last one starting on or before the page.",
+  }),
   ...pdfFinishingEntries,
   ...PDF_FINISHING_ENTRIES,
   ...PDF_SIGNATURE_ENTRIES,
@@ -612,7 +679,13 @@ const PdfOptionsObjectSchema = closedObject({
  * PDF options. The only rules between fields are the finishing ones, inside
  * this object, so templates reuse it as is.
  */
-export const PdfOptionsSchema = v.pipe(PdfOptionsObjectSchema, pdfFinishingCheck<v.InferOutput<typeof PdfOptionsObjectSchema>>(), protectionConflictRule(), signatureConflictRule());
+export const PdfOptionsSchema = v.pipe(
+  PdfOptionsObjectSchema,
+  pdfFinishingCheck<v.InferOutput<typeof PdfOptionsObjectSchema>>(),
+  protectionConflictRule(),
+  signatureConflictRule(),
+  bandKindsRule(),
+);
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */
 export const StorageOptionsSchema = closedObject({
@@ -652,6 +725,8 @@ export type WaitForFunctionInput = v.InferInput<typeof WaitForFunctionSchema>;
 export type WaitForFunctionOutput = v.InferOutput<typeof WaitForFunctionSchema>;
 export type PdfOptionsInput = v.InferInput<typeof PdfOptionsSchema>;
 export type PdfOptionsOutput = v.InferOutput<typeof PdfOptionsSchema>;
+export type BandOutput = v.InferOutput<typeof BandSchema>;
+export type BandVariantOutput = v.InferOutput<typeof BandVariantSchema>;
 export type ScreenshotOptionsInput = v.InferInput<typeof ScreenshotOptionsSchema>;
 export type ScreenshotOptionsOutput = v.InferOutput<typeof ScreenshotOptionsSchema>;
 export type ScreenshotOverridesInput = v.InferInput<typeof ScreenshotOverridesSchema>;

@@ -23,14 +23,16 @@ export function needTemplates(templates: TemplateRenderer | undefined): Template
 }
 
 const invoiceTemplate = (pdf: Pick<PdfOptionsOutput, 'eInvoice'> | null | undefined) => pdf?.eInvoice?.xmlTemplate != null;
+const bandTemplate = (pdf: Pick<PdfOptionsOutput, 'header' | 'footer'> | null | undefined) =>
+  [pdf?.header, pdf?.footer].some((band) => band != null && [band, band.firstPage, band.evenPages].some((source) => source?.htmlTemplate != null));
 
 /**
  * The template renderer when `input` has a template anywhere (a page's
- * `htmlTemplate`, an invoice's `xmlTemplate`, in a merge's parts too), else
+ * `htmlTemplate`, an invoice's `xmlTemplate`, a header's or footer's `htmlTemplate`, in a merge's parts too), else
  * undefined, without loading it.
  */
 export function templatesFor(input: DocumentInput): Promise<TemplateRenderer | undefined> {
   const renders = 'parts' in input ? input.parts.flatMap((part) => ('page' in part ? [{ page: part.page, pdf: part.pdf }] : [])) : [{ page: input.page, pdf: 'pdf' in input ? input.pdf : undefined }];
-  const used = renders.some(({ page, pdf }) => page.htmlTemplate != null || invoiceTemplate(pdf)) || ('parts' in input && invoiceTemplate(input.pdf));
+  const used = renders.some(({ page, pdf }) => page.htmlTemplate != null || invoiceTemplate(pdf) || bandTemplate(pdf)) || ('parts' in input && invoiceTemplate(input.pdf));
   return used ? loadTemplateRenderer() : Promise.resolve(undefined);
 }

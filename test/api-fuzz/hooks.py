@@ -244,6 +244,29 @@ BEYOND_JSON_SCHEMA = (
         "header may not load a stylesheet, the overlay must be CSS Chromium draws and fit the pixel limit.",
     ),
     Rule(
+        r"(^|\.)pdf\.(header|footer)(\.(firstPage|evenPages))?\.(html|htmlTemplate)$",
+        r"^(Must be base64-encoded UTF-8 text|Must not be empty)$",
+        "A band's HTML must decode to UTF-8 text: as page.html, UTF-8 inside base64 has no JSON Schema form.",
+    ),
+    Rule(
+        r"(^|\.)pdf\.(header|footer)(\.(firstPage|evenPages))?\.htmlTemplate$",
+        r"^(Template could not be rendered|Template has more than|Template is too large or too deeply nested"
+        r"|Template runs more than|Rendered HTML is larger than)",
+        "A band's Handlebars template must parse and render within the template limits: a grammar, not a pattern.",
+    ),
+    Rule(
+        r"(^|\.)pdf\.(header|footer)\.height$",
+        r"^(Must be at least 1px|Must be at most 200in|Must leave room on the page|Must be less than the page)",
+        "A band's height with a unit compares its value in inches, and the bands must fit the page the format, "
+        "width, height and landscape (or a CSS @page size) make: arithmetic across fields.",
+    ),
+    Rule(
+        r"(^|\.)pdf\.(sectionHeadings|header|footer)$",
+        r"^(Not a valid CSS selector|The band could not be printed|The band did not lay out)",
+        "What the page decides when it renders (lib/render, lib/finishing/bands.ts): the section selector must be "
+        "CSS, and a band's document must load and lay out one page per body page.",
+    ),
+    Rule(
         r"^parts\.\d+\.page\.",
         MERGED_RULES,
         "A template part merges its overrides over a stored template, checked as a direct render's once merged "

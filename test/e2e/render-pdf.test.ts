@@ -49,6 +49,33 @@ describe('POST /v1/pdf (raw)', () => {
     assert.match(pdf.text[1] ?? '', /Section two/);
   });
 
+  it('prints a running header from HTML templates and fills a table of contents, through the API', async () => {
+    // Act
+    const data = await render({
+      page: { html: b64(`<html><head><title>Report</title></head><body><p>Two: <span data-toc-page="#two"></span>.</p>
+        <h1 style="break-before: page">One</h1><h1 id="two" style="break-before: page">Two</h1></body></html>`) },
+      pdf: { toc: true, header: { htmlTemplate: b64('<p style="font-size:9px">{{section}} · {{pageNumber}}/{{totalPages}}</p>'), pages: '2-' } },
+    });
+
+    // Assess
+    const pdf = await readPdf(data);
+    assert.equal(pdf.pageCount, 3);
+    assert.match(pdf.text[0] ?? '', /Two: 3\./);
+    assert.doesNotMatch(pdf.text[0] ?? '', /\/3/);
+    assert.match(pdf.text[1] ?? '', /One · 2\/3/);
+    assert.match(pdf.text[2] ?? '', /Two · 3\/3/);
+  });
+
+  it('answers 400 naming both kinds when a header band comes with Chromium\'s header and footer', async () => {
+    // Act
+    const res = await service.request('/v1/pdf', { json: { page: { html: b64('<p>x</p>') }, pdf: { header: { html: b64('<p>h</p>') }, displayHeaderFooter: true } } });
+
+    // Assess
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { fields?: Record<string, string> };
+    assert.deepEqual(Object.keys(body.fields ?? {}).sort(), ['pdf.displayHeaderFooter', 'pdf.header']);
+  });
+
   it('defaults to US letter, untagged and without outline', async () => {
     const data = await render({ page: { html: b64('<h1>Plain</h1>') } });
     const pdf = await readPdf(data);

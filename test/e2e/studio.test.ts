@@ -114,6 +114,18 @@ describe('template studio (GET /)', () => {
     await service?.stop();
   });
 
+  /** A studio page signed in with the service's token, its template list showing template `id`; `problems` collects its console errors. */
+  const signedInWith = async (id: string) => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', service.token);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.template-open[data-id="${id}"]`);
+    return { page, problems };
+  };
+
   it("is linked from npm start's output", () => {
     assert.match(service.output(), new RegExp(`^Studio: ${service.baseUrl.replace(/[.]/g, '\\.')}/$`, 'm'));
   });
@@ -359,13 +371,7 @@ describe('template studio (GET /)', () => {
         json: { name: 'Studio e2e card', output: 'IMAGE', variables: { page: { htmlTemplate: Buffer.from(html).toString('base64') }, screenshot: { viewport: { width: 400, height: 300 } } } },
       })
     ).json()) as { id: string };
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    const { problems } = watchProblems(page);
-    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
-    await page.type('#token', service.token);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`.template-open[data-id="${created.id}"]`);
+    const { page, problems } = await signedInWith(created.id);
 
     // Act
     await page.click(`.template-open[data-id="${created.id}"]`);
@@ -386,6 +392,35 @@ describe('template studio (GET /)', () => {
     assert.equal(await page.$eval('#opt-screenshot-viewport-width', (element) => (element as HTMLInputElement).value), '400');
     assert.equal(await page.$eval('fieldset[data-group="screenshot"]', (element) => (element as HTMLElement).hidden), false);
     assert.equal(await page.$eval('fieldset[data-group="pdf"]', (element) => (element as HTMLElement).hidden), true);
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
+  it('previews a PDF template whose stored options have a running header and footer: the bands show in the preview', async () => {
+    // Prepare
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const created = (await (
+      await service.request('/v1/templates', {
+        json: {
+          name: 'Studio e2e bands',
+          output: 'PDF',
+          variables: {
+            page: { htmlTemplate: b64('<html><body><h1>Wombat chapter</h1></body></html>') },
+            pdf: { header: { html: b64('<p>Bandheader <span class="section"></span></p>') }, footer: { htmlTemplate: b64('<p>Bandfooter {{pageNumber}}/{{totalPages}}</p>') } },
+          },
+        },
+      })
+    ).json()) as { id: string };
+    const { page, problems } = await signedInWith(created.id);
+
+    // Act
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    const text = await waitForPreviewText(page, ['Bandheader', 'Bandfooter']);
+
+    // Assess
+    assert.match(text, /Bandheader\s*Wombat chapter/);
+    assert.match(text, /Bandfooter\s*1\/1/);
     await page.close();
     await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
     assert.deepEqual(problems, []);

@@ -105,3 +105,16 @@ export type OutlineItem = { title: string; destpageposfrom1: number | null; kids
 export function outlineOf(pdf: Uint8Array, args: string[] = []): OutlineItem[] {
   return (qpdfJson(pdf, [...args, '--json-key=outlines']).outlines ?? []) as OutlineItem[];
 }
+
+/** Names of the fonts `pdffonts` lists as embedded (subset prefix removed). */
+export function embeddedFonts(pdf: Uint8Array): string[] {
+  const out = withFile(pdf, (path) => run('pdffonts', [path]));
+  if (out.status !== 0) throw new Error(`pdffonts failed: ${out.stderr}`);
+  // Columns from the end: object ID (two numbers), uni, sub, emb.
+  return out.stdout
+    .split('\n')
+    .slice(2)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((tokens) => tokens.length >= 6 && tokens.at(-5) === 'yes')
+    .map((tokens) => (tokens[0] ?? '').replace(/^[A-Z]{6}\+/, ''));
+}

@@ -66,6 +66,28 @@ describe('real documents, default options', () => {
     return { pdf, pdfText: info.text.join(' ').replace(/\s+/g, ' '), png: readPixels(png) };
   };
 
+  it('chart.js report with a running header and footer: the site\'s web font in the band, the title and "Page N of M"', async () => {
+    // Prepare
+    const band = (text: string) =>
+      b64(`<html><head><style>@font-face{font-family:'Band Sans';src:url(${site.url}/fonts/roboto-400.woff2) format('woff2')}body{font:10px 'Band Sans',serif}</style></head><body>${text}</body></html>`);
+
+    // Act
+    const res = await service.request('/v1/pdf', {
+      json: { page: { url: `${site.url}/chart.html` }, pdf: { header: { html: band('<span class="title"></span> header') }, footer: { html: band('Page <span class="pageNumber"></span> of <span class="totalPages"></span>') } } },
+    });
+    const pdf = new Uint8Array(await res.arrayBuffer());
+
+    // Assess
+    assert.equal(res.status, 200, Buffer.from(pdf).toString().slice(0, 300));
+    const info = await readPdf(pdf);
+    info.text.forEach((text, index) => {
+      assert.match(text, /Report header/);
+      assert.ok(text.includes(`Page ${index + 1} of ${info.pageCount}`), text);
+    });
+    const fonts = await pdfFontNames(pdf);
+    assert.ok(fonts.some((font) => /Roboto/i.test(font)), `the band's web font is embedded (fonts: ${fonts.join(', ')})`);
+  });
+
   describe('as page.htmlTemplate', () => {
     const templateData = {
       number: 'inv-2041',

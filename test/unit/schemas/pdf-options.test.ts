@@ -143,4 +143,22 @@ describe('PdfOptionsSchema', () => {
       assertRejected(schema, { page: { url: PAGE_URL }, pdf: [] }, 'pdf');
     });
   });
+  describe('header and footer (bands)', () => {
+    const band = { html: b64('<p class="pageNumber"></p>') };
+    it('accepts html or htmlTemplate with height, pages and the first-page and even-page variants', () => {
+      parsed(schema, withPdf({ header: { ...band, height: '2cm', pages: '2-', firstPage: { htmlTemplate: b64('{{title}}') }, evenPages: band }, footer: band, sectionHeadings: 'h1, h2' }));
+    });
+    it('refuses both html and htmlTemplate, or neither, on html', () => {
+      assertRejected(schema, withPdf({ header: { ...band, htmlTemplate: b64('x') } }), 'pdf.header.html');
+      assertRejected(schema, withPdf({ footer: { height: 40 } }), 'pdf.footer.html');
+      assertRejected(schema, withPdf({ footer: { ...band, evenPages: {} } }), 'pdf.footer.evenPages.html');
+    });
+    it('refuses a band with Chromium\'s header and footer, naming both kinds', () => {
+      const fields = assertRejected(schema, withPdf({ header: band, displayHeaderFooter: true, footerHtml: b64('x') }), ['pdf.header', 'pdf.displayHeaderFooter', 'pdf.footerHtml']);
+      assert.match(fields['pdf.header'] ?? '', /header cannot be combined with displayHeaderFooter, footerHtml/);
+    });
+    it('accepts a band with displayHeaderFooter false', () => {
+      parsed(schema, withPdf({ footer: band, displayHeaderFooter: false }));
+    });
+  });
 });

@@ -1,0 +1,27 @@
+// Types only: the plan and the page's facts travel through the render layer, the step (bands.ts) loads with the finishing.
+
+/** A band's HTML: a document to fill by classes, or a Handlebars template (base64, as the caller gave it) rendered per page. */
+export type BandSource = { kind: 'html'; html: string } | { kind: 'template'; template: string };
+
+/** One band (header or footer), every default applied; `field` names it in errors (`pdf.header`). */
+export type BandPlan = {
+  field: 'pdf.header' | 'pdf.footer';
+  /** Height in points. */
+  height: number;
+  /** Pages that carry it, in pageRanges syntax; empty for all. */
+  pages: string;
+  main: BandSource;
+  firstPage?: BandSource;
+  evenPages?: BandSource;
+};
+
+/** The running header and footer of a render, and the headings their `section` is read from. */
+export type BandsPlan = { header?: BandPlan; footer?: BandPlan; sectionHeadings: string };
+
+/** What the page says for its bands, read in its session before the print: title, URL, and the section headings in document order. */
+export type BandFacts = {
+  title: string;
+  url: string;
+  /** Each heading's id (given one when it had none: its named destination in the PDF) and its text. */
+  headings: Array<{ id: string; text: string }>;
+};
