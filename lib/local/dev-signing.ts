@@ -7,7 +7,7 @@
  * `timestampUrl` params a deployment would pass.
  */
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateDevPki, startDevCrl } from '../signing/dev-pki.js';
+import { devCrlServedElsewhere, loadOrCreateDevPki, startDevCrl } from '../signing/dev-pki.js';
 import { localSigner } from '../signing/local-signer.js';
 import { pemCertificates } from '../signing/signer.js';
 import { startLocalTsa } from '../signing/timestamp.js';
@@ -33,7 +33,10 @@ export async function startDevSigning(env: NodeJS.ProcessEnv = process.env): Pro
   const pki = await loadOrCreateDevPki(folder);
   const ca = pemCertificates(pki.ca.certificatePem);
   // The CA's CRL on the loopback port its certificates name (kept with the PKI), for B-LT.
-  const crl = await startDevCrl(pki).catch((error: unknown) => {
+  // Another npm start of this checkout may serve it already (several side by side): then it is shared, and
+  // B-LT renders of this one need that one running.
+  const crl = await startDevCrl(pki).catch(async (error: unknown) => {
+    if (await devCrlServedElsewhere(pki)) return { close: async () => undefined };
     throw new Error(`The development CA's CRL could not be served at ${pki.crlUrl} (is that port taken? delete ${folder} to get a new PKI)`, { cause: error });
   });
   const tsa = await startLocalTsa(localSigner(pki.tsa.privateKeyPem, [...pemCertificates(pki.tsa.certificatePem), ...ca])).catch(async (error: unknown) => {

@@ -6,12 +6,11 @@
  * nothing should. Tests use it as the trust anchor of the validators.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes, webcrypto } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pemCertificates, toPem } from './signer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -101,17 +100,33 @@ async function identity(issued: Issued): Promise<DevIdentity> {
 const generate = () => webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
 
 /** A loopback port free now: the CRL's URL is written into the certificates before its server listens there. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/**
+ * A loopback port for the development CA's CRL, kept with the PKI for as long
+ * as its certificates name it: below Linux's ephemeral range (32768–60999),
+ * so that no server listening on port 0 (every test server, an `npm start` on
+ * PORT=0) is ever given it later; derived from the folder, so that two
+ * checkouts rarely pick the same, and free when the PKI is made.
+ */
+async function crlPort(folder: string): Promise<number> {
+  const start = createHash('sha256').update(folder).digest().readUInt16BE(0) % 10_000;
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = 20_000 + ((start + attempt * 211) % 10_000);
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return port;
+    }
+  }
+  throw new Error('No free loopback port between 20000 and 29999 for the development CA\'s CRL');
 }
 
 /** Creates a fresh development PKI (not written anywhere); its CRL is to be served at `crlUrl`. */
 export async function createDevPki(folder: string, crlUrl?: string): Promise<DevPki> {
-  crlUrl ??= `http://127.0.0.1:${await freePort()}/ca.crl`;
+  crlUrl ??= `http://127.0.0.1:${await crlPort(folder)}/ca.crl`;
   const caKeys = await generate();
   const ca = await issueCertificate({ commonName: 'DocRender development CA (NOT TRUSTED)', kind: 'ca', publicKey: caKeys.publicKey, signingKey: caKeys.privateKey });
   const issuer = { certificate: ca, privateKey: caKeys.privateKey };
@@ -169,6 +184,25 @@ export async function startDevCrl(pki: DevPki): Promise<{ close: () => Promise<v
     server.listen(Number(url.port), url.hostname, resolve);
   });
   return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * True when `pki.crlUrl` already answers a CRL signed by this PKI's CA: another
+ * `npm start` of the same checkout (the same `.local/signing/`) serves it, and
+ * a second one shares it instead of failing on the taken port.
+ */
+export async function devCrlServedElsewhere(pki: DevPki): Promise<boolean> {
+  try {
+    const answer = await fetch(pki.crlUrl, { signal: AbortSignal.timeout(2_000) });
+    if (!answer.ok) return false;
+    const body = new Uint8Array(await answer.arrayBuffer());
+    const crl = pkijs.CertificateRevocationList.fromBER(body.buffer as ArrayBuffer);
+    const [caDer] = pemCertificates(pki.ca.certificatePem);
+    if (!caDer) return false;
+    return await crl.verify({ issuerCertificate: pkijs.Certificate.fromBER(new Uint8Array(caDer).buffer as ArrayBuffer) });
+  } catch {
+    return false;
+  }
 }
 
 /**
