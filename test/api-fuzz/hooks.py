@@ -116,12 +116,12 @@ BEYOND_JSON_SCHEMA = (
         "The base64 must decode to UTF-8 text.",
     ),
     Rule(
-        r"(^|\.)eInvoice\.(xml|profile)$",
+        r"(^|\.)eInvoice\.(xml|xmlTemplate|profile)$",
         r"^(Must be at most \d+ bytes decoded|Must be base64-encoded UTF-8 text|Must not contain a DOCTYPE"
         r"|Not well-formed XML|Not readable XML|Must not nest elements more than|The root element must be"
         r"|Its guideline identifier)",
-        "The XML must be a well-formed CII invoice without a DOCTYPE, nested at most 100 deep, whose guideline "
-        "identifier names the profile: what the decoded XML says has no JSON Schema form.",
+        "The XML (given, or made from xmlTemplate) must be a well-formed CII invoice without a DOCTYPE, nested at "
+        "most 100 deep, whose guideline identifier names the profile: what the decoded XML says has no JSON Schema form.",
     ),
     Rule(
         r"(^|\.)page\.timezone$",
