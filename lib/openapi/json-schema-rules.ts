@@ -218,7 +218,8 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       }),
   ],
   [lastOf(MergePdfOptionsSchema), finishingRules],
-  // A page given as HTML has no site: each cookie names its url or domain (lib/plan, cookiePlan).
+  // A page given as HTML has no site: each cookie names its url or domain, and a Cookie header, which would
+  // be for the page's site, stays empty (lib/plan, cookiePlan and cookiesOfHeader).
   [
     lastOf(PageWithSourceSchema),
     (page) =>
@@ -226,6 +227,7 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
         if: { not: given('url', 'string') },
         then: {
           properties: {
+            headers: { anyOf: [{ type: 'null' }, { type: 'object', patternProperties: { [`^${caseless('cookie')}$`]: { maxLength: 0 } } }] },
             cookies: {
               anyOf: [
                 { type: 'null' },

@@ -172,7 +172,7 @@ BEYOND_JSON_SCHEMA = (
         "and the egress policy's, not a pattern's. (page.url, storage and webhook URLs point at the local receiver.)",
     ),
     Rule(
-        r"(^|\.)pdf\.watermark\.image$",
+        r"(^|\.)pdf\.(watermark\.image|signature\.appearance\.image)$",
         r"^(The image could not be read|Must be at most \d+ pixels on each side|Is (not )?a (valid |truncated )?(PNG|JPEG)"
         r"|Must not be an animated PNG|Must be a greyscale, RGB or CMYK JPEG|Must not carry more than \d+ bytes of compressed text)",
         "The document's pattern asks for the bytes a PNG or JPEG starts with; what the rest declares (its "
@@ -256,7 +256,8 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"(^|\.)pdf\.(header|footer)\.height$",
-        r"^(Must be at least 1px|Must be at most 200in|Must leave room on the page|Must be less than the page)",
+        r"^(Must be at least 1px|Must be at most 200in|Must leave room on the page|Must be less than the page"
+        r"|The header and footer together must be less than the page)",
         "A band's height with a unit compares its value in inches, and the bands must fit the page the format, "
         "width, height and landscape (or a CSS @page size) make: arithmetic across fields.",
     ),

@@ -135,6 +135,26 @@ describe('OpenAPI request bodies state the rules between fields', () => {
     assert.equal(byDocument, false);
   });
 
+  it('PdfRequest: a Cookie header on an HTML page is refused by the document, as the plan refuses it, and kept on a page by URL', () => {
+    // Prepare
+    const value = { page: { html, headers: { Cookie: 'a=1' } } };
+    const byUrl = { page: { url: 'https://example.com/', headers: { cOOkie: 'a=1' } } };
+    const parsed = v.parse(REQUEST_BODIES.PdfRequest, value);
+    const validate = ajv.getSchema('urn:docrender:openapi#/components/schemas/PdfRequest')!;
+
+    // Act
+    const byDocument = validate(value);
+
+    // Assess
+    assert.throws(() => buildRenderPlan({ output: 'PDF', page: parsed.page, pdf: parsed.pdf }), (error: unknown) => {
+      assert.ok(error instanceof ValidationError);
+      assert.deepEqual(Object.keys(error.fields), ['page.headers.cookie']);
+      return true;
+    });
+    assert.equal(byDocument, false);
+    assert.equal(validate(byUrl), true);
+  });
+
   for (const { body, value, valid, why } of CASES) {
     it(`${body}: ${why} is ${valid ? 'accepted' : 'refused'} by the document and by the service alike`, () => {
       // Act
