@@ -137,16 +137,25 @@ export function addSignatureField(
   return { page: page.ref, acroForm: acroFormRef instanceof PDFRef ? acroFormRef : undefined };
 }
 
-/** Where the placeholders sit in the saved file. */
+/**
+ * Where the placeholders sit in the saved file: the last byte-range
+ * placeholder (the new signature dictionary is written after every object the
+ * input had, and an incremental update is appended), and the `/Contents`
+ * placeholder that follows it in the same dictionary. A caller's PDF that
+ * carries the same text in a content stream (a processed document may) is
+ * thus never written into.
+ */
 function locate(file: Buffer): { byteRangeStart: number; byteRangeEnd: number; contentsStart: number; contentsEnd: number } {
   const marker = `/ByteRange [ 0 /${BYTE_RANGE_PLACEHOLDER} /${BYTE_RANGE_PLACEHOLDER} /${BYTE_RANGE_PLACEHOLDER} ]`;
-  const byteRangeStart = file.indexOf(marker);
-  if (byteRangeStart < 0 || file.indexOf(marker, byteRangeStart + 1) >= 0) throw new Error('The signature placeholder is not in the file exactly once');
+  const byteRangeStart = file.lastIndexOf(marker);
+  if (byteRangeStart < 0) throw new Error('The signature placeholder is not in the file');
+  const byteRangeEnd = byteRangeStart + marker.length;
   const contentsMarker = `/Contents <${'0'.repeat(CONTENTS_BYTES * 2)}>`;
-  const contentsAt = file.indexOf(contentsMarker);
-  if (contentsAt < 0) throw new Error('The signature contents placeholder is not in the file');
+  const contentsAt = file.indexOf(contentsMarker, byteRangeEnd);
+  // The dictionary is written one entry a line: the contents follow the byte range at once.
+  if (contentsAt < 0 || contentsAt - byteRangeEnd > 2) throw new Error('The signature contents placeholder does not follow its byte range');
   const contentsStart = contentsAt + '/Contents '.length;
-  return { byteRangeStart, byteRangeEnd: byteRangeStart + marker.length, contentsStart, contentsEnd: contentsStart + CONTENTS_BYTES * 2 + 2 };
+  return { byteRangeStart, byteRangeEnd, contentsStart, contentsEnd: contentsStart + CONTENTS_BYTES * 2 + 2 };
 }
 
 /**

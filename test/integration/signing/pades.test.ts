@@ -125,6 +125,19 @@ describe('the sign step', () => {
     assert.match(status.signer, /DocRender development signer \(NOT TRUSTED\)/);
   });
 
+  it("signs a document whose own content carries the placeholders' text (a caller's PDF): the signature is written into its own dictionary and validates", async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([595, 842]);
+    const stars = '*'.repeat(10);
+    // An uncompressed stream after the page's: the text comes both before and after the page content in the file.
+    const text = `% /ByteRange [ 0 /${stars} /${stars} /${stars} ]\n% /Contents <${'0'.repeat(24 * 1024 * 2)}>\n`;
+    page.node.set(PDFName.of('PieceInfo'), doc.context.register(doc.context.stream(text)));
+    const hostile = await doc.save({ useObjectStreams: false });
+    assert.ok(Buffer.from(hostile).includes(`/ByteRange [ 0 /${stars}`), 'the input carries the marker');
+    const signed = await sign(hostile, { reason: 'Agreed' }, devRegistry(pki));
+    assertValid(signed, pki.ca.certificatePem);
+  });
+
   it('signs at B-LT: the DSS holds every certificate and CRL, pyHanko validates it as PAdES-LT with fetching disabled after the CRL is gone', async () => {
     const crl = await startDevCrl(pki);
     let signed: Uint8Array;
