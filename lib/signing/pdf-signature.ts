@@ -17,6 +17,7 @@ import {
   PDFRef,
 } from '@cantoo/pdf-lib';
 import { digestOf, signedData, timestampAttribute } from './cms.js';
+import { ValidationError } from '../errors.js';
 import type { Signer } from './signer.js';
 
 /** Bytes kept for the CMS: the chain, the signature and a timestamp token with the TSA's chain fit in 24 KB with room. */
@@ -45,9 +46,42 @@ export type SignatureRequest = {
 /** PDF date string (D:YYYYMMDDHHmmSSZ). */
 const pdfDate = (date: Date) => `D:${date.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
 
-/** Adds the field, the widget and the signature dictionary with placeholders; answers the document saved. */
+/**
+ * True when `doc` already carries a signature (a field of type `/Sig` with a
+ * value): a document someone signed before it came to be signed here.
+ */
+export function hasSignatures(doc: PDFDocument): boolean {
+  const form = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  const fields = form?.lookupMaybe(PDFName.of('Fields'), PDFArray);
+  if (!fields) return false;
+  const signed = (field: PDFDict, depth: number): boolean => {
+    if (field.lookupMaybe(PDFName.of('FT'), PDFName) === PDFName.of('Sig') && field.get(PDFName.of('V')) != null) return true;
+    const kids = depth < 16 ? field.lookupMaybe(PDFName.of('Kids'), PDFArray) : undefined;
+    return kids != null && kids.asArray().some((kid) => {
+      const dict = doc.context.lookup(kid);
+      return dict instanceof PDFDict && signed(dict, depth + 1);
+    });
+  };
+  return fields.asArray().some((field) => {
+    const dict = doc.context.lookup(field);
+    return dict instanceof PDFDict && signed(dict, 0);
+  });
+}
+
+/**
+ * Adds the field, the widget and the signature dictionary with placeholders;
+ * answers the document saved. A document that is signed already gets them as
+ * an incremental update, so that every byte its signatures cover stays as it
+ * was and they stay valid beside the new one (ISO 32000-2 §12.8: a later
+ * signature is an approval signature; certifying is for the first only).
+ */
 async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Promise<Uint8Array> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+  const incremental = hasSignatures(doc);
+  if (incremental && request.certify) {
+    throw new ValidationError({ 'pdf.signature.certify': 'The document is signed already: only its first signature may certify it' });
+  }
+  const snapshot = incremental ? doc.takeSnapshot() : undefined;
   const { context } = doc;
   const signature = placeholderDictionary(doc, { Type: 'Sig', SubFilter: 'ETSI.CAdES.detached' });
   signature.set(PDFName.of('M'), PDFString.of(pdfDate(request.now)));
@@ -71,8 +105,12 @@ async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Prom
   }
 
   const visible = request.appearance ? await request.appearance(doc) : undefined;
-  addSignatureField(doc, signatureRef, visible);
-  return doc.save({ updateFieldAppearances: false, useObjectStreams: false, objectsPerTick: Infinity });
+  const changed = addSignatureField(doc, signatureRef, visible);
+  if (!snapshot) return doc.save({ updateFieldAppearances: false, useObjectStreams: false, objectsPerTick: Infinity });
+  snapshot.markRefForSave(changed.page);
+  snapshot.markRefForSave(changed.acroForm ?? (context.trailerInfo.Root as PDFRef));
+  const update = await doc.saveIncremental(snapshot, { useObjectStreams: false });
+  return Buffer.concat([pdf, update]);
 }
 
 /** A signature dictionary (`/Sig` or `/DocTimeStamp`) with the `/ByteRange` and `/Contents` placeholders. */

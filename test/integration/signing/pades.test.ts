@@ -19,6 +19,7 @@ import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/clien
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
+import { ValidationError } from '../../../lib/errors.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { SignPlan } from '../../../lib/finishing/finishing-plan.js';
 import { signStep } from '../../../lib/finishing/sign.js';
@@ -136,6 +137,24 @@ describe('the sign step', () => {
     assert.ok(Buffer.from(hostile).includes(`/ByteRange [ 0 /${stars}`), 'the input carries the marker');
     const signed = await sign(hostile, { reason: 'Agreed' }, devRegistry(pki));
     assertValid(signed, pki.ca.certificatePem);
+  });
+
+  it('signs a document that is signed already as an incremental update: pyHanko finds both signatures intact and valid, the first one unchanged', async () => {
+    const first = await sign(pdf, { reason: 'Offered', certify: 'formFilling' }, devRegistry(pki));
+    const second = await sign(first, { reason: 'Accepted', location: 'Paris' }, devRegistry(pki));
+    assert.deepEqual(Buffer.from(second.subarray(0, first.length)), Buffer.from(first), 'every byte of the signed file is kept');
+    const { statuses, stderr } = validatePades(second, pki.ca.certificatePem);
+    assert.equal(statuses?.length, 2, stderr);
+    for (const status of statuses ?? []) assert.ok(status.intact && status.valid && status.trusted, `${status.summary} ${stderr}`);
+    const read = pdfsig(second).stdout;
+    assert.equal(read.match(/Signature Validation: Signature is Valid\./g)?.length, 2, read);
+    const check = qpdf(second, ['--check']);
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    await assert.rejects(sign(first, { certify: 'noChanges' }, devRegistry(pki)), (error: unknown) => {
+      assert.ok(error instanceof ValidationError);
+      assert.deepEqual(Object.keys(error.fields), ['pdf.signature.certify']);
+      return true;
+    });
   });
 
   it('signs at B-LT: the DSS holds every certificate and CRL, pyHanko validates it as PAdES-LT with fetching disabled after the CRL is gone', async () => {
