@@ -13,7 +13,8 @@
  * placeholder (`TOKEN=dr_…   # the printed token`) is the reader's to fill,
  * so it is left out. A marked block without a language is output a command
  * prints (`npm start`'s), compared line by line with `…` matching anything,
- * and its URLs are opened.
+ * and its URLs are opened. A marked `js` block is a module: it is imported
+ * and its exports called (the webhook check on a webhook the service sent).
  *
  * An example that would need the internet runs against the test site
  * instead, with the same shape: `https://example.com` is a local test site,
@@ -34,6 +35,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { imageSize } from 'image-size';
 import { markdownFiles, readMarkdown, repoRoot, type FencedBlock } from '../helpers/markdown.js';
 import { outlineOf, pageCountOf, pdfinfo, pdftotext, qpdf } from '../helpers/pdf-tools.js';
@@ -59,7 +61,9 @@ type Check =
   /** A bash block: the curl answers it gets, then what its files and output hold. */
   | { answers: Array<[number, string]>; assess: (run: ExampleRun, context: Context) => void | Promise<void> }
   /** Output a command prints: which one. */
-  | { printedBy: 'npm start' };
+  | { printedBy: 'npm start' }
+  /** A JavaScript module: what its exports do. */
+  | { module: (exports: Record<string, unknown>, context: Context) => void | Promise<void> };
 
 const PDF = 'application/pdf';
 const JSON_TYPE = 'application/json';
@@ -104,6 +108,19 @@ function assertA4(pdf: Buffer) {
 
 const CHECKS: Record<string, Check> = {
   'npm-start-output': { printedBy: 'npm start' },
+  'verify-webhook': {
+    module: async (exports, { service, receiver }) => {
+      const verifyWebhook = exports.verifyWebhook as (secret: string, headers: Record<string, unknown>, rawBody: string) => boolean;
+      const secret = /^Webhook signing secret: (whsec_\S+)$/m.exec(service.output())?.[1];
+      assert.ok(secret, 'npm start prints the secret');
+      const queued = await service.request('/v1/pdf/async', { json: { page: { html: b64('<h1>Signed</h1>') }, webhook: { url: `${receiver.url}/hooks/verify` } } });
+      assert.equal(queued.status, 201);
+      const call = await waitFor('the webhook', () => receiver.requests.find((request) => request.url === '/hooks/verify'), 120_000);
+      assert.equal(verifyWebhook(secret, call.headers, call.body), true, 'a webhook the service sent verifies');
+      assert.equal(verifyWebhook(secret, call.headers, call.body.replace('COMPLETED', 'FAILED')), false, 'a changed body does not');
+      assert.equal(verifyWebhook(secret.replace(/^whsec_./, (head) => (head.endsWith('A') ? 'whsec_B' : 'whsec_A')), call.headers, call.body), false, 'another secret does not');
+    },
+  },
   'first-pdf': {
     answers: [[200, PDF]],
     assess: (run) => {
@@ -300,7 +317,7 @@ describe('the docs\' examples', () => {
     const site = await startTestServer({
       '/': html('<!doctype html><html lang="en"><head><title>Example Domain</title></head><body><h1>Example Domain</h1><p>This domain is for use in documentation examples.</p></body></html>'),
     });
-    const receiver = await startTestServer({ '/hooks/docrender': ok, '/report.pdf': (_req, res) => res.writeHead(200).end() });
+    const receiver = await startTestServer({ '/hooks/docrender': ok, '/hooks/verify': ok, '/report.pdf': (_req, res) => res.writeHead(200).end() });
     stackFile = join(tempDir('docrender-docs-examples-'), 'dev-stack.json');
     const service = await startService({ DEV_STACK_FILE: stackFile });
     context = { service, site, receiver, templateId: '' };
@@ -346,9 +363,20 @@ describe('the docs\' examples', () => {
         }
         return;
       }
-      assert.equal(block.language, 'bash', 'a runnable example is a bash block');
       const dir = join(workRoot, block.example!);
       mkdirSync(dir);
+      if ('module' in check) {
+        assert.equal(block.language, 'js', 'a module example is a js block');
+        writeFileSync(join(dir, 'example.mjs'), block.code);
+
+        // Act
+        const exports = (await import(pathToFileURL(join(dir, 'example.mjs')).href)) as Record<string, unknown>;
+
+        // Assess
+        await check.module(exports, context);
+        return;
+      }
+      assert.equal(block.language, 'bash', 'a runnable example is a bash block');
       const created = await context.service.request('/v1/templates', {
         json: { name: 'Docs example', variables: { page: { htmlTemplate: b64('<h1>Invoice {{number}}</h1><p>Dear {{name}}</p><p>Quarter {{quarter}}</p>') } } },
       });
