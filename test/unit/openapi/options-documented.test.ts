@@ -6,7 +6,10 @@
  * README into docs/ keeps the check. "Named" is read where a reader looks
  * for it: the option's name in code (a `code span` or a fenced block) in a
  * section (heading to heading) that also names its parent object in code,
- * so `opacity` must stand beside `watermark`, not anywhere.
+ * so `opacity` must stand beside `watermark`, not anywhere. And where the
+ * document gives a text or number default, a section naming the option says
+ * that value (a value an enum's list shows, `letter` among the formats,
+ * passes by being listed: the check finds a default gone, not every wrong one).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +18,7 @@ import { manualFiles, parseMarkdown, readMarkdown, withoutCodeSpans } from '../.
 
 type Schema = {
   $ref?: string;
+  default?: unknown;
   properties?: Record<string, Schema>;
   items?: Schema;
   anyOf?: Schema[];
@@ -27,7 +31,10 @@ type Doc = {
   components: { schemas: Record<string, Schema> };
 };
 
-export type OptionPath = { path: string[]; body: string };
+export type OptionPath = { path: string[]; body: string; default?: unknown };
+
+/** A part of the manual from one heading to the next: the words it writes in code, and all its text. */
+export type Section = { words: Set<string>; text: string };
 
 /** Every property path of every request body, each parent/name pair once (the first path that reaches it). */
 export function requestOptionPaths(doc: Doc): OptionPath[] {
@@ -40,6 +47,8 @@ export function requestOptionPaths(doc: Doc): OptionPath[] {
       walk(resolve(schema), path, body, [...refs, schema.$ref]);
       return;
     }
+    const option = found.get(`${path.at(-2) ?? ''}/${path.at(-1)}`);
+    if (option && schema.default !== undefined) option.default = schema.default;
     for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) walk(branch, path, body, refs);
     walk(schema.items, path, body, refs);
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
@@ -58,12 +67,13 @@ export function requestOptionPaths(doc: Doc): OptionPath[] {
   return [...found.values()];
 }
 
-/** The words written in code in each section of the given Markdown texts. */
-export function codeWordsBySection(docs: Array<Pick<ReturnType<typeof parseMarkdown>, 'prose' | 'blocks'>>): Array<Set<string>> {
-  const sections: Array<Set<string>> = [];
+/** Each section of the given Markdown texts: the words written in code, and its text. */
+export function sectionsOf(docs: Array<Pick<ReturnType<typeof parseMarkdown>, 'prose' | 'blocks'>>): Section[] {
+  const sections: Section[] = [];
   for (const { prose, blocks } of docs) {
     const blockAt = new Map(blocks.map((block) => [block.line, block.code]));
     let words = new Set<string>();
+    let text: string[] = [];
     let paragraph: string[] = [];
     const add = (code: string) => {
       for (const word of code.match(/[A-Za-z_$][\w$]*/g) ?? []) words.add(word);
@@ -76,16 +86,18 @@ export function codeWordsBySection(docs: Array<Pick<ReturnType<typeof parseMarkd
     prose.forEach((line, index) => {
       if (/^ {0,3}#{1,6}\s/.test(line)) {
         endParagraph();
-        sections.push(words);
+        sections.push({ words, text: text.join('\n') });
         words = new Set();
+        text = [];
       }
       const block = blockAt.get(index + 1);
       if (block) add(block);
+      text.push(block ?? line);
       if (line.trim() === '') endParagraph();
       else paragraph.push(line);
     });
     endParagraph();
-    sections.push(words);
+    sections.push({ words, text: text.join('\n') });
   }
   return sections;
 }
@@ -105,14 +117,26 @@ function codeSpans(text: string): string[] {
 }
 
 /** The paths no section names (the option beside its parent, both in code). */
-export function undocumented(paths: OptionPath[], sections: Array<Set<string>>): string[] {
+export function undocumented(paths: OptionPath[], sections: Section[]): string[] {
+  return paths.filter(({ path }) => !sections.some((section) => names(section, path))).map(({ path, body }) => `${path.join('.')} (${body})`);
+}
+
+/** The section names the option: its name in code beside its parent's. */
+const names = ({ words }: Section, path: string[]) => words.has(path.at(-1)!) && (path.length === 1 || words.has(path.at(-2)!));
+
+/**
+ * Options with a text or number default that no section naming them states
+ * (`letter`, `1.5cm`, `0.5`). Boolean defaults are left out: the docs say
+ * them in words ("unset = allowed"), which a search cannot read.
+ */
+export function unstatedDefaults(paths: OptionPath[], sections: Section[]): string[] {
   return paths
-    .filter(({ path }) => {
-      const name = path.at(-1)!;
-      const parent = path.at(-2);
-      return !sections.some((words) => words.has(name) && (parent === undefined || words.has(parent)));
+    .filter((option) => typeof option.default === 'string' || typeof option.default === 'number')
+    .filter(({ path, default: value }) => {
+      const stated = new RegExp(`(?<![\\w.#-])${String(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-]|\\.\\d)`);
+      return !sections.some((section) => names(section, path) && stated.test(section.text));
     })
-    .map(({ path, body }) => `${path.join('.')} (${body})`);
+    .map(({ path, default: value }) => `${path.join('.')}: default ${JSON.stringify(value)}`);
 }
 
 describe('OpenAPI request options in the manual', () => {
@@ -128,7 +152,7 @@ describe('OpenAPI request options in the manual', () => {
 
   it('finds an option only beside its parent, in code', () => {
     // Prepare
-    const sections = codeWordsBySection([
+    const sections = sectionsOf([
       parseMarkdown('x.md', '## A\n`watermark` `{opacity,\nlayer}`\n## B\nthe color of it, `layer`\n```json\n{"watermark": {}}\n```\n## C\n`rotation`\n'),
     ]);
 
@@ -145,7 +169,7 @@ describe('OpenAPI request options in the manual', () => {
   it('names every option of the OpenAPI document\'s request bodies in README.md and docs/', () => {
     // Prepare
     const files = manualFiles();
-    const sections = codeWordsBySection(files.map((file) => readMarkdown(file)));
+    const sections = sectionsOf(files.map((file) => readMarkdown(file)));
 
     // Act
     const missing = undocumented(requestOptionPaths(buildOpenApiDocument() as unknown as Doc), sections);
@@ -153,5 +177,35 @@ describe('OpenAPI request options in the manual', () => {
     // Assess
     assert.ok(files.includes('README.md'));
     assert.deepEqual(missing, []);
+  });
+
+  it('finds a default only where the section naming the option states it', () => {
+    // Prepare
+    const sections = sectionsOf([parseMarkdown('x.md', '## A\n`watermark`: `opacity` (default 0.5), `color`, `rotation`\n## B\n`layer` of the watermark; `#808080`\n')]);
+    const options = [
+      { path: ['pdf', 'watermark', 'opacity'], body: 'X', default: 0.5 },
+      { path: ['pdf', 'watermark', 'color'], body: 'X', default: '#808080' },
+      { path: ['pdf', 'watermark', 'rotation'], body: 'X', default: 0 },
+      { path: ['pdf', 'watermark', 'layer'], body: 'X', default: 'over' },
+    ];
+
+    // Act
+    const unstated = unstatedDefaults(options, sections);
+
+    // Assess
+    assert.deepEqual(unstated, ['pdf.watermark.color: default "#808080"', 'pdf.watermark.rotation: default 0', 'pdf.watermark.layer: default "over"']);
+  });
+
+  it('states every text or number default of the OpenAPI document where the manual names the option', () => {
+    // Prepare
+    const sections = sectionsOf(manualFiles().map((file) => readMarkdown(file)));
+    const options = requestOptionPaths(buildOpenApiDocument() as unknown as Doc);
+
+    // Act
+    const unstated = unstatedDefaults(options, sections);
+
+    // Assess
+    assert.ok(options.filter((option) => typeof option.default === 'string').length >= 10);
+    assert.deepEqual(unstated, []);
   });
 });
