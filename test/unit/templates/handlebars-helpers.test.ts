@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
 import { DOCUMENT_HELPERS } from '../../../lib/templates/handlebars-helpers.js';
 import { MAX_ITERATIONS, renderHandlebars } from '../../../lib/templates/handlebars.js';
+import { manualFiles, readMarkdown } from '../../helpers/markdown.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const render = (template: string, data: unknown = {}) => renderHandlebars(b64(template), data);
@@ -144,12 +144,13 @@ describe('template helpers', () => {
     });
   });
 
-  it("renders the README's invoice example as the README says", () => {
-    // Prepare
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const template = /```handlebars\n([\s\S]*?)```/.exec(readme)?.[1];
-    const data = /```json\n(\{"number"[\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(template && data, 'the README has the example');
+  it("renders the manual's invoice example as the manual says", () => {
+    // Prepare: the handlebars block and its data, the json block after it, wherever the manual (README.md, docs/) has them
+    const blocks = manualFiles().flatMap((file) => readMarkdown(file).blocks);
+    const at = blocks.findIndex((block) => block.language === 'handlebars' && block.code.includes('Invoice'));
+    const template = blocks[at]?.code;
+    const data = blocks[at + 1]?.language === 'json' ? blocks[at + 1]!.code : undefined;
+    assert.ok(template && data, 'the manual has the example');
 
     // Act
     const html = render(template, JSON.parse(data));
