@@ -33,7 +33,7 @@ export function parsePeer(spec: string): Peer {
 }
 
 /** What a PDF of a document must show on both sides, beyond being a PDF of the same page count. */
-type Mark = 'pdfa' | 'pdfua' | 'encrypted';
+export type Mark = 'pdfa' | 'pdfua' | 'encrypted';
 
 type PeerDocument = {
   id: string;
@@ -123,12 +123,16 @@ function hasMark(data: ArrayBuffer, mark: Mark): boolean {
   return /\/Encrypt\s/.test(text);
 }
 
-/** Checks one answer of a side: a PDF that opens (with the document's password), its page count. */
-async function checkedPages(side: string, doc: PeerDocument, data: ArrayBuffer): Promise<number> {
+/**
+ * Checks one answer of a side: a PDF that opens (with the document's
+ * password) and shows the document's mark; its page count. `data` stays
+ * whole (pdf.js is given a copy: it detaches the buffer it reads).
+ */
+export async function checkedPages(side: string, doc: Pick<PeerDocument, 'id' | 'mark' | 'password'>, data: ArrayBuffer): Promise<number> {
   const head = Buffer.from(data.slice(0, 5)).toString('latin1');
   if (head !== '%PDF-') throw new Error(`${doc.id}: ${side} did not answer a PDF (it starts with ${JSON.stringify(head)})`);
   if (doc.mark && !hasMark(data, doc.mark)) throw new Error(`${doc.id}: ${side}'s PDF does not show ${doc.mark}`);
-  const proxy = await getDocumentProxy(new Uint8Array(data), doc.password ? { password: doc.password } : {});
+  const proxy = await getDocumentProxy(new Uint8Array(data.slice(0)), doc.password ? { password: doc.password } : {});
   return proxy.numPages;
 }
 

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePeer, printPeer, type PeerDocumentResult, type PeerResult } from '../../../bench/peer.js';
+import { PDFDocument } from 'pdf-lib';
+import { checkedPages, parsePeer, printPeer, type PeerDocumentResult, type PeerResult } from '../../../bench/peer.js';
 import { summarize } from '../../../bench/stats.js';
 
 describe('parsePeer', () => {
@@ -50,5 +51,35 @@ describe('printPeer', () => {
     assert.match(text, /gotenberg 8\.36\.0 at http:\/\/127\.0\.0\.1:3917/);
     assert.match(text, /not compared: 1-page invoice, PDF\/A-3b: the peer answered 500 Internal Server Error/);
     assert.match(text, /PDF\/A and PDF\/UA with LibreOffice/);
+  });
+});
+
+describe('checkedPages', () => {
+  /** A PDF of `pages` blank US-letter pages. */
+  async function pdfOf(pages: number): Promise<ArrayBuffer> {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < pages; i += 1) doc.addPage([612, 792]);
+    const bytes = await doc.save();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  it('counts the pages and leaves the answer whole, so its size can still be reported', async () => {
+    // Prepare
+    const data = await pdfOf(3);
+    const size = data.byteLength;
+
+    // Act
+    const pages = await checkedPages('the service', { id: 'report' }, data);
+
+    // Assess
+    assert.equal(pages, 3);
+    assert.equal(data.byteLength, size);
+  });
+
+  it('refuses an answer that is not a PDF, or lacks the mark the document asks for', async () => {
+    const html = new TextEncoder().encode('<html>error</html>').buffer as ArrayBuffer;
+    await assert.rejects(checkedPages('gotenberg', { id: 'invoice' }, html), /invoice: gotenberg did not answer a PDF/);
+    await assert.rejects(checkedPages('gotenberg', { id: 'invoice-pdfa3b', mark: 'pdfa' }, await pdfOf(1)), /does not show pdfa/);
+    await assert.rejects(checkedPages('gotenberg', { id: 'invoice-protected', mark: 'encrypted' }, await pdfOf(1)), /does not show encrypted/);
   });
 });
