@@ -175,6 +175,7 @@ export async function measurePeer(
     throw new Error(`--peer: ${peer.url} does not answer (${error instanceof Error ? error.message : String(error)}); bench/README.md says how to start Gotenberg`);
   });
   const version = (await versionRes.text()).trim();
+  if (!versionRes.ok) throw new Error(`--peer: ${peer.url}/version answered ${versionRes.status}: is it Gotenberg?`);
   const result: PeerResult = { peer, version, concurrency: opts.concurrency, documents: [], unsupported: [] };
   const render = (side: Side, doc: PeerDocument) => (side === 'service' ? serviceRender(bench, doc) : peerRender(peer, doc));
   for (const doc of DOCUMENTS) {
