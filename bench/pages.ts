@@ -33,6 +33,21 @@ export const TABLE_HTML = `<!doctype html><html><head><meta charset="utf-8"><tit
 ${Array.from({ length: TABLE_ROWS }, (_, i) => `<tr><td>${i + 1}</td><td>Customer ${(i * 7919) % 1000}</td><td>${['North', 'South', 'East', 'West'][i % 4]}</td><td>Product ${String.fromCharCode(65 + (i % 26))}</td><td>${(i * 37) % 500}</td><td>${((i * 7331) % 100000) / 100}</td></tr>`).join('\n')}
 </tbody></table></body></html>`;
 
+/** A one-page invoice in Japanese, with Chinese and Korean lines: what a CJK font has to print (the peer phase). */
+export const CJK_HTML = `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>請求書 2024-0042</title>
+<style>
+  body { margin: 40px; color: #1f2933; } h1 { font-size: 28px; } .muted { color: #7b8794; }
+  table { width: 100%; border-collapse: collapse; margin-top: 24px; } th, td { padding: 8px; border-bottom: 1px solid #e4e7eb; text-align: left; }
+</style></head><body>
+<h1>請求書 2024-0042</h1><p class="muted">発行日 2024年3月3日・お支払期限 2024年4月2日</p>
+<p>株式会社サンプル商事 御中。下記の通りご請求申し上げます。</p>
+<table><thead><tr><th>品目</th><th>数量</th><th>単価</th><th>金額</th></tr></thead><tbody>
+${Array.from({ length: 8 }, (_, i) => `<tr><td>技術相談 第${i + 1}週</td><td>5</td><td>¥12,000</td><td>¥60,000</td></tr>`).join('\n')}
+</tbody></table>
+<p lang="zh">发票：感谢您的惠顾，请在到期日前付款。</p><p lang="ko">청구서: 기한 내에 결제해 주시기 바랍니다.</p>
+<p><strong>合計金額 ¥480,000</strong></p>
+</body></html>`;
+
 /** A long article (about 9,000 CSS pixels at 1280 wide): sections of text and coloured blocks. */
 export const LONG_HTML = `<!doctype html><html><head><meta charset="utf-8"><title>Long read</title>
 <style>

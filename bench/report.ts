@@ -1,4 +1,5 @@
 import type { FinishingResult } from './finishing.js';
+import type { PeerResult } from './peer.js';
 import type { ColdRun } from './cold-start.js';
 import type { TreeMemory } from './process-memory.js';
 import { ratio, summarize, type Summary } from './stats.js';
@@ -89,6 +90,8 @@ export type BenchResults = {
   coldStart?: ColdRun[];
   /** Protection, watermark and merge against the plain service, same run (bench/finishing.ts). */
   finishing?: FinishingResult;
+  /** The same documents against a peer (`--peer`; bench/peer.ts). */
+  peer?: PeerResult;
 };
 
 export type Target = { name: string; value: string; goal: string; met: boolean };

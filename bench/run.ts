@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { startBare, type BareClient } from './bare-client.js';
+import { concurrently } from './concurrent.js';
 import { buildColdStartBundles, coldStart, type ColdRun } from './cold-start.js';
 import { MB_PER_VCPU, openCpuShare, type CpuShare } from './cpu-share.js';
 import { LATE_TEXT, startPageServer } from './pages.js';
@@ -21,12 +22,13 @@ import { cpuByPid, cpuSince, samplePeakMemory, treeMemory, type TreeMemory } fro
 import { printReport, type BenchResults, type CpuShareResult, type CpuShareRow, type LatencyResult, type ServerSideSummary, type ThroughputLevel } from './report.js';
 import { CONFIGURED_MEMORY_MB } from './cost.js';
 import { measureFinishing, printFinishing, type FinishingResult } from './finishing.js';
+import { measurePeer, parsePeer, printPeer, type PeerResult } from './peer.js';
 import { latencyScenarios, throughputScenario, type Scenario } from './scenarios.js';
 import { startBenchService, type BenchService, type ServerSide } from './service-client.js';
-import { summarize } from './stats.js';
+import { percentile, summarize } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const PHASES = ['latency', 'finishing', 'throughput', 'cold', 'cpu'] as const;
+const PHASES = ['latency', 'finishing', 'throughput', 'cold', 'cpu', 'peer'] as const;
 /**
  * The latency scenarios also measured on a second stack with
  * `ISOLATION_PHASE=inline`: no extension, the next session opened alongside
@@ -37,7 +39,7 @@ const PHASES = ['latency', 'finishing', 'throughput', 'cold', 'cpu'] as const;
 const INLINE_SCENARIOS = ['pdf-small'];
 type Phase = (typeof PHASES)[number];
 
-const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,finishing,throughput,cold,cpu] [--scenarios id,id] [--no-inline]
+const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,finishing,throughput,cold,cpu,peer] [--scenarios id,id] [--no-inline] [--peer gotenberg=URL]
 
   --quick       fewer runs (5 per scenario, one throughput round, one cold start each): about 13 minutes on 2 busy cores
   --runs N      measured runs per latency scenario and side after warm-up (default 20)
@@ -50,6 +52,7 @@ const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,fini
   --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
   --memory MB   the function memory whose CPU share (1,769 MB = 1 vCPU) the Lambda-like runs get (default ${CONFIGURED_MEMORY_MB}, serverless.yml's)
   --no-cpu-limit  do not limit CPU (the Lambda-like runs are then only frozen between invocations)
+  --peer gotenberg=URL  also run the peer phase: the same documents against a Gotenberg at URL (see bench/README.md; never in CI)
   --no-inline   no second service stack with ISOLATION_PHASE=inline (the design before issue 24) in the ${INLINE_SCENARIOS.join(', ')} latency rows
 `;
 
@@ -68,6 +71,7 @@ function options() {
       memory: { type: 'string' },
       'no-cpu-limit': { type: 'boolean', default: false },
       'no-inline': { type: 'boolean', default: false },
+      peer: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -80,6 +84,7 @@ function options() {
   const int = (text: string | undefined, fallback: number) => (text === undefined ? fallback : Math.max(0, Number.parseInt(text, 10) || 0));
   const phases = new Set<Phase>(values.only ? (values.only.split(',').map((p) => p.trim()) as Phase[]) : PHASES);
   for (const phase of phases) if (!PHASES.includes(phase)) throw new Error(`unknown phase "${phase}"; use ${PHASES.join(', ')}`);
+  if (values.only && phases.has('peer') && !values.peer) throw new Error('the peer phase needs --peer gotenberg=http://127.0.0.1:PORT');
   return {
     quick,
     runs: int(values.runs, quick ? 5 : 20),
@@ -97,6 +102,7 @@ function options() {
     memoryMb: int(values.memory, CONFIGURED_MEMORY_MB),
     cpuLimit: !values['no-cpu-limit'],
     inline: !values['no-inline'],
+    peer: values.peer === undefined ? undefined : parsePeer(values.peer),
   };
 }
 
@@ -334,30 +340,8 @@ function summarizeServerSide(entries: ServerSide[]): ServerSideSummary | undefin
   };
 }
 
-/** The `q` quantile of `values` (nearest rank), rounded to 0.1 ms. */
-function percentile(values: number[], q: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round((sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number) * 10) / 10;
-}
-
-async function serviceThroughput(bench: BenchService, scenario: Scenario, concurrency: number, count: number, latencies: number[] = []) {
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        next += 1;
-        try {
-          latencies.push((await bench.call(scenario.endpoint, scenario.body)).ms);
-        } catch {
-          failures += 1;
-        }
-      }
-    }),
-  );
-  return { elapsedMs: performance.now() - started, count, failures };
+function serviceThroughput(bench: BenchService, scenario: Scenario, concurrency: number, count: number, latencies: number[] = []) {
+  return concurrently(() => bench.call(scenario.endpoint, scenario.body), concurrency, count, latencies);
 }
 
 /**
@@ -580,6 +564,15 @@ async function main(): Promise<void> {
       results.throughput = await measureThroughput(bench, bare, opts);
       cpu?.limit(opts.memoryMb);
     }
+    let peer: PeerResult | undefined;
+    if (opts.phases.has('peer') && opts.peer) {
+      log(`Peer: the same documents against ${opts.peer.name} at ${opts.peer.url}, alternating rounds, then 4 at once…`);
+      // The peer is one long-running server on the whole machine: the service's instances get it too, as in the throughput phase.
+      cpu?.limit(undefined);
+      peer = await measurePeer(service, opts.peer, { runs: opts.runs, warmup: opts.warmup, pauseMs: opts.pauseMs, rounds: opts.throughputRounds, count: opts.throughputCount(4), concurrency: 4, log });
+      results.peer = peer;
+      cpu?.limit(opts.memoryMb);
+    }
     if (opts.phases.has('cpu')) {
       log('Render time under Lambda CPU shares (cgroup CPU quota)…');
       results.cpuShare = await measureCpuShare(bench, bare, opts, scenarios, cpu);
@@ -598,6 +591,7 @@ async function main(): Promise<void> {
     writeFileSync(join(outDir, 'latest.json'), json);
     process.stdout.write(printReport(results));
     if (finishing) process.stdout.write(printFinishing(finishing));
+    if (peer) process.stdout.write(printPeer(peer));
     process.stdout.write(`\nJSON: ${file}\n`);
   } finally {
     await Promise.allSettled([bench?.stop(), inline?.stop(), bare.stop(), pages.close()]);

@@ -16,6 +16,13 @@ export function summarize(values: number[]): Summary {
   };
 }
 
+/** The `q` quantile of `values` (nearest rank), rounded to 0.1 ms. */
+export function percentile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number) * 10) / 10;
+}
+
 /** Linear-interpolated quantile of an ascending array. */
 function quantile(sorted: number[], q: number): number {
   const at = (sorted.length - 1) * q;
