@@ -5,6 +5,7 @@
 import { startDeadline, type Deadline } from './deadline.js';
 import { RenderTimeoutError } from './errors.js';
 import type { AssemblyPart } from './finishing/assemble.js';
+import type { BandFacts } from './finishing/bands-plan.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
 import { partFailure } from './finishing/merge-errors.js';
@@ -27,7 +28,7 @@ export const isMergePlan = (plan: DocumentPlan): plan is MergePlan => 'merge' in
  * The one finishing pipeline behind a renderer: a PDF whose plan asks for
  * finishing is printed (the page's title and language read as data in its
  * session), then finished by `finishPdf` in FINISHING_ORDER (assemble →
- * stamp → archive → attach → protect → sign, with `signers`); a merge prints its parts one after
+ * bands → stamp → archive → attach → protect → sign, with `signers`); a merge prints its parts one after
  * another, then assembles and finishes the whole once. Either way all of it
  * runs inside the one time budget of the request (a 504 when it runs out,
  * never a partial file). Everything else passes straight through.
@@ -55,11 +56,14 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   const merge = async (plan: MergePlan, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
     const printed: AssemblyPart[] = [];
+    // What each printed part read for the merge's bands: its section headings, title and URL.
+    const partFacts: Array<BandFacts | undefined> = [];
     let facts: PageFacts | undefined;
     let pagesLeft = plan.parts.filter((part) => !('document' in part)).length;
     for (const [index, part] of plan.parts.entries()) {
       if ('document' in part) {
         printed.push({ pdf: part.document, title: part.title });
+        partFacts.push(undefined);
         continue;
       }
       if (deadline.remaining() === 0) throw new RenderTimeoutError(deadline.budgetMs);
@@ -72,6 +76,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         // The merged file's title and language, when not given, are the first printed part's.
         facts ??= result.pageFacts;
         printed.push({ pdf: result.body, title: part.title });
+        partFacts.push(result.bandFacts);
       } catch (error) {
         throw partFailure(toRequestError(error, part.plan), index);
       }
@@ -79,6 +84,11 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const [first, ...others] = printed as [AssemblyPart, ...AssemblyPart[]];
     const [, { assembleStep }] = await loadSteps();
     const steps: FinishingSteps = { ...(await stepsFor(plan.finishing, facts, deadline)), assemble: assembleStep(first, others, plan.outline) };
+    if (plan.bands) {
+      const { bandsStep, mergedBandFacts } = await import('./finishing/bands.js');
+      const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title);
+      steps.bands = bandsStep(plan.bands, merged, printBand(deadline), () => new Date());
+    }
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
     return finishResult(rendered, steps, deadline);
   };

@@ -642,6 +642,16 @@ function bandKindsRule<T extends object>() {
   });
 }
 
+/** The running header and footer, and the headings their section is read from: a render's, or a merge's over the merged pages. */
+export const BAND_ENTRIES = {
+  header: documented(v.nullish(BandSchema), { description: 'A running header printed from real HTML (stylesheets, web fonts, images, scripts); not with displayHeaderFooter, headerHtml or footerHtml.' }),
+  footer: documented(v.nullish(BandSchema), { description: 'A running footer; as header.' }),
+  sectionHeadings: documented(v.nullish(v.pipe(StringSchema, v.minLength(1, 'Must not be empty'), v.maxLength(200, 'Must be at most 200 characters'))), {
+    default: SECTION_HEADINGS_DEFAULT,
+    description: "CSS selector of the headings whose text is a band's section: the last one starting on or before the page.",
+  }),
+};
+
 /** The fields of the PDF options. */
 const PdfOptionsObjectSchema = closedObject({
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
@@ -659,16 +669,11 @@ const PdfOptionsObjectSchema = closedObject({
   omitBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.omitBackground }),
   outline: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.outline }),
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
-  header: documented(v.nullish(BandSchema), { description: 'A running header printed from real HTML (stylesheets, web fonts, images, scripts); not with displayHeaderFooter, headerHtml or footerHtml.' }),
-  footer: documented(v.nullish(BandSchema), { description: 'A running footer; as header.' }),
+  ...BAND_ENTRIES,
   toc: documented(v.nullish(BooleanSchema), {
     default: false,
     description:
       'Fill the table of contents: elements with data-toc-page="#anchor" (or <a class="toc-page" href="#anchor">) get the page #anchor lands on; printed up to 3 times until the numbers are stable. An anchor not in the document leaves its entry empty.',
-  }),
-  sectionHeadings: documented(v.nullish(v.pipe(StringSchema, v.minLength(1, 'Must not be empty'), v.maxLength(200, 'Must be at most 200 characters'))), {
-    default: SECTION_HEADINGS_DEFAULT,
-    description: "CSS selector of the headings whose text is a band's section: the last one starting on or before the page.",
   }),
   ...pdfFinishingEntries,
   ...PDF_FINISHING_ENTRIES,
