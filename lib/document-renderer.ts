@@ -5,7 +5,7 @@
 import { startDeadline, type Deadline } from './deadline.js';
 import { RenderTimeoutError } from './errors.js';
 import type { AssemblyPart } from './finishing/assemble.js';
-import type { BandFacts } from './finishing/bands-plan.js';
+import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
 import { partFailure } from './finishing/merge-errors.js';
@@ -85,6 +85,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const [, { assembleStep }] = await loadSteps();
     const steps: FinishingSteps = { ...(await stepsFor(plan.finishing, facts, deadline)), assemble: assembleStep(first, others, plan.outline) };
     if (plan.bands) {
+      renderer.anticipate(bandCount(plan.bands));
       const { bandsStep, mergedBandFacts } = await import('./finishing/bands.js');
       const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title);
       steps.bands = bandsStep(plan.bands, merged, printBand(deadline), () => new Date());
@@ -95,6 +96,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
 
   /** One plan printed, then finished when it asks for it. */
   const single = async (plan: PdfPlan, deadline: Deadline): Promise<RenderResult> => {
+    // The bands print in sessions of their own, side by side, once the body is printed: they open while it
+    // prints (besides the body's), not after it on the critical path (a session is mostly Chromium starting a renderer).
+    if (plan.bands) renderer.anticipate(1 + bandCount(plan.bands));
     const result = await renderer.render(plan, { timeoutMs: deadline.remaining() });
     if (!wantsFinishing(plan.finishing) && !plan.bands) return result;
     const steps = await stepsFor(plan.finishing, result.pageFacts, deadline);
@@ -115,6 +119,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     },
   };
 }
+
+/** How many bands a render prints: a header, a footer or both. */
+const bandCount = (bands: BandsPlan) => Number(bands.header != null) + Number(bands.footer != null);
 
 /**
  * The render of a band document (lib/finishing/band-page.ts): like any page, through the renderer's egress

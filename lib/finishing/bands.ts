@@ -1,7 +1,8 @@
-import { beginMarkedContent, endMarkedContent, type PDFDocument, type PDFEmbeddedPage } from '@cantoo/pdf-lib';
+import type { PDFDocument } from '@cantoo/pdf-lib';
 import { RenderTimeoutError, ServiceError, ValidationError } from '../errors.js';
 import { selectPages } from '../schemas/page-ranges.js';
 import { loadTemplateRenderer } from '../templates/template-engine.js';
+import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
 import type { AssemblyPart } from './assemble.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
@@ -51,17 +52,15 @@ async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts
       if (bandPdf.getPageCount() !== pages.length || carrying.some((index) => marks.get(bandMark(index)) !== index)) {
         throw new ValidationError({ [band.field]: 'The band did not lay out one page per body page: its page did not finish loading (a script that fails or navigates away)' });
       }
-      const embedded = (await document.embedPdf(bandPdf, carrying)) as PDFEmbeddedPage[];
+      const forms = await bandForms(document, bandPdf, carrying);
       carrying.forEach((index, at) => {
         const page = pages[index];
-        const form = embedded[at];
+        const form = forms[at];
         if (!page || !form) return;
         const box = page.getMediaBox();
         const y = band === plan.header ? box.y + box.height - band.height : box.y;
         isolatePageContent(page);
-        page.pushOperators(beginMarkedContent('Artifact'));
-        page.drawPage(form, { x: box.x, y, width: box.width, height: band.height });
-        page.pushOperators(endMarkedContent());
+        drawBandForm(page, form, { x: box.x, y, width: box.width, height: band.height });
       });
     }),
   );

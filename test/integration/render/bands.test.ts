@@ -4,7 +4,7 @@ import { ValidationError } from '../../../lib/errors.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream } from '@cantoo/pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { embeddedFonts, pdftoppm, pdftotextPages, pageCountOf } from '../../helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { expectedSections, reportHtml } from '../../helpers/report.js';
@@ -86,6 +86,29 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
       const content = streams.map((stream) => (stream instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1') : '')).join('\n');
       assert.equal(content.match(/\/Artifact BMC[^]*?\/[^\s/]+ Do[^]*?EMC/g)?.length, 2, content.slice(-300));
     }
+  });
+
+  it("writes each band page once, as the form its body page draws: no unused copy of a band's content left in the file", async () => {
+    // Act
+    const pdf = await render({ header, footer });
+
+    // Assess: every object is reachable from the trailer.
+    const document = await PDFDocument.load(pdf, { updateMetadata: false });
+    const { context } = document;
+    const reached = new Set<string>();
+    const walk = (object: unknown): void => {
+      if (object instanceof PDFRef) {
+        if (reached.has(object.toString())) return;
+        reached.add(object.toString());
+        walk(context.lookup(object));
+      } else if (object instanceof PDFDict) for (const [, value] of object.entries()) walk(value);
+      else if (object instanceof PDFArray) for (const value of object.asArray()) walk(value);
+      else if (object instanceof PDFStream) walk(object.dict);
+    };
+    walk(context.trailerInfo.Root);
+    walk(context.trailerInfo.Info);
+    const unreached = context.enumerateIndirectObjects().filter(([ref]) => !reached.has(ref.toString()));
+    assert.deepEqual(unreached.map(([ref, object]) => `${ref} ${object.constructor.name}`), []);
   });
 
   it('keeps the body clear of the bands: a band shown on the pages given by pages, and none elsewhere', async () => {
