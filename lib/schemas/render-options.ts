@@ -597,7 +597,8 @@ const bandSourceEntries = {
     description: 'Base64 HTML document; elements with the classes pageNumber, totalPages, title, date, url, section are filled in per page.',
   }),
   htmlTemplate: documented(v.nullish(base64Text(false)), {
-    description: 'Base64 Handlebars template of the document, rendered per page with pageNumber, totalPages, title, date, url, section.',
+    description:
+      "Base64 Handlebars template of the document, rendered per page with pageNumber, totalPages, title, date (in page.timezone, else UTC), url, section, beside the render's templateData (a band variable wins on a name both have).",
   }),
 };
 
