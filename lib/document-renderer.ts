@@ -3,7 +3,7 @@
  * behind it (lib/finishing), for plain renders and merges alike.
  */
 import { startDeadline, type Deadline } from './deadline.js';
-import { RenderTimeoutError } from './errors.js';
+import { RenderTimeoutError, ValidationError } from './errors.js';
 import type { AssemblyPart } from './finishing/assemble.js';
 import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
@@ -15,6 +15,7 @@ import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
 import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
+import { PlanStepError } from './render/errors.js';
 import type { DocumentPlan, MergePlan, PdfPlan } from './render/render-plan.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
 
@@ -78,6 +79,10 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         printed.push({ pdf: result.body, title: part.title });
         partFacts.push(result.bandFacts);
       } catch (error) {
+        // The merge's selector, read in a part without bands of its own: the merge's field, not the part's.
+        if (error instanceof PlanStepError && error.step === 'sectionHeadings' && !part.plan.bands) {
+          throw new ValidationError({ 'pdf.sectionHeadings': error.message }, { cause: error });
+        }
         throw partFailure(toRequestError(error, part.plan), index);
       }
     }

@@ -236,6 +236,14 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
     await assert.rejects(attempt, (error: unknown) => error instanceof ValidationError && Object.keys(error.fields).join() === 'parts.1.pdf.footer');
   });
 
+  it("refuses a merge's section selector that is not CSS with a 400 on the merge's pdf.sectionHeadings", async () => {
+    // Act
+    const attempt = renderer.render({ parts: [{ page: { html: b64('<h1>a</h1>') } }], pdf: { footer: { html: b64('<p class="section"></p>') }, sectionHeadings: 'h1[' } } as never, { timeoutMs: 60_000 });
+
+    // Assess
+    await assert.rejects(attempt, (error: unknown) => error instanceof ValidationError && Object.keys(error.fields).join() === 'pdf.sectionHeadings');
+  });
+
   it("writes the band's date in the page's timezone", async () => {
     // Prepare: a zone whose date differs from UTC's now (UTC+14 from 10:00 UTC, UTC-11 before 11:00 UTC).
     const timezone = new Date().getUTCHours() >= 10 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
