@@ -7,12 +7,15 @@
  * has no counterpart: a PDF/A-3b, an e-invoice, a protected and a
  * watermarked 1-page PDF against the plain one, a signed one (PAdES B-B with
  * the development software key) too, with one KMS Sign round trip against
- * moto measured apart, and a merge of three 1-page parts against three single renders.
+ * moto measured apart, a merge of three 1-page parts against three single renders, a 20-page
+ * table with a running header and footer (pdf.header, pdf.footer) against the same with Chromium's
+ * own (displayHeaderFooter), and the TOC report filled (pdf.toc) against one print of it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invoiceXml } from '../test/conformance/invoices.js';
 import { measureKmsRoundTrip } from './kms-round-trip.js';
-import { SMALL_HTML } from './pages.js';
+import { reportHtml, reportToc } from '../test/helpers/report.js';
+import { SMALL_HTML, TABLE_HTML } from './pages.js';
 import type { BenchService } from './service-client.js';
 import { summarize, type Summary } from './stats.js';
 
@@ -21,6 +24,12 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 type Variant = { id: string; title: string; calls: Array<{ endpoint: string; body: unknown }> };
 
 const page = { html: b64(SMALL_HTML) };
+const table = { html: b64(TABLE_HTML) };
+// The same header and footer both ways: Chromium's template fills the same classes as a band.
+const BAND_HEADER = '<div style="font:9px sans-serif;width:100%;padding:0 1cm"><span class="title"></span></div>';
+const BAND_FOOTER = '<div style="font:9px sans-serif;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
+// The tests' report with a two-page TOC: 30 pages, filled in two or three prints.
+const tocReport = { html: b64(reportHtml(reportToc())) };
 const VARIANTS: Variant[] = [
   { id: 'plain', title: '1-page PDF, plain', calls: [{ endpoint: '/v1/pdf', body: { page } }] },
   { id: 'pdfa3b', title: '1-page PDF, PDF/A-3b', calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { pdfa: 'PDF/A-3b' } } }] },
@@ -54,12 +63,35 @@ const VARIANTS: Variant[] = [
     title: 'three single 1-page renders (three requests, summed)',
     calls: [1, 2, 3].map(() => ({ endpoint: '/v1/pdf', body: { page } })),
   },
+  {
+    id: 'table-bands',
+    title: '20-page table PDF, pdf.header + pdf.footer',
+    calls: [{ endpoint: '/v1/pdf', body: { page: table, pdf: { header: { html: b64(BAND_HEADER) }, footer: { html: b64(BAND_FOOTER) } } } }],
+  },
+  {
+    id: 'table-builtin',
+    title: "20-page table PDF, Chromium's header and footer",
+    calls: [{ endpoint: '/v1/pdf', body: { page: table, pdf: { displayHeaderFooter: true, headerHtml: b64(BAND_HEADER), footerHtml: b64(BAND_FOOTER) } } }],
+  },
+  { id: 'toc', title: 'TOC report, pdf.toc (two or three prints)', calls: [{ endpoint: '/v1/pdf', body: { page: tocReport, pdf: { toc: true } } }] },
+  { id: 'toc-once', title: 'TOC report, one print (numbers left empty)', calls: [{ endpoint: '/v1/pdf', body: { page: tocReport } }] },
 ];
 
 /** Medians per variant, and the same-run ratios the issue asks about. */
 export type FinishingResult = {
   variants: Array<{ id: string; title: string; ms: Summary }>;
-  ratios: { pdfaVsPlain: number; eInvoiceVsPlain: number; protectedVsPlain: number; watermarkedVsPlain: number; signedVsPlain: number; merge3VsSingles3: number };
+  ratios: {
+    pdfaVsPlain: number;
+    eInvoiceVsPlain: number;
+    protectedVsPlain: number;
+    watermarkedVsPlain: number;
+    signedVsPlain: number;
+    merge3VsSingles3: number;
+    /** A 20-page table's bands against Chromium's own header and footer. */
+    bandsVsBuiltin?: number;
+    /** The TOC report filled (two or three prints) against one print of it. */
+    tocVsOnce?: number;
+  };
   /** One KMS Sign round trip against moto on loopback, measured apart when `signed` runs (not part of any ratio). */
   kmsRoundTrip?: Summary;
 };
@@ -100,6 +132,8 @@ export async function measureFinishing(
       watermarkedVsPlain: ratio('watermarked', 'plain'),
       signedVsPlain: ratio('signed', 'plain'),
       merge3VsSingles3: ratio('merge3', 'singles3'),
+      ...(times.has('table-bands') && times.has('table-builtin') ? { bandsVsBuiltin: ratio('table-bands', 'table-builtin') } : {}),
+      ...(times.has('toc') && times.has('toc-once') ? { tocVsOnce: ratio('toc', 'toc-once') } : {}),
     },
     ...(times.has('signed') ? { kmsRoundTrip: await measureKmsRoundTrip(opts.runs) } : {}),
   };
@@ -113,6 +147,8 @@ export function printFinishing(result: FinishingResult): string {
   lines.push(
     `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain}, signed / plain ${signedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
   );
+  if (result.ratios.bandsVsBuiltin !== undefined) lines.push(`  20-page table: pdf.header + pdf.footer / Chromium's header and footer ${result.ratios.bandsVsBuiltin}`);
+  if (result.ratios.tocVsOnce !== undefined) lines.push(`  TOC report: pdf.toc / one print ${result.ratios.tocVsOnce}`);
   if (result.kmsRoundTrip) {
     const trip = result.kmsRoundTrip;
     lines.push(`  apart: one KMS Sign round trip (DIGEST, RSA-2048) against moto on loopback ${trip.median} ms (min ${trip.min}, max ${trip.max}, n ${trip.n}); on AWS, network time to KMS in the region`);

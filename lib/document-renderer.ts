@@ -3,8 +3,9 @@
  * behind it (lib/finishing), for plain renders and merges alike.
  */
 import { startDeadline, type Deadline } from './deadline.js';
-import { RenderTimeoutError } from './errors.js';
+import { RenderTimeoutError, ValidationError } from './errors.js';
 import type { AssemblyPart } from './finishing/assemble.js';
+import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
 import { partFailure } from './finishing/merge-errors.js';
@@ -14,6 +15,7 @@ import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
 import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
+import { PlanStepError } from './render/errors.js';
 import type { DocumentPlan, MergePlan, PdfPlan } from './render/render-plan.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
 
@@ -27,7 +29,7 @@ export const isMergePlan = (plan: DocumentPlan): plan is MergePlan => 'merge' in
  * The one finishing pipeline behind a renderer: a PDF whose plan asks for
  * finishing is printed (the page's title and language read as data in its
  * session), then finished by `finishPdf` in FINISHING_ORDER (assemble →
- * stamp → archive → attach → protect → sign, with `signers`); a merge prints its parts one after
+ * bands → stamp → archive → attach → protect → sign, with `signers`); a merge prints its parts one after
  * another, then assembles and finishes the whole once. Either way all of it
  * runs inside the one time budget of the request (a 504 when it runs out,
  * never a partial file). Everything else passes straight through.
@@ -55,11 +57,14 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   const merge = async (plan: MergePlan, deadline: Deadline): Promise<RenderResult> => {
     const started = Date.now();
     const printed: AssemblyPart[] = [];
+    // What each printed part read for the merge's bands: its section headings, title and URL.
+    const partFacts: Array<BandFacts | undefined> = [];
     let facts: PageFacts | undefined;
     let pagesLeft = plan.parts.filter((part) => !('document' in part)).length;
     for (const [index, part] of plan.parts.entries()) {
       if ('document' in part) {
         printed.push({ pdf: part.document, title: part.title });
+        partFacts.push(undefined);
         continue;
       }
       if (deadline.remaining() === 0) throw new RenderTimeoutError(deadline.budgetMs);
@@ -72,19 +77,33 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         // The merged file's title and language, when not given, are the first printed part's.
         facts ??= result.pageFacts;
         printed.push({ pdf: result.body, title: part.title });
+        partFacts.push(result.bandFacts);
       } catch (error) {
+        // The merge's selector, read in a part without bands of its own: the merge's field, not the part's.
+        if (error instanceof PlanStepError && error.step === 'sectionHeadings' && !part.plan.bands) {
+          throw new ValidationError({ 'pdf.sectionHeadings': error.message }, { cause: error });
+        }
         throw partFailure(toRequestError(error, part.plan), index);
       }
     }
     const [first, ...others] = printed as [AssemblyPart, ...AssemblyPart[]];
     const [, { assembleStep }] = await loadSteps();
     const steps: FinishingSteps = { ...(await stepsFor(plan.finishing, facts, deadline)), assemble: assembleStep(first, others, plan.outline) };
+    if (plan.bands) {
+      renderer.anticipate(bandCount(plan.bands));
+      const { bandsStep, mergedBandFacts } = await import('./finishing/bands.js');
+      const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title);
+      steps.bands = bandsStep(plan.bands, merged, printBand(deadline), () => new Date());
+    }
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
     return finishResult(rendered, steps, deadline);
   };
 
   /** One plan printed, then finished when it asks for it. */
   const single = async (plan: PdfPlan, deadline: Deadline): Promise<RenderResult> => {
+    // The bands print in sessions of their own, side by side, once the body is printed: they open while it
+    // prints (besides the body's), not after it on the critical path (a session is mostly Chromium starting a renderer).
+    if (plan.bands) renderer.anticipate(1 + bandCount(plan.bands));
     const result = await renderer.render(plan, { timeoutMs: deadline.remaining() });
     if (!wantsFinishing(plan.finishing) && !plan.bands) return result;
     const steps = await stepsFor(plan.finishing, result.pageFacts, deadline);
@@ -105,6 +124,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     },
   };
 }
+
+/** How many bands a render prints: a header, a footer or both. */
+const bandCount = (bands: BandsPlan) => Number(bands.header != null) + Number(bands.footer != null);
 
 /**
  * The render of a band document (lib/finishing/band-page.ts): like any page, through the renderer's egress

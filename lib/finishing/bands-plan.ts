@@ -15,13 +15,20 @@ export type BandPlan = {
   evenPages?: BandSource;
 };
 
-/** The running header and footer of a render, and the headings their `section` is read from. */
-export type BandsPlan = { header?: BandPlan; footer?: BandPlan; sectionHeadings: string };
+/**
+ * The running header and footer of a render, and the headings their `section` is read from; `timeZone` the zone
+ * their `date` is written in (the page's `timezone`, else UTC); `templateData` the render's, beside the band
+ * variables in a band's `htmlTemplate` (a band variable wins over data of the same name).
+ */
+export type BandsPlan = { header?: BandPlan; footer?: BandPlan; sectionHeadings: string; timeZone?: string; templateData?: Record<string, unknown> };
 
 /** What the page says for its bands, read in its session before the print: title, URL, and the section headings in document order. */
 export type BandFacts = {
   title: string;
   url: string;
-  /** Each heading's id (given one when it had none: its named destination in the PDF) and its text. */
-  headings: Array<{ id: string; text: string }>;
+  /**
+   * Each heading's id (given one when it had none: its named destination in the PDF) and its text; or, for
+   * a merge, its page (0-based) in the merged document, located from its part before the parts were assembled.
+   */
+  headings: Array<{ id: string; text: string } | { page: number; text: string }>;
 };

@@ -1,8 +1,10 @@
-import { beginMarkedContent, endMarkedContent, type PDFDocument, type PDFEmbeddedPage } from '@cantoo/pdf-lib';
+import type { PDFDocument } from '@cantoo/pdf-lib';
 import { RenderTimeoutError, ServiceError, ValidationError } from '../errors.js';
 import { selectPages } from '../schemas/page-ranges.js';
 import { loadTemplateRenderer } from '../templates/template-engine.js';
+import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
+import type { AssemblyPart } from './assemble.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import { destinationPages } from './named-destinations.js';
@@ -36,10 +38,10 @@ async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts
     const message = `The header and footer together must be less than the page's height (${Math.round(height)}pt)`;
     throw new ValidationError({ 'pdf.header.height': message, 'pdf.footer.height': message });
   }
-  const variables = pageVariables(document, facts, now());
+  const variables = pageVariables(document, facts, now(), plan.timeZone);
   await Promise.all(
     bands.map(async (band) => {
-      const layout = await bandLayout(band, variables);
+      const layout = await bandLayout(band, variables, plan.templateData);
       if (layout.pages.every((page) => page === null)) return;
       const size = { width, height: band.height };
       const printed = await printBand(band, bandDocument(layout, size), size, print);
@@ -50,17 +52,15 @@ async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts
       if (bandPdf.getPageCount() !== pages.length || carrying.some((index) => marks.get(bandMark(index)) !== index)) {
         throw new ValidationError({ [band.field]: 'The band did not lay out one page per body page: its page did not finish loading (a script that fails or navigates away)' });
       }
-      const embedded = (await document.embedPdf(bandPdf, carrying)) as PDFEmbeddedPage[];
+      const forms = await bandForms(document, bandPdf, carrying);
       carrying.forEach((index, at) => {
         const page = pages[index];
-        const form = embedded[at];
+        const form = forms[at];
         if (!page || !form) return;
         const box = page.getMediaBox();
         const y = band === plan.header ? box.y + box.height - band.height : box.y;
         isolatePageContent(page);
-        page.pushOperators(beginMarkedContent('Artifact'));
-        page.drawPage(form, { x: box.x, y, width: box.width, height: band.height });
-        page.pushOperators(endMarkedContent());
+        drawBandForm(page, form, { x: box.x, y, width: box.width, height: band.height });
       });
     }),
   );
@@ -77,14 +77,14 @@ async function printBand(band: BandPlan, html: string, size: { width: number; he
 }
 
 /** Each body page's variables: number, total, the page's title, date and URL, and the last section heading starting on or before it. */
-function pageVariables(document: PDFDocument, facts: BandFacts, now: Date): BandVariables[] {
+function pageVariables(document: PDFDocument, facts: BandFacts, now: Date, timeZone: string | undefined): BandVariables[] {
   const starts = destinationPages(document);
   const located = facts.headings.flatMap((heading) => {
-    const page = starts.get(heading.id);
+    const page = 'page' in heading ? heading.page : starts.get(heading.id);
     return page === undefined ? [] : [{ page, text: heading.text }];
   });
   const totalPages = document.getPageCount();
-  const date = now.toLocaleDateString('en-US', { timeZone: 'UTC' });
+  const date = now.toLocaleDateString('en-US', { timeZone: timeZone ?? 'UTC' });
   return Array.from({ length: totalPages }, (_, index) => {
     let section = '';
     for (const heading of located) if (heading.page <= index) section = heading.text;
@@ -92,8 +92,11 @@ function pageVariables(document: PDFDocument, facts: BandFacts, now: Date): Band
   });
 }
 
-/** Which source each page shows: the first-page or even-page variant where given, none off `pages`; templates rendered per page. */
-async function bandLayout(band: BandPlan, variables: BandVariables[]): Promise<BandLayout> {
+/**
+ * Which source each page shows: the first-page or even-page variant where given, none off `pages`; templates
+ * rendered per page with the render's `templateData` and the page's variables (which win on a name both have).
+ */
+async function bandLayout(band: BandPlan, variables: BandVariables[], templateData: Record<string, unknown> | undefined): Promise<BandLayout> {
   const { pages: carrying } = selectPages(band.pages, variables.length);
   const carries = new Set(carrying);
   const sources: string[] = [];
@@ -106,7 +109,7 @@ async function bandLayout(band: BandPlan, variables: BandVariables[]): Promise<B
       if (known !== undefined) return known;
       indexOfHtml.set(source.html, sources.length);
     } else if (!render) throw new Error('A band template without the template renderer');
-    sources.push(source.kind === 'html' ? source.html : (render as NonNullable<typeof render>)(source.template, page, { field: `${field}.htmlTemplate` }));
+    sources.push(source.kind === 'html' ? source.html : (render as NonNullable<typeof render>)(source.template, { ...templateData, ...page }, { field: `${field}.htmlTemplate` }));
     return sources.length - 1;
   };
   const pages = variables.map((page, index) => {
@@ -116,4 +119,28 @@ async function bandLayout(band: BandPlan, variables: BandVariables[]): Promise<B
     return { source: sourceOf(band.main, page, band.field), variables: page };
   });
   return { sources, pages };
+}
+
+/**
+ * The facts of a merge's bands, over the merged pages: each part's headings located on its own pages (its
+ * named destinations, which the assembly does not carry over) and moved by the pages before it. A part
+ * begins with its `title` as the section (empty without one), so an existing PDF's pages, whose headings
+ * are unknown, show their part's title; a printed part's headings follow. `title` is the merged file's
+ * (`metadata.title`, else the first printed part's page title), `url` the first printed part's.
+ */
+export async function mergedBandFacts(parts: AssemblyPart[], partFacts: Array<BandFacts | undefined>, title: string | undefined): Promise<BandFacts> {
+  const headings: BandFacts['headings'] = [];
+  let offset = 0;
+  for (const [index, part] of parts.entries()) {
+    const source = await openPdf(part.pdf, 'bands');
+    headings.push({ page: offset, text: part.title ?? '' });
+    const starts = destinationPages(source);
+    for (const heading of partFacts[index]?.headings ?? []) {
+      const page = 'page' in heading ? heading.page : starts.get(heading.id);
+      if (page !== undefined) headings.push({ page: offset + page, text: heading.text });
+    }
+    offset += source.getPageCount();
+  }
+  const first = partFacts.find((facts) => facts !== undefined);
+  return { title: title ?? first?.title ?? '', url: first?.url ?? '', headings };
 }

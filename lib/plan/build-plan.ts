@@ -14,6 +14,7 @@ import type {
   DocumentPlan,
   ImagePlan,
   MergePartPlan,
+  MergePlan,
   OverlayPlan,
   PagePlan,
   PageSource,
@@ -57,23 +58,49 @@ export const HEADER_FOOTER_MARGIN = '1.5cm';
 export function buildDocumentPlan(input: DocumentInput, templates: TemplateRenderer | undefined): DocumentPlan {
   if (!('parts' in input)) return buildRenderPlan(input, templates);
   const outline = input.pdf?.outline ?? false;
-  const parts = input.parts.map((part): MergePartPlan => {
+  const bands = bandsPlan(input.pdf, templates, firstPagePart(input.parts));
+  const parts = input.parts.map((part, index): MergePartPlan => {
     const title = part.title ?? undefined;
     if ('document' in part) return { document: Buffer.from(part.document, 'base64'), ...(title != null ? { title } : {}) };
     // With the merged outline on, each part prints its own (unless it says otherwise) to nest it.
     const pdf = outline && part.pdf?.outline == null ? { ...part.pdf, outline: true } : part.pdf;
     const plan = buildRenderPlan({ output: 'PDF', page: part.page, pdf }, templates);
     if (plan.output !== 'PDF') throw new Error('A merge part plans a PDF');
+    if (bands) bandsOverPart(plan, bands, index);
     return { plan, ...(title != null ? { title } : {}) };
   });
-  return { output: 'PDF', merge: true, parts, outline, finishing: pdfFinishingPlan(input.pdf, undefined, templates) };
+  const plan: MergePlan = { output: 'PDF', merge: true, parts, outline, finishing: pdfFinishingPlan(input.pdf, undefined, templates) };
+  if (bands) plan.bands = bands;
+  return plan;
+}
+
+/** The page options of a merge's first printed part: its `timezone` dates the merge's bands. */
+const firstPagePart = (parts: Extract<DocumentInput, { parts: unknown }>['parts']) => {
+  const part = parts.find((candidate) => !('document' in candidate));
+  return part && 'page' in part ? { timezone: part.page.timezone } : {};
+};
+
+/**
+ * A merge's bands over a printed part: the part reads its section headings for them and keeps their room
+ * free (a side without a margin of the part's own gets the band's height). A part with its own band of
+ * the same kind would print one over the other: a 400 naming the part's.
+ */
+function bandsOverPart(plan: PdfPlan, bands: BandsPlan, index: number): void {
+  const clash = (['header', 'footer'] as const).filter((kind) => bands[kind] && plan.bands?.[kind]);
+  if (clash.length > 0) {
+    throw new ValidationError(
+      Object.fromEntries(clash.map((kind) => [`parts.${index}.pdf.${kind}`, `The merge's pdf.${kind} is laid over every page: a part may not have its own`])),
+    );
+  }
+  plan.sectionHeadings = bands.sectionHeadings;
+  fitBands(plan.print, bands);
 }
 
 /** The plan of a validated request (a direct render's body, or a template's merged options); `templates` as for `buildDocumentPlan`. */
 export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer): RenderPlan {
   if (input.output === 'PDF') {
     const { print, headerFooter } = printPlan(input.pdf);
-    const bands = bandsPlan(input.pdf, templates);
+    const bands = bandsPlan(input.pdf, templates, input.page);
     if (bands) fitBands(print, bands);
     const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page, templates), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData, templates) };
     if (bands) plan.bands = bands;
@@ -311,13 +338,18 @@ const POINTS_PER_PX = 0.75;
 const SAMPLE_BAND_VARIABLES = { pageNumber: 1, totalPages: 1, title: '', date: '', url: '', section: '' };
 
 /** The running header and footer of `pdf`, defaults applied, templates tried once; none when neither is given. */
-export function bandsPlan(pdf: PdfOptionsOutput | null | undefined, templates: TemplateRenderer | undefined): BandsPlan | undefined {
+export function bandsPlan(
+  pdf: Pick<PdfOptionsOutput, 'header' | 'footer' | 'sectionHeadings'> | null | undefined,
+  templates: TemplateRenderer | undefined,
+  page: Pick<PageOptionsOutput, 'timezone' | 'templateData'> = {},
+): BandsPlan | undefined {
   if (pdf?.header == null && pdf?.footer == null) return undefined;
+  const templateData = page.templateData ?? undefined;
   const band = (given: BandOutput, field: BandPlan['field']): BandPlan => {
     const source = (variant: BandVariantOutput, at: string): BandSource => {
       if (variant.html != null) return { kind: 'html', html: decodeBase64Text(variant.html) };
       const template = variant.htmlTemplate ?? '';
-      needTemplates(templates)(template, SAMPLE_BAND_VARIABLES, { field: `${at}.htmlTemplate` });
+      needTemplates(templates)(template, { ...templateData, ...SAMPLE_BAND_VARIABLES }, { field: `${at}.htmlTemplate` });
       return { kind: 'template', template };
     };
     const height = given.height ?? BAND_DEFAULT_HEIGHT;
@@ -334,6 +366,8 @@ export function bandsPlan(pdf: PdfOptionsOutput | null | undefined, templates: T
     ...(pdf.header ? { header: band(pdf.header, 'pdf.header') } : {}),
     ...(pdf.footer ? { footer: band(pdf.footer, 'pdf.footer') } : {}),
     sectionHeadings: pdf.sectionHeadings ?? SECTION_HEADINGS_DEFAULT,
+    ...(page.timezone != null ? { timeZone: page.timezone } : {}),
+    ...(templateData ? { templateData } : {}),
   };
 }
 

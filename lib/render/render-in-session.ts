@@ -25,7 +25,8 @@ export async function renderInSession(
   if (plan.output === 'PDF') {
     await loadPage(session, plan.page, deadline, null, timings, log);
     // Before the print: it marks where the section headings are, for the printed PDF to tell their pages.
-    const bandFacts = plan.bands ? await readBandFacts(session.page, plan.bands.sectionHeadings) : undefined;
+    const headings = plan.bands?.sectionHeadings ?? plan.sectionHeadings;
+    const bandFacts = headings !== undefined ? await readBandFacts(session.page, headings) : undefined;
     // Asked alongside the print rather than before it: the title and language are the page's as it
     // was loaded either way, and the render saves a round trip through Node.
     const reading = needsPageFacts(plan.finishing) ? readPageFacts(session) : undefined;

@@ -91,6 +91,8 @@ export type PdfPlan = {
   headerFooter: HeaderFooterGiven;
   /** The running header and footer printed from HTML and laid on the pages after the print (lib/finishing/bands.ts). */
   bands?: BandsPlan;
+  /** The headings to read (as for bands) for bands laid on it later: a merge part's, when the merge has bands. */
+  sectionHeadings?: string;
   /** Fill the table of contents' page numbers (`data-toc-page`, `a.toc-page`), printing again until they are stable (output/toc.ts). */
   toc?: boolean;
   /** Operations on the printed PDF, after the output layer (lib/finishing): archive, attach. */
@@ -126,6 +128,8 @@ export type MergePlan = {
   parts: MergePartPlan[];
   /** Nest each part's own outline under its entry. */
   outline: boolean;
+  /** The running header and footer laid over the merged pages. */
+  bands?: BandsPlan;
   finishing: FinishingPlan;
 };
 

@@ -2,8 +2,8 @@
  * Request bodies of `POST /v1/pdf/merge` (raw, `/sync`, `/async`): up to 20
  * parts, each a page rendered like `/v1/pdf`, a saved template with
  * overrides, or an existing PDF; the top-level `pdf` holds what applies to
- * the merged file (outline, metadata, PDF/A, PDF/UA, attachments, e-invoice,
- * watermark, protection).
+ * the merged file (outline, running header and footer, metadata, PDF/A,
+ * PDF/UA, attachments, e-invoice, watermark, protection).
  */
 import * as v from 'valibot';
 import { isPlainObject } from '../is-plain-object.js';
@@ -11,7 +11,7 @@ import { closedObject } from './closed-object.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
-import { PageOverridesSchema, PdfOptionsSchema, StorageOptionsSchema, WebhookOptionsSchema, type PageOptionsOutput, type PdfOptionsOutput } from './render-options.js';
+import { BAND_ENTRIES, PageOverridesSchema, PdfOptionsSchema, StorageOptionsSchema, WebhookOptionsSchema, type PageOptionsOutput, type PdfOptionsOutput } from './render-options.js';
 import { PageWithSourceSchema, type RenderInput } from './render-requests.js';
 
 /** Most parts in one merge. */
@@ -123,13 +123,15 @@ const PartsSchema = v.pipe(
   ),
 );
 
-/** The merge's own `pdf`: the outline and the finishing options, applied to the merged file. */
+/** The merge's own `pdf`: the outline, the running header and footer and the finishing options, applied to the merged file. */
 export const MergePdfOptionsSchema = v.pipe(
   closedObject({
     outline: v.pipe(
       v.nullish(v.boolean('Must be a boolean')),
       v.metadata({ default: false, description: "One outline entry per part is always written; with true, each part's own outline is nested below it." }),
     ),
+    // Laid over the merged pages: numbered across the parts, the section read from every printed part's headings.
+    ...BAND_ENTRIES,
     ...pdfFinishingEntries,
     ...PDF_FINISHING_ENTRIES,
     ...PDF_SIGNATURE_ENTRIES,

@@ -597,7 +597,8 @@ const bandSourceEntries = {
     description: 'Base64 HTML document; elements with the classes pageNumber, totalPages, title, date, url, section are filled in per page.',
   }),
   htmlTemplate: documented(v.nullish(base64Text(false)), {
-    description: 'Base64 Handlebars template of the document, rendered per page with pageNumber, totalPages, title, date, url, section.',
+    description:
+      "Base64 Handlebars template of the document, rendered per page with pageNumber, totalPages, title, date (in page.timezone, else UTC), url, section, beside the render's templateData (a band variable wins on a name both have).",
   }),
 };
 
@@ -642,6 +643,16 @@ function bandKindsRule<T extends object>() {
   });
 }
 
+/** The running header and footer, and the headings their section is read from: a render's, or a merge's over the merged pages. */
+export const BAND_ENTRIES = {
+  header: documented(v.nullish(BandSchema), { description: 'A running header printed from real HTML (stylesheets, web fonts, images, scripts); not with displayHeaderFooter, headerHtml or footerHtml.' }),
+  footer: documented(v.nullish(BandSchema), { description: 'A running footer; as header.' }),
+  sectionHeadings: documented(v.nullish(v.pipe(StringSchema, v.minLength(1, 'Must not be empty'), v.maxLength(200, 'Must be at most 200 characters'))), {
+    default: SECTION_HEADINGS_DEFAULT,
+    description: "CSS selector of the headings whose text is a band's section: the last one starting on or before the page.",
+  }),
+};
+
 /** The fields of the PDF options. */
 const PdfOptionsObjectSchema = closedObject({
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
@@ -659,16 +670,11 @@ const PdfOptionsObjectSchema = closedObject({
   omitBackground: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.omitBackground }),
   outline: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.outline }),
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
-  header: documented(v.nullish(BandSchema), { description: 'A running header printed from real HTML (stylesheets, web fonts, images, scripts); not with displayHeaderFooter, headerHtml or footerHtml.' }),
-  footer: documented(v.nullish(BandSchema), { description: 'A running footer; as header.' }),
+  ...BAND_ENTRIES,
   toc: documented(v.nullish(BooleanSchema), {
     default: false,
     description:
       'Fill the table of contents: elements with data-toc-page="#anchor" (or <a class="toc-page" href="#anchor">) get the page #anchor lands on; printed up to 3 times until the numbers are stable. An anchor not in the document leaves its entry empty.',
-  }),
-  sectionHeadings: documented(v.nullish(v.pipe(StringSchema, v.minLength(1, 'Must not be empty'), v.maxLength(200, 'Must be at most 200 characters'))), {
-    default: SECTION_HEADINGS_DEFAULT,
-    description: "CSS selector of the headings whose text is a band's section: the last one starting on or before the page.",
   }),
   ...pdfFinishingEntries,
   ...PDF_FINISHING_ENTRIES,

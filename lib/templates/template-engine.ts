@@ -33,6 +33,6 @@ const bandTemplate = (pdf: Pick<PdfOptionsOutput, 'header' | 'footer'> | null | 
  */
 export function templatesFor(input: DocumentInput): Promise<TemplateRenderer | undefined> {
   const renders = 'parts' in input ? input.parts.flatMap((part) => ('page' in part ? [{ page: part.page, pdf: part.pdf }] : [])) : [{ page: input.page, pdf: 'pdf' in input ? input.pdf : undefined }];
-  const used = renders.some(({ page, pdf }) => page.htmlTemplate != null || invoiceTemplate(pdf) || bandTemplate(pdf)) || ('parts' in input && invoiceTemplate(input.pdf));
+  const used = renders.some(({ page, pdf }) => page.htmlTemplate != null || invoiceTemplate(pdf) || bandTemplate(pdf)) || ('parts' in input && (invoiceTemplate(input.pdf) || bandTemplate(input.pdf)));
   return used ? loadTemplateRenderer() : Promise.resolve(undefined);
 }

@@ -268,6 +268,13 @@ BEYOND_JSON_SCHEMA = (
         "CSS, and a band's document must load and lay out one page per body page.",
     ),
     Rule(
+        r"^parts\.\d+\.pdf\.(header|footer)$",
+        r"^The merge's pdf\.(header|footer) is laid over every page",
+        "A merge's header or footer is laid over every page, so a part may not carry its own of the same kind "
+        "(lib/plan/build-plan.ts): a rule between the top-level pdf and every part's, possibly from a stored template.",
+        MERGES,
+    ),
+    Rule(
         r"^parts\.\d+\.page\.",
         MERGED_RULES,
         "A template part merges its overrides over a stored template, checked as a direct render's once merged "

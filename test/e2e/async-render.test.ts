@@ -62,6 +62,8 @@ describe('async rendering, webhooks and the job endpoint', () => {
       '/hook/pdf': ok,
       '/hook/shot': ok,
       '/hook/template': ok,
+      '/hook/bands': ok,
+      '/hook/merged-bands': ok,
       '/hook/failed': ok,
       '/hook/duplicate': ok,
       '/hook/flaky': (_req, res) => {
@@ -218,6 +220,37 @@ describe('async rendering, webhooks and the job endpoint', () => {
     const pdf = await readPdf(new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer()));
     assert.match(pdf.text.join(' '), /Invoice A-77/);
     assert.equal(unknown.status, 404);
+  });
+
+  it("carries the bands in an async job's file: a render's header and a merge's footer over its merged pages", async () => {
+    // Act
+    const rendered = await submit('/v1/pdf/async', {
+      page: { html: b64('<h1>First</h1><h1 style="break-before:page">Second</h1>') },
+      pdf: { header: { html: b64('<p style="font:9px sans-serif">Async band <span class="pageNumber"></span>/<span class="totalPages"></span> <span class="section"></span></p>') } },
+      webhook: { url: `${receiver.url}/hook/bands` },
+    });
+    const merged = await submit('/v1/pdf/merge/async', {
+      parts: [{ page: { html: b64('<p>Part one</p>') } }, { page: { html: b64('<p>Part two</p><p style="break-before:page">Part two, again</p>') } }],
+      pdf: { footer: { htmlTemplate: b64('<p style="font:9px sans-serif">Merged {{pageNumber}} of {{totalPages}}</p>') } },
+      webhook: { url: `${receiver.url}/hook/merged-bands` },
+    });
+    assert.equal(rendered.status, 201, JSON.stringify(rendered.body));
+    assert.equal(merged.status, 201, JSON.stringify(merged.body));
+    const files = await Promise.all(
+      ['/hook/bands', '/hook/merged-bands'].map(async (path) => {
+        const call = await firstWebhook(path);
+        const body = JSON.parse(call.body) as { status: string; fileUrl: string };
+        assert.equal(body.status, 'COMPLETED', call.body);
+        return readPdf(new Uint8Array(await (await fetch(body.fileUrl)).arrayBuffer()));
+      }),
+    );
+
+    // Assess
+    const [single, merge] = files as [Awaited<ReturnType<typeof readPdf>>, Awaited<ReturnType<typeof readPdf>>];
+    assert.match(single.text[0] ?? '', /Async band 1\/2 First/);
+    assert.match(single.text[1] ?? '', /Async band 2\/2 Second/);
+    assert.equal(merge.pageCount, 3);
+    merge.text.forEach((page, index) => assert.match(page, new RegExp(`Merged ${index + 1} of 3`)));
   });
 
   it('refuses an async request without a webhook (400 naming it)', async () => {

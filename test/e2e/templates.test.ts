@@ -160,6 +160,33 @@ describe('templates (management and rendering)', () => {
     assert.ok(Math.abs((wide.pages[0]?.width ?? 0) - 8.27) < 0.02 && Math.abs((wide.pages[0]?.height ?? 0) - 5.83) < 0.02, JSON.stringify(wide.pages[0]));
   });
 
+  it("renders a template's stored header and footer on every page, its htmlTemplate filled with the request's templateData beside the page variables", async () => {
+    // Prepare
+    const { body: t } = await create({
+      name: 'Statement',
+      variables: {
+        page: { htmlTemplate: b64('<h1>Statement for {{customer}}</h1><h1 style="break-before:page">Details</h1><p style="break-before:page">End</p>'), templateData: { customer: 'stored' } },
+        pdf: {
+          header: { htmlTemplate: b64('<p style="font:9px sans-serif">{{customer}} · {{section}}</p>'), firstPage: { html: b64('<p style="font:9px sans-serif">Cover band</p>') } },
+          footer: { htmlTemplate: b64('<p style="font:9px sans-serif">Page {{pageNumber}} of {{totalPages}}</p>') },
+        },
+      },
+    });
+
+    // Act: the request's templateData over the stored one, and a pageNumber the band's own variable outranks.
+    const res = await service.request(`/v1/template/${t.id}`, { json: { page: { templateData: { customer: 'Grace Hopper', pageNumber: 99 } } } });
+
+    // Assess
+    assert.equal(res.status, 200);
+    const pdf = await readPdf(new Uint8Array(await res.arrayBuffer()));
+    assert.equal(pdf.pageCount, 3);
+    const text = pdf.text.map((page) => page.replace(/\s+/g, ' '));
+    assert.match(text[0] ?? '', /Cover band/);
+    assert.match(text[1] ?? '', /Grace Hopper · Details/);
+    assert.match(text[2] ?? '', /Grace Hopper · Details/);
+    text.forEach((page, index) => assert.match(page, new RegExp(`Page ${index + 1} of 3`)));
+  });
+
   it('renders an IMAGE template as an image, ignoring pdf options', async () => {
     const { body: t } = await create({
       name: 'Card',

@@ -4,7 +4,7 @@ import { ValidationError } from '../../../lib/errors.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream } from '@cantoo/pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { embeddedFonts, pdftoppm, pdftotextPages, pageCountOf } from '../../helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { expectedSections, reportHtml } from '../../helpers/report.js';
@@ -88,6 +88,29 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
     }
   });
 
+  it("writes each band page once, as the form its body page draws: no unused copy of a band's content left in the file", async () => {
+    // Act
+    const pdf = await render({ header, footer });
+
+    // Assess: every object is reachable from the trailer.
+    const document = await PDFDocument.load(pdf, { updateMetadata: false });
+    const { context } = document;
+    const reached = new Set<string>();
+    const walk = (object: unknown): void => {
+      if (object instanceof PDFRef) {
+        if (reached.has(object.toString())) return;
+        reached.add(object.toString());
+        walk(context.lookup(object));
+      } else if (object instanceof PDFDict) for (const [, value] of object.entries()) walk(value);
+      else if (object instanceof PDFArray) for (const value of object.asArray()) walk(value);
+      else if (object instanceof PDFStream) walk(object.dict);
+    };
+    walk(context.trailerInfo.Root);
+    walk(context.trailerInfo.Info);
+    const unreached = context.enumerateIndirectObjects().filter(([ref]) => !reached.has(ref.toString()));
+    assert.deepEqual(unreached.map(([ref, object]) => `${ref} ${object.constructor.name}`), []);
+  });
+
   it('keeps the body clear of the bands: a band shown on the pages given by pages, and none elsewhere', async () => {
     // Act
     const pdf = await render({ header: { html: b64('<div>Band on <span class="pageNumber"></span></div>'), pages: '2-3' } }, '<h1 style="break-after:page">A</h1><h1 style="break-after:page">B</h1><h1>C</h1>');
@@ -166,5 +189,92 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
     assert.doesNotMatch(pages[0] ?? '', /Part page/);
     assert.match(pages[1] ?? '', /Part page 1\/2/);
     assert.match(pages[2] ?? '', /Part page 2\/2/);
+  });
+  it("lays a merge's footer over the merged pages: numbered across the parts, the section from each part's headings or its title", async () => {
+    // Prepare: an existing PDF of two pages between two printed parts.
+    const existing = await renderer.render({ output: 'PDF', page: { html: b64('<p>Annex one</p><p style="break-before:page">Annex two</p>') } } as never, { timeoutMs: 60_000 });
+
+    // Act
+    const result = await renderer.render(
+      {
+        parts: [
+          { page: { html: b64('<h1>Alpha</h1><p>one</p><h1 style="break-before:page">Beta</h1><p>two</p>') } },
+          { document: existing.body.toString('base64'), title: 'Annexes' },
+          { page: { html: b64('<h1>Gamma</h1><p>three</p>') }, pdf: { header: { html: b64('<p>Part header</p>') } } },
+        ],
+        pdf: {
+          footer: { htmlTemplate: b64('<p style="font:9px sans-serif">Merged page {{pageNumber}} of {{totalPages}}. Section: {{section}}.</p>') },
+        },
+      } as never,
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    const pdf = new Uint8Array(result.body);
+    const pages = pdftotextPages(pdf, pageCountOf(pdf)).map((text) => text.replace(/\s+/g, ' '));
+    assert.equal(pages.length, 5);
+    const sections = ['Alpha', 'Beta', 'Annexes', 'Annexes', 'Gamma'];
+    pages.forEach((text, index) => {
+      assert.ok(text.includes(`Merged page ${index + 1} of 5`), `page ${index + 1}: ${text}`);
+      assert.ok(text.includes(`Section: ${sections[index]}.`), `page ${index + 1}: ${text}`);
+    });
+    // A part's own band of the other kind stays: the merge's footer does not replace the part's header.
+    assert.match(pages[4] ?? '', /Part header/);
+  });
+
+  it("refuses a merge part with its own band of the kind the merge lays over every page, naming the part's field", async () => {
+    // Act
+    const attempt = renderer.render(
+      {
+        parts: [{ page: { html: b64('<p>a</p>') } }, { page: { html: b64('<p>b</p>') }, pdf: { footer: { html: b64('<p>own</p>') } } }],
+        pdf: { footer: { html: b64('<p>merged</p>') } },
+      } as never,
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    await assert.rejects(attempt, (error: unknown) => error instanceof ValidationError && Object.keys(error.fields).join() === 'parts.1.pdf.footer');
+  });
+
+  it("refuses a merge's section selector that is not CSS with a 400 on the merge's pdf.sectionHeadings", async () => {
+    // Act
+    const attempt = renderer.render({ parts: [{ page: { html: b64('<h1>a</h1>') } }], pdf: { footer: { html: b64('<p class="section"></p>') }, sectionHeadings: 'h1[' } } as never, { timeoutMs: 60_000 });
+
+    // Assess
+    await assert.rejects(attempt, (error: unknown) => error instanceof ValidationError && Object.keys(error.fields).join() === 'pdf.sectionHeadings');
+  });
+
+  it("writes the band's date in the page's timezone", async () => {
+    // Prepare: a zone whose date differs from UTC's now (UTC+14 from 10:00 UTC, UTC-11 before 11:00 UTC).
+    const timezone = new Date().getUTCHours() >= 10 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+    const expected = () => new Date().toLocaleDateString('en-US', { timeZone: timezone });
+    const before = expected();
+
+    // Act
+    const result = await renderer.render(
+      { output: 'PDF', page: { html: b64('<p>body</p>'), timezone }, pdf: { footer: { html: b64('<p>Dated <span class="date"></span>.</p>') } } } as never,
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    const [text = ''] = pdftotextPages(new Uint8Array(result.body), 1);
+    assert.ok([before, expected()].some((date) => text.includes(`Dated ${date}.`)), text);
+    assert.notEqual(before, new Date().toLocaleDateString('en-US', { timeZone: 'UTC' }));
+  });
+
+  it("fills a band's htmlTemplate with the render's templateData beside the band variables, the band's winning on a name both have", async () => {
+    // Act
+    const result = await renderer.render(
+      {
+        output: 'PDF',
+        page: { htmlTemplate: b64('<p>Invoice for {{customer}}</p>'), templateData: { customer: 'ACME Corp', pageNumber: 99 } },
+        pdf: { header: { htmlTemplate: b64('<p>Customer {{customer}}, page {{pageNumber}} of {{totalPages}}</p>') } },
+      } as never,
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    const [text = ''] = pdftotextPages(new Uint8Array(result.body), 1);
+    assert.match(text, /Customer ACME Corp, page 1 of 1/);
   });
 });

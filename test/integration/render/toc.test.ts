@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
-import { pdftotextPages, pageCountOf } from '../../helpers/pdf-tools.js';
-import { reportHtml, reportToc, TOC_ENTRIES } from '../../helpers/report.js';
+import { outlineOf, pdfinfo, pdftotextPages, pageCountOf } from '../../helpers/pdf-tools.js';
+import { CHAPTERS, reportHtml, reportToc, TOC_ENTRIES } from '../../helpers/report.js';
 import { b64 } from './render-fixtures.js';
 
 describe('renderer › table of contents (pdf.toc)', () => {
@@ -47,5 +47,32 @@ describe('renderer › table of contents (pdf.toc)', () => {
       const where = pages.findIndex((text, index) => !tocPages.includes(index) && text.includes(entry.text)) + 1;
       assert.ok(tocText.includes(`ENTRY ${entry.label}: ${where} .`), `${entry.label} on page ${where}`);
     }
+  });
+  it("keeps the outline's and the structure tree's pages right after the reprints, with outline and tagged", async () => {
+    // Act
+    const result = await renderer.render(
+      { output: 'PDF', page: { html: b64(reportHtml(reportToc())) }, pdf: { toc: true, outline: true, tagged: true, footer: { html: b64('<p class="pageNumber"></p>') } } } as never,
+      { timeoutMs: 60_000 },
+    );
+    const pdf = new Uint8Array(result.body);
+
+    // Assess: qpdf's outline sends each chapter to the page where pdftotext finds its heading.
+    assert.ok((result.timings.tocPrints ?? 0) >= 2, `prints: ${result.timings.tocPrints}`);
+    const pages = pdftotextPages(pdf, pageCountOf(pdf)).map((text) => text.replace(/\s+/g, ' '));
+    const outline = new Map(outlineOf(pdf).map((item) => [item.title, item.destpageposfrom1]));
+    assert.equal(outline.get('Contents'), 2);
+    CHAPTERS.forEach((name, index) => {
+      const where = pages.findIndex((text) => text.includes(`START-${index + 1}`)) + 1;
+      assert.equal(outline.get(name), where, `${name}: the outline says ${outline.get(name)}, pdftotext finds it on ${where}`);
+    });
+    // pdfinfo's structure tree is the last print's: its headings, and the TOC entries with the numbers filled in.
+    const structure = pdfinfo(pdf, ['-struct-text']);
+    assert.equal(structure.status, 0, structure.stderr);
+    const tree = structure.stdout.replace(/\s+/g, ' ');
+    for (const name of ['Contents', ...CHAPTERS]) assert.ok(tree.includes(`H1 (block) NonStruct "${name}"`), name);
+    CHAPTERS.forEach((name, index) => {
+      const where = pages.findIndex((text) => text.includes(`START-${index + 1}`)) + 1;
+      assert.ok(tree.includes(`"ENTRY ${name}: " NonStruct "${where}"`) || tree.includes(`"ENTRY ${name}: " Link (inline) NonStruct "${where}"`), `${name}: ${where}`);
+    });
   });
 });
