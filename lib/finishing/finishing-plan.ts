@@ -29,6 +29,16 @@ export type StampPlan = {
   pages: string;
 };
 
+/**
+ * The pages stage's settings: which pages the document keeps, in which order
+ * (`pdf.pages`, a valid order string; absent keeps them all), then which of
+ * those turn by how much (`pdf.rotate`, its pages counted after the choice).
+ */
+export type PagesPlan = {
+  order?: string;
+  rotate?: { angle: 90 | 180 | 270; pages: string };
+};
+
 /** The protect stage's settings: the passwords, and every permission decided (defaults applied). */
 export type ProtectPlan = {
   userPassword?: string;
@@ -63,6 +73,7 @@ export type SignPlan = {
  * plan delivers the printed PDF as it is.
  */
 export type FinishingPlan = {
+  pages?: PagesPlan;
   stamp?: StampPlan;
   archive?: ArchivePlan;
   attach?: Attachment[];
@@ -72,7 +83,7 @@ export type FinishingPlan = {
 
 /** True when the plan asks for any step. */
 export function wantsFinishing(plan: FinishingPlan): boolean {
-  return plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null || plan.sign != null;
+  return plan.pages != null || plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null || plan.sign != null;
 }
 
 /** What the page says of itself (read in the session), for metadata the caller left out. */

@@ -139,9 +139,14 @@ BEYOND_JSON_SCHEMA = (
         "The image pixel limit bounds a side times deviceScaleFactor: a product of two fields.",
     ),
     Rule(
-        r"(^|\.)(pdf\.pageRanges|watermark\.pages|pdf\.(header|footer)\.pages)$",
+        r"(^|\.)(pdf\.(pageRanges|pages|rotate\.pages)|watermark\.pages|pdf\.(header|footer)\.pages)$",
         r"ends before it starts$",
         'A range must not end before it starts ("5-2"): a comparison of two numbers inside a string.',
+    ),
+    Rule(
+        r"(^|\.)pdf\.pages$",
+        r"a page may appear once$",
+        'pdf.pages names each page once ("2, 1-3" names page 2 twice): overlapping ranges inside one string.',
     ),
     Rule(
         r"(^|\.)(page|webhook)\.headers$",
@@ -235,7 +240,7 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"(^|\.)(page\.(cookies(\.\d+)?|timezone|waitForSelector\.selector|waitForFunction\.pageFunction)"
-        r"|screenshot\.(element|overlay\.(background|filter|margin))|pdf\.(pageRanges|headerHtml|footerHtml|watermark\.pages))$",
+        r"|screenshot\.(element|overlay\.(background|filter|margin))|pdf\.(pageRanges|pages|rotate\.pages|headerHtml|footerHtml|watermark\.pages))$",
         r"^(Not a valid (CSS selector|JavaScript expression|page range|CSS colour, gradient or image URL|CSS filter|image URL)"
         r"|Chromium refused a cookie|No visible element matches|The document has fewer pages|Chromium could not print"
         r"|The image with its overlay would be larger|Unknown time zone|Only http and https image URLs)",

@@ -1,0 +1,78 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { b64, startService, type RunningService } from '../helpers/service.js';
+import { pageCountOf, pdfinfo, pdftotextPages, qpdf } from '../helpers/pdf-tools.js';
+
+/**
+ * pdf.pages, pdf.rotate, pdf.form and pdf.flatten through the API of
+ * `npm start` with real Chromium (issue 32): what poppler and qpdf read back,
+ * and every 400 naming its field.
+ */
+
+/** Four printed pages saying "Sheet 1" … "Sheet 4". */
+const fourSheets = b64(
+  [1, 2, 3, 4].map((n) => `<h1 style="break-after:page">Sheet ${n}</h1>`).join('') + '<style>@page{size:A4;margin:2cm}</style>',
+);
+
+/** Each page's rotation as `pdfinfo -f 1 -l N` reads it. */
+function rotations(pdf: Uint8Array): number[] {
+  const count = pageCountOf(pdf);
+  const out = pdfinfo(pdf, ['-f', '1', '-l', String(count)]).stdout;
+  return Array.from({ length: count }, (_, i) => Number(new RegExp(`^Page ${String(i + 1).padStart(4)} rot:\\s+(\\d+)`, 'm').exec(out)?.[1]));
+}
+
+describe('pages, rotation and forms through the API', () => {
+  let service: RunningService;
+  let token: string;
+
+  before(async () => {
+    service = await startService();
+    token = (await service.tokens('create', '--limit', '100')).stdout.trim();
+  });
+  after(async () => {
+    await service?.stop();
+  });
+
+  const post = (path: string, json: unknown) => service.request(path, { json, token });
+  const fieldsOf = async (res: Response) => {
+    assert.equal(res.status, 400, await res.clone().text());
+    return ((await res.json()) as { fields: Record<string, string> }).fields;
+  };
+
+  it('prints the pages pdf.pages names in its order, turns the ones pdf.rotate names, and the footer numbers the final pages', async () => {
+    // Act
+    const res = await post('/v1/pdf', {
+      page: { html: fourSheets },
+      pdf: {
+        pages: '4, 1-2',
+        rotate: { angle: 90, pages: '2' },
+        footer: { htmlTemplate: b64('<p style="font:9px sans-serif">Folio {{pageNumber}} of {{totalPages}}</p>') },
+      },
+    });
+
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    assert.equal(qpdf(pdf, ['--check']).status, 0);
+    const texts = pdftotextPages(pdf, pageCountOf(pdf));
+    assert.deepEqual(texts.map((text) => /Sheet \d/.exec(text)?.[0]), ['Sheet 4', 'Sheet 1', 'Sheet 2']);
+    assert.deepEqual(texts.map((text) => /Folio \d of \d/.exec(text)?.[0]), ['Folio 1 of 3', 'Folio 2 of 3', 'Folio 3 of 3']);
+    assert.deepEqual(rotations(pdf), [0, 90, 0]);
+  });
+
+  it('answers 400 naming pdf.pages for a page named twice, a page past the end, and pages with pageRanges', async () => {
+    // Act
+    const twice = await post('/v1/pdf', { page: { html: fourSheets }, pdf: { pages: '2, 1-3' } });
+    const pastEnd = await post('/v1/pdf', { page: { html: fourSheets }, pdf: { pages: '1, 5' } });
+    const withRanges = await post('/v1/pdf', { page: { html: fourSheets }, pdf: { pages: '2, 1', pageRanges: '1-2' } });
+    const rotatePastEnd = await post('/v1/pdf', { page: { html: fourSheets }, pdf: { pages: '1', rotate: { angle: 180, pages: '2' } } });
+    const badAngle = await post('/v1/pdf', { page: { html: fourSheets }, pdf: { rotate: { angle: 45 } } });
+
+    // Assess
+    assert.match((await fieldsOf(twice))['pdf.pages'] ?? '', /both take page 2/);
+    assert.match((await fieldsOf(pastEnd))['pdf.pages'] ?? '', /fewer pages/);
+    assert.deepEqual(Object.keys(await fieldsOf(withRanges)).sort(), ['pdf.pageRanges', 'pdf.pages']);
+    assert.deepEqual(Object.keys(await fieldsOf(rotatePastEnd)), ['pdf.rotate.pages']);
+    assert.deepEqual(Object.keys(await fieldsOf(badAngle)), ['pdf.rotate.angle']);
+  });
+});
