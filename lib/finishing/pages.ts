@@ -63,7 +63,7 @@ function keepPages(document: PDFDocument, order: number[]): void {
     document.context.assign(page.ref, page.node);
     document.addPage(page);
   }
-  dropUnreachable(document);
+  dropUnreachable(document, { removed: dropped.map((page) => page.ref), renumber: true });
 }
 
 /** Removes the form fields whose widgets are all on `dropped` pages (a field with a widget on a kept page stays). */
@@ -103,11 +103,13 @@ function widgetRefs(document: PDFDocument, field: PDFDict, ref: PDFRef): string[
 
 /**
  * Deletes every object the trailer no longer reaches (the dropped pages'
- * content and resources). A reference left to a deleted object (an outline
- * entry or a named destination of a dropped page) becomes null, so the
- * object numbers can be given again without it pointing at a new object.
+ * content and resources, a flattened form's fields). A reference left to a
+ * deleted object, or to one of `removed` (an outline entry or a named
+ * destination of a dropped page), becomes null. With `renumber`, the trailer
+ * counts objects from the largest number left (qpdf warns otherwise); only
+ * safe before anything is embedded, whose numbers are taken but not yet used.
  */
-export function dropUnreachable(document: PDFDocument): void {
+export function dropUnreachable(document: PDFDocument, options: { removed?: PDFRef[]; renumber?: boolean } = {}): void {
   const { context } = document;
   const reached = new Set<string>();
   const containers: Array<PDFDict | PDFArray> = [];
@@ -132,7 +134,16 @@ export function dropUnreachable(document: PDFDocument): void {
       pending.push(object.dict);
     }
   }
-  const gone = (value: PDFObject) => value instanceof PDFRef && !reached.has(value.toString());
+  const deleted = new Set((options.removed ?? []).map((ref) => ref.toString()));
+  let largest = 0;
+  for (const [ref] of context.enumerateIndirectObjects()) {
+    if (reached.has(ref.toString())) largest = Math.max(largest, ref.objectNumber);
+    else {
+      deleted.add(ref.toString());
+      context.delete(ref);
+    }
+  }
+  const gone = (value: PDFObject) => value instanceof PDFRef && deleted.has(value.toString());
   for (const container of containers) {
     if (container instanceof PDFDict) {
       for (const [key, value] of container.entries()) if (gone(value)) container.set(key, PDFNull);
@@ -140,11 +151,5 @@ export function dropUnreachable(document: PDFDocument): void {
       for (let i = 0; i < container.size(); i += 1) if (gone(container.get(i))) container.set(i, PDFNull);
     }
   }
-  let largest = 0;
-  for (const [ref] of context.enumerateIndirectObjects()) {
-    if (!reached.has(ref.toString())) context.delete(ref);
-    else largest = Math.max(largest, ref.objectNumber);
-  }
-  // The trailer's /Size counts from the largest number in use (qpdf warns when it counts deleted ones).
-  context.largestObjectNumber = largest;
+  if (options.renumber) context.largestObjectNumber = largest;
 }

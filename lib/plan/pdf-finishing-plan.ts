@@ -2,14 +2,14 @@
  * From a render's `pdf` options to its finishing plan (issue 22): metadata,
  * PDF/A, PDF/UA (the `archive` stage), attachments with the e-invoice XML
  * (the `attach` stage), watermark (`stamp`, issue 23), protection (`protect`),
- * page choice and rotation (`pages`, issue 32). The invoice XML is resolved and checked here, at the
+ * page choice and rotation (`pages`) and form filling and flattening (`form`, issue 32). The invoice XML is resolved and checked here, at the
  * edge, so a bad one is a 400 and nothing renders.
  */
 import { ValidationError } from '../errors.js';
 import type { PdfaLevel } from '../finishing/archive.js';
 import type { Attachment } from '../finishing/attachments.js';
 import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
-import type { FinishingPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
+import type { FinishingPlan, FormPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
 import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
 import type { SignatureOutput } from '../schemas/pdf-signature.js';
 import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';
@@ -53,7 +53,7 @@ const date = (value: string | null | undefined) => (value != null ? new Date(val
 /** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
 type FinishingOptions = Pick<
   PdfOptionsOutput,
-  'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'pages' | 'rotate'
+  'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'pages' | 'rotate' | 'form' | 'flatten'
 >;
 
 /** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate` (rendered by `templates`). */
@@ -92,6 +92,8 @@ export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templ
   if (files.length > 0) plan.attach = files;
   const pages = pagesPlan(pdf);
   if (pages) plan.pages = pages;
+  const form = formPlan(pdf);
+  if (form) plan.form = form;
   if (pdf.watermark != null) plan.stamp = stampPlan(pdf.watermark);
   if (pdf.protection != null) plan.protect = protectPlan(pdf.protection);
   if (pdf.signature != null) plan.sign = signPlan(pdf.signature);
@@ -106,6 +108,13 @@ function pagesPlan(pdf: Pick<FinishingOptions, 'pages' | 'rotate'>): PagesPlan |
     ...(order !== undefined ? { order } : {}),
     ...(pdf.rotate != null ? { rotate: { angle: pdf.rotate.angle, pages: pdf.rotate.pages ?? '' } } : {}),
   };
+}
+
+/** The values to fill and what to flatten after, or undefined when the form is left alone. */
+function formPlan(pdf: Pick<FinishingOptions, 'form' | 'flatten'>): FormPlan | undefined {
+  const flatten = pdf.flatten === true ? 'all' : pdf.form?.flatten === true ? 'fields' : 'none';
+  if (pdf.form == null && flatten === 'none') return undefined;
+  return { ...(pdf.form != null ? { fields: pdf.form.fields } : {}), flatten };
 }
 
 /** The signature with its defaults applied and its appearance image decoded (the schema has checked it). */

@@ -149,6 +149,13 @@ BEYOND_JSON_SCHEMA = (
         'pdf.pages names each page once ("2, 1-3" names page 2 twice): overlapping ranges inside one string.',
     ),
     Rule(
+        r"(^|\.)pdf\.form(\.fields\..+)?$",
+        r"^(The document has no form fields|The form has no field of this name|A (text field|check box|radio group) takes"
+        r"|This (list|field) takes|Not (one of|among) the options|A push button|This field cannot be filled|No font of the service)",
+        "What the document's AcroForm holds (its field names, kinds, options and maximum lengths) and the fonts that "
+        "draw a value: known once the document is printed or merged, not from the request.",
+    ),
+    Rule(
         r"(^|\.)(page|webhook)\.headers$",
         r"^Headers may take",
         "Header names and values may take 8 KB together: a sum over the whole object.",

@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { b64, startService, type RunningService } from '../helpers/service.js';
-import { pageCountOf, pdfinfo, pdftotextPages, qpdf } from '../helpers/pdf-tools.js';
+import { applicationForm } from '../helpers/acroform.js';
+import { pageCountOf, pdfinfo, pdftotext, pdftotextPages, qpdf, qpdfJson } from '../helpers/pdf-tools.js';
 
 /**
  * pdf.pages, pdf.rotate, pdf.form and pdf.flatten through the API of
@@ -24,8 +25,10 @@ function rotations(pdf: Uint8Array): number[] {
 describe('pages, rotation and forms through the API', () => {
   let service: RunningService;
   let token: string;
+  let form: string;
 
   before(async () => {
+    form = Buffer.from(await applicationForm()).toString('base64');
     service = await startService();
     token = (await service.tokens('create', '--limit', '100')).stdout.trim();
   });
@@ -74,5 +77,45 @@ describe('pages, rotation and forms through the API', () => {
     assert.deepEqual(Object.keys(await fieldsOf(withRanges)).sort(), ['pdf.pageRanges', 'pdf.pages']);
     assert.deepEqual(Object.keys(await fieldsOf(rotatePastEnd)), ['pdf.rotate.pages']);
     assert.deepEqual(Object.keys(await fieldsOf(badAngle)), ['pdf.rotate.angle']);
+  });
+
+  it('fills a merge part\'s form from JSON and flattens it: no field remains, the values (CJK too) are page text', async () => {
+    // Act
+    const res = await post('/v1/pdf/merge', {
+      parts: [{ page: { html: b64('<h1>Cover letter</h1>') } }, { document: form }],
+      pdf: { form: { fields: { 'applicant.name': 'Jane Doe', 'applicant.city': '서울특별시', agree: true, plan: 'basic', languages: ['fr', 'ko'] }, flatten: true } },
+    });
+
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    assert.equal(qpdf(pdf, ['--check']).status, 0);
+    const { acroform } = qpdfJson(pdf, ['--json-key=acroform']) as { acroform: { hasacroform: boolean; fields: unknown[] } };
+    assert.deepEqual([acroform.hasacroform, acroform.fields.length], [false, 0]);
+    const pages = pdftotextPages(pdf, 2);
+    assert.match(pages[0] ?? '', /Cover letter/);
+    for (const value of ['Jane Doe', '서울특별시']) assert.ok(pages[1]?.includes(value), `${value} on page 2: ${pages[1]}`);
+  });
+
+  it('fills without flattening: the values stay editable fields qpdf reads', async () => {
+    const res = await post('/v1/pdf/merge', { parts: [{ document: form }], pdf: { form: { fields: { 'applicant.city': '北京市', country: 'Korea' } } } });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { acroform } = qpdfJson(new Uint8Array(await res.arrayBuffer()), ['--json-key=acroform']) as { acroform: { fields: Array<{ fullname: string; value: unknown }> } };
+    const value = (name: string) => acroform.fields.find((field) => field.fullname === name)?.value;
+    assert.deepEqual([value('applicant.city'), value('country')], ['u:北京市', 'u:Korea']);
+  });
+
+  it('answers 400 naming pdf.form.fields.<name> for an unknown field or a value the field cannot take, and pdf.form without a form', async () => {
+    // Act
+    const unknown = await post('/v1/pdf/merge', { parts: [{ document: form }], pdf: { form: { fields: { surname: 'Doe' } } } });
+    const badValues = await post('/v1/pdf/merge', { parts: [{ document: form }], pdf: { form: { fields: { agree: 'yes', country: 'Spain' } } } });
+    const htmlForm = await post('/v1/pdf', { page: { html: b64('<form><input name="surname"></form>') }, pdf: { form: { fields: { surname: 'Doe' } } } });
+    const notAValue = await post('/v1/pdf/merge', { parts: [{ document: form }], pdf: { form: { fields: { agree: 1 } } } });
+
+    // Assess
+    assert.match((await fieldsOf(unknown))['pdf.form.fields.surname'] ?? '', /no field of this name/);
+    assert.deepEqual(Object.keys(await fieldsOf(badValues)).sort(), ['pdf.form.fields.agree', 'pdf.form.fields.country']);
+    assert.match((await fieldsOf(htmlForm))['pdf.form'] ?? '', /no form fields \(AcroForm\)/);
+    assert.deepEqual(Object.keys(await fieldsOf(notAValue)), ['pdf.form.fields.agree']);
   });
 });
