@@ -118,4 +118,23 @@ describe('pages, rotation and forms through the API', () => {
     assert.match((await fieldsOf(htmlForm))['pdf.form'] ?? '', /no form fields \(AcroForm\)/);
     assert.deepEqual(Object.keys(await fieldsOf(notAValue)), ['pdf.form.fields.agree']);
   });
+
+  it('pdf.flatten on a merge flattens the part\'s form as it shows, and keeps the printed page\'s link', async () => {
+    // Act
+    const res = await post('/v1/pdf/merge', {
+      parts: [{ page: { html: b64('<a href="https://example.com/terms">Read the terms</a>') } }, { document: form }],
+      pdf: { form: { fields: { 'applicant.name': 'Ada Lovelace' } }, flatten: true },
+    });
+
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    assert.equal(qpdf(pdf, ['--check']).status, 0);
+    const json = qpdfJson(pdf) as { acroform: { hasacroform: boolean }; pages: Array<{ object: string }>; qpdf: [unknown, Record<string, { value: Record<string, unknown> }>] };
+    assert.equal(json.acroform.hasacroform, false);
+    const objects = json.qpdf[1];
+    const subtypes = json.pages.map((page) => ((objects[`obj:${page.object}`]?.value['/Annots'] ?? []) as string[]).map((ref) => objects[`obj:${ref}`]?.value['/Subtype']));
+    assert.deepEqual(subtypes, [['/Link'], []]);
+    assert.match(pdftotext(pdf).stdout, /Ada Lovelace/);
+  });
 });

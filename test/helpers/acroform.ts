@@ -1,3 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import fontkit from '@cantoo/fontkit';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 
 /**
@@ -6,10 +10,19 @@ import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
  * text `applicant.name` and `applicant.city`, check box `agree`, radio group
  * `plan` (basic, premium), combo box `country` (France, Japan, Korea) and a
  * multiple-choice list `languages` (en, fr, ja, ko), over printed labels.
+ * With `embeddedLabels`, the labels are in an embedded font (Noto Sans JP)
+ * rather than Helvetica, which PDF/A would refuse for not being embedded.
  */
-export async function applicationForm(): Promise<Uint8Array> {
+export async function applicationForm(options: { embeddedLabels?: boolean } = {}): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
+  let font;
+  if (options.embeddedLabels) {
+    doc.registerFontkit(fontkit);
+    const pkg = dirname(createRequire(import.meta.url).resolve('@embedpdf/fonts-jp'));
+    font = await doc.embedFont(await readFile(join(pkg, '..', 'fonts', 'NotoSansJP-Regular.otf')), { subset: true });
+  } else {
+    font = await doc.embedFont(StandardFonts.Helvetica);
+  }
   const page = doc.addPage([595, 842]);
   const form = doc.getForm();
   const label = (text: string, y: number) => page.drawText(text, { x: 50, y, size: 11, font });

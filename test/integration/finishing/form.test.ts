@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFDocument, PDFName, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
 import { ValidationError } from '../../../lib/errors.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { FormPlan } from '../../../lib/finishing/finishing-plan.js';
@@ -13,6 +13,14 @@ type QpdfField = { fullname: string; value: unknown; pageposfrom1: number };
 /** The AcroForm as qpdf reads it: whether there is one, and each field's full name and /V. */
 function acroform(pdf: Uint8Array): { hasacroform: boolean; fields: QpdfField[] } {
   return (qpdfJson(pdf, ['--json-key=acroform']) as { acroform: { hasacroform: boolean; fields: QpdfField[] } }).acroform;
+}
+
+/** The subtypes of the first page's annotations, as qpdf reads them. */
+function annotationTypes(pdf: Uint8Array): unknown[] {
+  const json = qpdfJson(pdf) as { pages: Array<{ object: string }>; qpdf: [unknown, Record<string, { value: Record<string, unknown> }>] };
+  const objects = json.qpdf[1];
+  const annots = (objects[`obj:${json.pages[0]?.object}`]?.value['/Annots'] ?? []) as string[];
+  return annots.map((ref) => objects[`obj:${ref}`]?.value['/Subtype']);
 }
 
 const valueOf = (pdf: Uint8Array, name: string) => acroform(pdf).fields.find((field) => field.fullname === name)?.value;
@@ -105,5 +113,47 @@ describe('formStep', () => {
     assert.deepEqual(Object.keys(await refusal(fill({ fields: {}, flatten: 'none' }, plain))), ['pdf.form']);
     const flattened = await fill({ flatten: 'all' }, plain);
     assert.match(pdftotext(flattened).stdout, /printed/);
+  });
+
+  it('pdf.flatten draws every annotation as it shows into the page and removes it, keeps links, drops hidden ones', async () => {
+    // Prepare: a page with a square annotation and a hidden one (each an appearance with a word), and a link.
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const page = doc.addPage([400, 400]);
+    page.drawText('Body text', { x: 40, y: 360, size: 12, font });
+    const { context } = doc;
+    const appearance = (word: string) =>
+      context.register(
+        context.stream(`BT /F1 10 Tf 5 5 Td (${word}) Tj ET`, {
+          Type: 'XObject',
+          Subtype: 'Form',
+          BBox: [0, 0, 100, 20],
+          Resources: { Font: { F1: font.ref } },
+        }),
+      );
+    const annot = (fields: Record<string, unknown>) => context.register(context.obj({ Type: 'Annot', ...fields }) as PDFDict);
+    const square = annot({ Subtype: 'Square', Rect: [50, 200, 250, 240], F: 4, AP: { N: appearance('REVIEWED') } });
+    const hidden = annot({ Subtype: 'Square', Rect: [50, 100, 150, 120], F: 2, AP: { N: appearance('INVISIBLE') } });
+    const link = annot({ Subtype: 'Link', Rect: [50, 300, 150, 320], A: { S: 'URI', URI: 'https://example.com/' } });
+    page.node.set(PDFName.of('Annots'), context.obj([square, hidden, link]));
+    const input = await doc.save();
+
+    // Act
+    const out = await fill({ flatten: 'all' }, input);
+
+    // Assess
+    assert.equal(qpdf(out, ['--check']).status, 0);
+    const text = pdftotext(out).stdout;
+    assert.match(text, /Body text/);
+    assert.match(text, /REVIEWED/);
+    assert.doesNotMatch(text, /INVISIBLE/);
+    assert.deepEqual(annotationTypes(input), ['/Square', '/Square', '/Link']);
+    assert.deepEqual(annotationTypes(out), ['/Link']);
+    // Drawn where the annotation was: the word sits inside its rectangle (x 50–250, y 200–240).
+    const box = /<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>REVIEWED<\/word>/.exec(pdftotext(out, ['-bbox']).stdout);
+    assert.ok(box, 'a bounding box for the word');
+    assert.ok(Number(box[1]) >= 50 && Number(box[1]) <= 60, `x ${box[1]}`);
+    // pdftotext counts y from the top: 400 - 240 = 160 to 400 - 200 = 200.
+    assert.ok(Number(box[2]) >= 160 && Number(box[2]) <= 200, `y ${box[2]}`);
   });
 });
