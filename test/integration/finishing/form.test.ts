@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
 import { ValidationError } from '../../../lib/errors.js';
@@ -6,7 +7,10 @@ import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { FormPlan } from '../../../lib/finishing/finishing-plan.js';
 import { formStep } from '../../../lib/finishing/form.js';
 import { applicationForm } from '../../helpers/acroform.js';
-import { pdftotext, qpdf, qpdfJson } from '../../helpers/pdf-tools.js';
+import { pageCountOf, pdftotext, qpdf, qpdfJson } from '../../helpers/pdf-tools.js';
+
+/** IRS Form 1040 (2010), from pdf.js's test suite: a real government form (test/fixtures/forms/README.md). */
+const F1040 = new URL('../../fixtures/forms/irs-f1040-2010.pdf', import.meta.url);
 
 type QpdfField = { fullname: string; value: unknown; pageposfrom1: number };
 
@@ -155,5 +159,30 @@ describe('formStep', () => {
     assert.ok(Number(box[1]) >= 50 && Number(box[1]) <= 60, `x ${box[1]}`);
     // pdftotext counts y from the top: 400 - 240 = 160 to 400 - 200 = 200.
     assert.ok(Number(box[2]) >= 160 && Number(box[2]) <= 200, `y ${box[2]}`);
+  });
+
+  it('fills and flattens a real government form (IRS 1040, LiveCycle-made): qpdf reads the values, then pdftotext, no field left', async () => {
+    // Prepare
+    const input = new Uint8Array(readFileSync(F1040));
+    const page1 = 'topmostSubform[0].Page1[0]';
+    const fields = { [`${page1}.p1-t4[0]`]: 'Jane', [`${page1}.p1-t5[0]`]: 'Smith-北京', [`${page1}.c1_02_0_[0]`]: true };
+    assert.equal(valueOf(input, `${page1}.p1-t4[0]`), 'u:', 'the fixture has the field, empty');
+
+    // Act
+    const filled = await fill({ fields, flatten: 'none' }, input);
+    const flat = await fill({ fields, flatten: 'fields' }, input);
+
+    // Assess
+    assert.equal(qpdf(filled, ['--check']).status, 0);
+    assert.equal(valueOf(filled, `${page1}.p1-t4[0]`), 'u:Jane');
+    assert.equal(valueOf(filled, `${page1}.p1-t5[0]`), 'u:Smith-北京');
+    assert.notEqual(valueOf(filled, `${page1}.c1_02_0_[0]`), '/Off');
+    assert.equal(acroform(filled).fields.length, 242, 'every other field is still there');
+    assert.equal(qpdf(flat, ['--check']).status, 0);
+    assert.equal(pageCountOf(flat), 2);
+    assert.equal(acroform(flat).hasacroform, false);
+    const text = pdftotext(flat).stdout;
+    assert.match(text, /U\.S\. Individual Income Tax Return/);
+    for (const value of ['Jane', 'Smith-北京']) assert.ok(text.includes(value), value);
   });
 });
