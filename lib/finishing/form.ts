@@ -17,14 +17,15 @@ import {
   type PDFPage,
 } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
+import { dropUnreachable, fieldTreeProblem } from './document-objects.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import type { FormPlan, FormValue } from './finishing-plan.js';
 import { formFonts } from './form-fonts.js';
-import { dropUnreachable } from './pages.js';
 import { isolatePageContent } from './watermark.js';
 
 /** The field names a refusal lists at most, to help the caller find the right one. */
 const NAMES_SHOWN = 20;
+
 
 /**
  * The `form` step: fills the document's AcroForm fields with the plan's
@@ -57,6 +58,8 @@ async function fill(document: PDFDocument, values: Record<string, FormValue>): P
       'pdf.form': 'The document has no form fields (AcroForm) to fill; a form in the page\'s HTML is printed as page content, not as PDF form fields',
     });
   }
+  const bad = fieldTreeProblem(document);
+  if (bad) throw new ValidationError({ 'pdf.form': bad });
   const form = document.getForm();
   const problems: Record<string, string> = {};
   const toDraw: Array<{ field: PDFTextField | PDFDropdown | PDFOptionList; text: string; name: string }> = [];

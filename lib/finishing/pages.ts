@@ -1,6 +1,7 @@
-import { degrees, PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFDocument, type PDFObject, type PDFPage } from '@cantoo/pdf-lib';
+import { degrees, PDFArray, PDFDict, PDFName, PDFRef, type PDFDocument, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { orderPages, selectPages } from '../schemas/page-ranges.js';
+import { dropUnreachable, fieldTreeProblem } from './document-objects.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import type { PagesPlan } from './finishing-plan.js';
 
@@ -78,7 +79,9 @@ function removeFieldsOf(document: PDFDocument, dropped: PDFPage[]): void {
       if (ref instanceof PDFRef) droppedAnnots.add(ref.toString());
     }
   }
-  if (droppedAnnots.size === 0 || !document.catalog.has(PDFName.of('AcroForm'))) return;
+  if (droppedAnnots.size === 0 || !(document.catalog.lookup(PDFName.of('AcroForm')) instanceof PDFDict)) return;
+  const bad = fieldTreeProblem(document);
+  if (bad) throw new ValidationError({ 'pdf.pages': `The pages to drop carry form fields that cannot be removed: ${bad}` });
   const form = document.getForm();
   for (const field of form.getFields()) {
     const widgets = widgetRefs(document, field.acroField.dict, field.ref);
@@ -99,57 +102,4 @@ function widgetRefs(document: PDFDocument, field: PDFDict, ref: PDFRef): string[
     else refs.push(kid.toString());
   }
   return refs;
-}
-
-/**
- * Deletes every object the trailer no longer reaches (the dropped pages'
- * content and resources, a flattened form's fields). A reference left to a
- * deleted object, or to one of `removed` (an outline entry or a named
- * destination of a dropped page), becomes null. With `renumber`, the trailer
- * counts objects from the largest number left (qpdf warns otherwise); only
- * safe before anything is embedded, whose numbers are taken but not yet used.
- */
-export function dropUnreachable(document: PDFDocument, options: { removed?: PDFRef[]; renumber?: boolean } = {}): void {
-  const { context } = document;
-  const reached = new Set<string>();
-  const containers: Array<PDFDict | PDFArray> = [];
-  const pending: PDFObject[] = [];
-  const info = context.trailerInfo;
-  for (const root of [info.Root, info.Info, info.Encrypt]) if (root) pending.push(root);
-  while (pending.length > 0) {
-    const object = pending.pop() as PDFObject;
-    if (object instanceof PDFRef) {
-      const key = object.toString();
-      const target = reached.has(key) ? undefined : context.lookup(object);
-      if (!target) continue;
-      reached.add(key);
-      pending.push(target);
-    } else if (object instanceof PDFDict) {
-      containers.push(object);
-      for (const [, value] of object.entries()) pending.push(value);
-    } else if (object instanceof PDFArray) {
-      containers.push(object);
-      for (let i = 0; i < object.size(); i += 1) pending.push(object.get(i));
-    } else if (object instanceof PDFStream) {
-      pending.push(object.dict);
-    }
-  }
-  const deleted = new Set((options.removed ?? []).map((ref) => ref.toString()));
-  let largest = 0;
-  for (const [ref] of context.enumerateIndirectObjects()) {
-    if (reached.has(ref.toString())) largest = Math.max(largest, ref.objectNumber);
-    else {
-      deleted.add(ref.toString());
-      context.delete(ref);
-    }
-  }
-  const gone = (value: PDFObject) => value instanceof PDFRef && deleted.has(value.toString());
-  for (const container of containers) {
-    if (container instanceof PDFDict) {
-      for (const [key, value] of container.entries()) if (gone(value)) container.set(key, PDFNull);
-    } else {
-      for (let i = 0; i < container.size(); i += 1) if (gone(container.get(i))) container.set(i, PDFNull);
-    }
-  }
-  if (options.renumber) context.largestObjectNumber = largest;
 }

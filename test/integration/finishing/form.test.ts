@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { PDFDocument, PDFName, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDocument, PDFName, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
 import { ValidationError } from '../../../lib/errors.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { FormPlan } from '../../../lib/finishing/finishing-plan.js';
@@ -184,5 +184,20 @@ describe('formStep', () => {
     const text = pdftotext(flat).stdout;
     assert.match(text, /U\.S\. Individual Income Tax Return/);
     for (const value of ['Jane', 'Smith-北京']) assert.ok(text.includes(value), value);
+  });
+
+  it('refuses a form whose fields loop, naming pdf.form, instead of walking it forever', async () => {
+    // Prepare: a field whose kid lists the field again.
+    const doc = await PDFDocument.load(await applicationForm());
+    const { context } = doc;
+    const parentRef = context.nextRef();
+    const kidRef = context.register(context.obj({ T: 'kid', Parent: parentRef, Kids: [parentRef] }));
+    context.assign(parentRef, context.obj({ T: 'loop', Kids: [kidRef] }));
+    (doc.catalog.lookup(PDFName.of('AcroForm')) as PDFDict).lookup(PDFName.of('Fields'), PDFArray).push(parentRef);
+    const input = await doc.save();
+
+    // Act, Assess
+    const fields = await refusal(fill({ fields: { 'applicant.name': 'x' }, flatten: 'none' }, input));
+    assert.match(fields['pdf.form'] ?? '', /loop/);
   });
 });
