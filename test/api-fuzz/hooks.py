@@ -150,7 +150,7 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"(^|\.)pdf\.form(\.fields\..+)?$",
-        r"^(The document has no form fields|The form has no field of this name|A (text field|check box|radio group) takes"
+        r"^(The document has no form fields|The document's form|The form has no field of this name|A (text field|check box|radio group) takes"
         r"|This (list|field) takes|Not (one of|among) the options|A push button|This field cannot be filled|No font of the service)",
         "What the document's AcroForm holds (its field names, kinds, options and maximum lengths) and the fonts that "
         "draw a value: known once the document is printed or merged, not from the request.",
@@ -249,7 +249,7 @@ BEYOND_JSON_SCHEMA = (
         r"(^|\.)(page\.(cookies(\.\d+)?|timezone|waitForSelector\.selector|waitForFunction\.pageFunction)"
         r"|screenshot\.(element|overlay\.(background|filter|margin))|pdf\.(pageRanges|pages|rotate\.pages|headerHtml|footerHtml|watermark\.pages))$",
         r"^(Not a valid (CSS selector|JavaScript expression|page range|CSS colour, gradient or image URL|CSS filter|image URL)"
-        r"|Chromium refused a cookie|No visible element matches|The document has fewer pages|Chromium could not print"
+        r"|Chromium refused a cookie|No visible element matches|The document has fewer pages|The pages to drop carry form fields|Chromium could not print"
         r"|The image with its overlay would be larger|Unknown time zone|Only http and https image URLs)",
         "What the page and Chromium's own parsers decide when it renders (lib/render, PlanStepError): a selector "
         "must be CSS and a pageFunction JavaScript, an element must show up, ranges must fit the page count, a "
