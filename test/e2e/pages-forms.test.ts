@@ -137,4 +137,20 @@ describe('pages, rotation and forms through the API', () => {
     assert.deepEqual(subtypes, [['/Link'], []]);
     assert.match(pdftotext(pdf).stdout, /Ada Lovelace/);
   });
+
+  it('keeps pdf.pages and pdf.rotate in a template: its renders choose and turn the pages', async () => {
+    // Prepare
+    const created = await post('/v1/templates', { name: 'Reordered sheets', variables: { page: { htmlTemplate: fourSheets }, pdf: { pages: '2-3', rotate: { angle: 270 } } } });
+    assert.equal(created.status, 201, await created.clone().text());
+    const { id } = (await created.json()) as { id: string };
+
+    // Act
+    const res = await post(`/v1/template/${id}`, {});
+
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    assert.deepEqual(pdftotextPages(pdf, pageCountOf(pdf)).map((text) => /Sheet \d/.exec(text)?.[0]), ['Sheet 2', 'Sheet 3']);
+    assert.deepEqual(rotations(pdf), [270, 270]);
+  });
 });
