@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { applicationForm } from '../helpers/acroform.js';
-import { pageCountOf, pdfinfo, pdftotext, pdftotextPages, qpdf, qpdfJson } from '../helpers/pdf-tools.js';
+import { outlineOf, pageCountOf, pdfinfo, pdftotext, pdftotextPages, qpdf, qpdfJson } from '../helpers/pdf-tools.js';
 
 /**
  * pdf.pages, pdf.rotate, pdf.form and pdf.flatten through the API of
@@ -152,5 +152,18 @@ describe('pages, rotation and forms through the API', () => {
     const pdf = new Uint8Array(await res.arrayBuffer());
     assert.deepEqual(pdftotextPages(pdf, pageCountOf(pdf)).map((text) => /Sheet \d/.exec(text)?.[0]), ['Sheet 2', 'Sheet 3']);
     assert.deepEqual(rotations(pdf), [270, 270]);
+  });
+
+  it('keeps a tagged render with an outline sound: each kept heading\'s bookmark still leads to its page, the dropped one\'s is gone', async () => {
+    // Act
+    const res = await post('/v1/pdf', { page: { html: fourSheets }, pdf: { outline: true, tagged: true, pages: '3, 1' } });
+
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const pdf = new Uint8Array(await res.arrayBuffer());
+    assert.equal(qpdf(pdf, ['--check']).status, 0, qpdf(pdf, ['--check']).stderr);
+    assert.deepEqual(pdftotextPages(pdf, pageCountOf(pdf)).map((text) => /Sheet \d/.exec(text)?.[0]), ['Sheet 3', 'Sheet 1']);
+    const targets = outlineOf(pdf).map((item) => [item.title, item.destpageposfrom1]);
+    assert.deepEqual(targets.filter(([, page]) => page != null).sort(), [['Sheet 1', 2], ['Sheet 3', 1]]);
   });
 });
