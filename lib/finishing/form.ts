@@ -20,7 +20,6 @@ import { ValidationError } from '../errors.js';
 import { dropUnreachable, fieldTreeProblem } from './document-objects.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import type { FormPlan, FormValue } from './finishing-plan.js';
-import { formFonts } from './form-fonts.js';
 import { isolatePageContent } from './watermark.js';
 
 /** The field names a refusal lists at most, to help the caller find the right one. */
@@ -72,6 +71,8 @@ async function fill(document: PDFDocument, values: Record<string, FormValue>): P
     }
   }
   if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  // The font engine and its data load with the first fill, not with every render that finishes.
+  const { formFonts } = await import('./form-fonts.js');
   const fonts = formFonts(document);
   for (const { field, text, name } of toDraw) {
     const font = await fonts.fontFor(text);
