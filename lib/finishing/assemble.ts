@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, type PDFObject, PDFRef, PDFString } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, type PDFObject, PDFObjectCopier, type PDFPage, PDFRef, PDFString } from '@cantoo/pdf-lib';
 import type { PdfStep } from './finish-pdf.js';
 import { openPdf, savePdf } from './pdf-document.js';
 
@@ -13,7 +13,8 @@ type OutlineEntry = { title: string; dest: PDFObject[]; children: OutlineEntry[]
  * follow in order, their pages copied as they are (content streams byte for
  * byte). The outline gets one entry per part (its `title`, else the part's
  * document title, else "Part N"), with the part's own outline nested below
- * when `nestOutlines` is on.
+ * when `nestOutlines` is on. A part's form fields stay fields of the merged
+ * document (so `pdf.form` fills them after assembly).
  */
 export function assembleStep(first: { title?: string | null | undefined }, others: AssemblyPart[], nestOutlines: boolean): PdfStep {
   return async (pdf) => {
@@ -30,6 +31,7 @@ export function assembleStep(first: { title?: string | null | undefined }, other
         merged.addPage(target);
         pageMap.set(page.ref.toString(), target.ref);
       });
+      carryFormFields(merged, source, copied);
       const firstPage = copied[0]?.ref;
       if (!firstPage) continue;
       entries.push({
@@ -41,6 +43,51 @@ export function assembleStep(first: { title?: string | null | undefined }, other
     writeOutline(merged, entries);
     return savePdf(merged, 'assemble');
   };
+}
+
+/**
+ * Lists in the merged AcroForm the fields whose widgets came with the copied
+ * pages (each widget's topmost parent, once), with the part's default
+ * resources and appearance when the merged form has none yet: copyPages
+ * brings the widgets and their fields, not the catalog's list of them.
+ */
+function carryFormFields(merged: PDFDocument, source: PDFDocument, pages: PDFPage[]): void {
+  const { context } = merged;
+  const roots = new Map<string, PDFRef>();
+  for (const page of pages) {
+    const annots = page.node.Annots();
+    for (let i = 0; i < (annots?.size() ?? 0); i += 1) {
+      let ref: PDFObject | undefined = annots?.get(i);
+      const widget = ref instanceof PDFRef ? context.lookup(ref) : undefined;
+      if (!(widget instanceof PDFDict) || widget.lookup(PDFName.of('Subtype')) !== PDFName.of('Widget')) continue;
+      let dict: PDFDict = widget;
+      // Up the field tree to the field the AcroForm lists (bounded: a cycle in a hostile file ends it).
+      for (let depth = 0; depth < 32; depth += 1) {
+        const parent: PDFObject | undefined = dict.get(PDFName.of('Parent'));
+        const next: PDFObject | undefined = parent instanceof PDFRef ? context.lookup(parent) : undefined;
+        if (!(parent instanceof PDFRef) || !(next instanceof PDFDict)) break;
+        ref = parent;
+        dict = next;
+      }
+      if (ref instanceof PDFRef) roots.set(ref.toString(), ref);
+    }
+  }
+  if (roots.size === 0) return;
+  let acroForm = merged.catalog.lookup(PDFName.of('AcroForm'));
+  if (!(acroForm instanceof PDFDict)) {
+    acroForm = context.obj({ Fields: [] }) as PDFDict;
+    merged.catalog.set(PDFName.of('AcroForm'), context.register(acroForm));
+  }
+  const form = acroForm as PDFDict;
+  const fields = form.lookup(PDFName.of('Fields'));
+  for (const ref of roots.values()) if (fields instanceof PDFArray) fields.push(ref);
+  const sourceForm = source.catalog.lookup(PDFName.of('AcroForm'));
+  if (!(sourceForm instanceof PDFDict)) return;
+  const copier = PDFObjectCopier.for(source.context, context);
+  for (const key of ['DR', 'DA', 'Q'].map((name) => PDFName.of(name))) {
+    const value = sourceForm.get(key);
+    if (value !== undefined && !form.has(key)) form.set(key, copier.copy(value));
+  }
 }
 
 /** The outline of `source`, its destinations moved to the copied pages (else to the part's first page). */

@@ -21,12 +21,16 @@ export type FinishingStep = PdfStep | DocumentEdit;
 
 /**
  * The order the steps run in, written down once: parts are assembled first so
- * that a stamp spans every part; a render's running header and footer (bands) are laid on its pages next; metadata and the archival identification
- * describe the stamped document; attachments join it; encryption comes next,
- * over everything; the signature last, over the finished file's every byte
- * (a signature and encryption are not combined: the schema refuses both).
+ * that every later step sees one document; the pages are chosen, ordered and
+ * turned next (so every step after counts the final pages); the form is filled
+ * and flattened before anything is drawn over it; a render's running header
+ * and footer (bands) number the final pages; the stamp goes over them;
+ * metadata and the archival identification describe the stamped document;
+ * attachments join it; encryption comes next, over everything; the signature
+ * last, over the finished file's every byte (a signature and encryption are
+ * not combined: the schema refuses both).
  */
-export const FINISHING_ORDER = ['assemble', 'bands', 'stamp', 'archive', 'attach', 'protect', 'sign'] as const;
+export const FINISHING_ORDER = ['assemble', 'pages', 'form', 'bands', 'stamp', 'archive', 'attach', 'protect', 'sign'] as const;
 
 /** A stage of the finishing pipeline. */
 export type FinishingStage = (typeof FINISHING_ORDER)[number];

@@ -29,6 +29,30 @@ export type StampPlan = {
   pages: string;
 };
 
+/**
+ * The pages stage's settings: which pages the document keeps, in which order
+ * (`pdf.pages`, a valid order string; absent keeps them all), then which of
+ * those turn by how much (`pdf.rotate`, its pages counted after the choice).
+ */
+export type PagesPlan = {
+  order?: string;
+  rotate?: { angle: 90 | 180 | 270; pages: string };
+};
+
+/** A value for a form field: text (a text field, a radio group, a single choice), a check box's state, a multiple choice. */
+export type FormValue = string | boolean | string[];
+
+/**
+ * The form stage's settings: the values by field name (`pdf.form.fields`),
+ * and what is flattened after: nothing, the form's fields
+ * (`pdf.form.flatten`), or the fields and every annotation (`pdf.flatten`).
+ */
+export type FormPlan = {
+  /** Absent when only `pdf.flatten` was asked: a document without a form is then no error. */
+  fields?: Record<string, FormValue>;
+  flatten: 'none' | 'fields' | 'all';
+};
+
 /** The protect stage's settings: the passwords, and every permission decided (defaults applied). */
 export type ProtectPlan = {
   userPassword?: string;
@@ -63,6 +87,8 @@ export type SignPlan = {
  * plan delivers the printed PDF as it is.
  */
 export type FinishingPlan = {
+  pages?: PagesPlan;
+  form?: FormPlan;
   stamp?: StampPlan;
   archive?: ArchivePlan;
   attach?: Attachment[];
@@ -72,7 +98,7 @@ export type FinishingPlan = {
 
 /** True when the plan asks for any step. */
 export function wantsFinishing(plan: FinishingPlan): boolean {
-  return plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null || plan.sign != null;
+  return plan.pages != null || plan.form != null || plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null || plan.sign != null;
 }
 
 /** What the page says of itself (read in the session), for metadata the caller left out. */

@@ -2,6 +2,8 @@ import { archiveStep } from './archive.js';
 import { attachStep } from './attachments.js';
 import type { FinishingSteps } from './finish-pdf.js';
 import { PRODUCER, type FinishingPlan, type PageFacts } from './finishing-plan.js';
+import { formStep } from './form.js';
+import { pagesStep } from './pages.js';
 import { protectStep } from './protect.js';
 import { signStep } from './sign.js';
 import type { SignerRegistry } from '../signing/signers.js';
@@ -16,6 +18,8 @@ import { stampStep, type TextDrawer } from './watermark.js';
 export function finishingSteps(plan: FinishingPlan, facts: PageFacts, drawText: TextDrawer, signers?: SignerRegistry): FinishingSteps {
   const now = new Date();
   const steps: FinishingSteps = {};
+  if (plan.pages) steps.pages = pagesStep(plan.pages);
+  if (plan.form) steps.form = formStep(plan.form);
   if (plan.stamp) steps.stamp = stampStep(plan.stamp, drawText);
   if (plan.archive) {
     const { metadata, pdfa, pdfua, xmp } = plan.archive;

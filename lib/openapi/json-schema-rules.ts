@@ -14,7 +14,7 @@ import { base64TextPattern } from '../schemas/base64-text.js';
 import { CSS_VALUE } from '../schemas/css-value.js';
 import { JS_WHITESPACE } from '../schemas/js-whitespace.js';
 import { DocumentPartSchema, MERGED_FILE_ONLY, MergePdfOptionsSchema } from '../schemas/merge-requests.js';
-import { PageRangesSchema } from '../schemas/page-ranges.js';
+import { PageOrderSchema, PageRangesSchema } from '../schemas/page-ranges.js';
 import { pdfFinishingEntries, PDFA_LEVELS } from '../schemas/pdf-finishing.js';
 import { AppearanceSchema } from '../schemas/pdf-signature.js';
 import { ProtectionSchema, WatermarkSchema } from '../schemas/protection-watermark.js';
@@ -204,18 +204,30 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   // pdf.header, pdf.footer and their variants: exactly one of html and htmlTemplate.
   [lastOf(BandSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
   [lastOf(BandVariantSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
-  // A band (header or footer) and Chromium's header and footer are two kinds: not both (render-options.ts bandKindsRule).
+  // A band (header or footer) and Chromium's header and footer are two kinds: not both (render-options.ts bandKindsRule);
+  // pdf.pages orders the printed pages: not with pageRanges (a non-empty one) or toc: true (render-options.ts pageSelectionRule).
   [
     lastOf(PdfOptionsSchema),
     (pdf) =>
-      withRules(finishingRules(pdf), {
-        not: {
-          allOf: [
-            { anyOf: [given('header', 'object'), given('footer', 'object')] },
-            { anyOf: [{ required: ['displayHeaderFooter'], properties: { displayHeaderFooter: { const: true } } }, given('headerHtml', 'string'), given('footerHtml', 'string')] },
-          ],
+      withRules(
+        finishingRules(pdf),
+        {
+          not: {
+            allOf: [
+              { anyOf: [given('header', 'object'), given('footer', 'object')] },
+              { anyOf: [{ required: ['displayHeaderFooter'], properties: { displayHeaderFooter: { const: true } } }, given('headerHtml', 'string'), given('footerHtml', 'string')] },
+            ],
+          },
         },
-      }),
+        {
+          not: {
+            allOf: [
+              given('pages', 'string'),
+              { anyOf: [{ required: ['pageRanges'], properties: { pageRanges: { type: 'string', minLength: 1 } } }, { required: ['toc'], properties: { toc: { const: true } } }] },
+            ],
+          },
+        },
+      ),
   ],
   [lastOf(MergePdfOptionsSchema), finishingRules],
   // A page given as HTML has no site: each cookie names its url or domain, and a Cookie header, which would
@@ -258,6 +270,8 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   [lastOf(WebhookOptionsSchema), headersOf(WEBHOOK_SIGNATURE_HEADERS)],
   // pageRanges and watermark.pages: pages and ranges separated by commas, numbered from 1.
   [lastOf(PageRangesSchema), (ranges) => ({ ...ranges, pattern: `^(?:${WS}|${PAGE_RANGE_PART}(?:,${PAGE_RANGE_PART})*)$` })],
+  // pdf.pages: the same syntax, read in order (a page named twice is a rule beyond a pattern: test/api-fuzz/hooks.py).
+  [lastOf(PageOrderSchema), (order) => ({ ...order, pattern: `^(?:${WS}|${PAGE_RANGE_PART}(?:,${PAGE_RANGE_PART})*)$` })],
   // overlay.filter a CSS value; overlay.background a CSS value or an http(s) image URL.
   [
     lastOf(OverlaySchema),

@@ -1,14 +1,15 @@
 /**
  * From a render's `pdf` options to its finishing plan (issue 22): metadata,
  * PDF/A, PDF/UA (the `archive` stage), attachments with the e-invoice XML
- * (the `attach` stage), watermark (`stamp`, issue 23) and protection (`protect`). The invoice XML is resolved and checked here, at the
+ * (the `attach` stage), watermark (`stamp`, issue 23), protection (`protect`),
+ * page choice and rotation (`pages`) and form filling and flattening (`form`, issue 32). The invoice XML is resolved and checked here, at the
  * edge, so a bad one is a 400 and nothing renders.
  */
 import { ValidationError } from '../errors.js';
 import type { PdfaLevel } from '../finishing/archive.js';
 import type { Attachment } from '../finishing/attachments.js';
 import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
-import type { FinishingPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
+import type { FinishingPlan, FormPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
 import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
 import type { SignatureOutput } from '../schemas/pdf-signature.js';
 import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';
@@ -50,7 +51,10 @@ export function resolveInvoice(
 const date = (value: string | null | undefined) => (value != null ? new Date(value) : undefined);
 
 /** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
-type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature'>;
+type FinishingOptions = Pick<
+  PdfOptionsOutput,
+  'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'pages' | 'rotate' | 'form' | 'flatten'
+>;
 
 /** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate` (rendered by `templates`). */
 export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templateData?: Record<string, unknown> | null, templates?: TemplateRenderer): FinishingPlan {
@@ -86,10 +90,31 @@ export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templ
     files.push({ name: fileName, content: Buffer.from(invoice.xml, 'utf8'), mimeType: 'text/xml', description: `${standard} invoice (${invoice.profile})`, relationship });
   }
   if (files.length > 0) plan.attach = files;
+  const pages = pagesPlan(pdf);
+  if (pages) plan.pages = pages;
+  const form = formPlan(pdf);
+  if (form) plan.form = form;
   if (pdf.watermark != null) plan.stamp = stampPlan(pdf.watermark);
   if (pdf.protection != null) plan.protect = protectPlan(pdf.protection);
   if (pdf.signature != null) plan.sign = signPlan(pdf.signature);
   return plan;
+}
+
+/** The page choice and rotation, or undefined when the document keeps its pages as printed. */
+function pagesPlan(pdf: Pick<FinishingOptions, 'pages' | 'rotate'>): PagesPlan | undefined {
+  const order = pdf.pages != null && pdf.pages.trim() !== '' ? pdf.pages : undefined;
+  if (order === undefined && pdf.rotate == null) return undefined;
+  return {
+    ...(order !== undefined ? { order } : {}),
+    ...(pdf.rotate != null ? { rotate: { angle: pdf.rotate.angle, pages: pdf.rotate.pages ?? '' } } : {}),
+  };
+}
+
+/** The values to fill and what to flatten after, or undefined when the form is left alone. */
+function formPlan(pdf: Pick<FinishingOptions, 'form' | 'flatten'>): FormPlan | undefined {
+  const flatten = pdf.flatten === true ? 'all' : pdf.form?.flatten === true ? 'fields' : 'none';
+  if (pdf.form == null && flatten === 'none') return undefined;
+  return { ...(pdf.form != null ? { fields: pdf.form.fields } : {}), flatten };
 }
 
 /** The signature with its defaults applied and its appearance image decoded (the schema has checked it). */

@@ -8,6 +8,7 @@
 import * as v from 'valibot';
 import { isPlainObject } from '../is-plain-object.js';
 import { closedObject } from './closed-object.js';
+import { PAGE_FORM_ENTRIES } from './page-form-options.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
@@ -135,6 +136,7 @@ export const MergePdfOptionsSchema = v.pipe(
     ...pdfFinishingEntries,
     ...PDF_FINISHING_ENTRIES,
     ...PDF_SIGNATURE_ENTRIES,
+    ...PAGE_FORM_ENTRIES,
   }),
   pdfFinishingCheck(),
   protectionConflictRule(),

@@ -1,8 +1,9 @@
 /**
  * Page ranges in Chromium's `pageRanges` syntax ("1-5, 8, 11-13", open at
  * either end: "-3", "5-"), shared by `pdf.pageRanges` (what Chromium prints)
- * and `pdf.watermark.pages` (which pages the finishing stage stamps), so the
- * two accept exactly the same strings.
+ * and the finishing stage's page choices (`pdf.watermark.pages`,
+ * `pdf.rotate.pages`, a band's pages), so they accept exactly the same
+ * strings; `pdf.pages` reads the same syntax in the order it is written.
  */
 import * as v from 'valibot';
 
@@ -23,15 +24,20 @@ function pageRangesProblem(ranges: string): string | undefined {
   return undefined;
 }
 
+/** A string of pages and ranges, refused with the reason `problem` gives. */
+function pagesString(problem: (pages: string) => string | undefined) {
+  return v.pipe(
+    v.string('Must be a string'),
+    v.maxLength(1000, 'Must be at most 1000 characters'),
+    v.check(
+      (pages) => problem(pages) === undefined,
+      (issue) => problem(issue.input) ?? 'Invalid page ranges',
+    ),
+  );
+}
+
 /** A `pageRanges` string; the empty string means every page. */
-export const PageRangesSchema = v.pipe(
-  v.string('Must be a string'),
-  v.maxLength(1000, 'Must be at most 1000 characters'),
-  v.check(
-    (ranges) => pageRangesProblem(ranges) === undefined,
-    (issue) => pageRangesProblem(issue.input) ?? 'Invalid page ranges',
-  ),
-);
+export const PageRangesSchema = pagesString(pageRangesProblem);
 
 /**
  * The 0-based indexes of the pages a valid `ranges` string selects in a
@@ -40,17 +46,56 @@ export const PageRangesSchema = v.pipe(
  * refuses such a range; callers decide).
  */
 export function selectPages(ranges: string, pageCount: number): { pages: number[]; beyond: boolean } {
-  if (ranges.trim() === '') return { pages: Array.from({ length: pageCount }, (_, i) => i), beyond: false };
-  const chosen = new Set<number>();
-  let beyond = false;
-  for (const part of ranges.split(',')) {
-    const match = PAGE_RANGE.exec(part.trim());
-    if (!match) continue;
+  const { pages, beyond } = orderPages(ranges, pageCount);
+  return { pages: [...new Set(pages)].sort((a, b) => a - b), beyond };
+}
+
+/** A part of a valid ranges string as the pages it spans, 1-based; `to` is Infinity for an open end ("5-"). */
+function spans(ranges: string): Array<{ part: string; from: number; to: number }> {
+  if (ranges.trim() === '') return [];
+  return ranges.split(',').flatMap((raw) => {
+    const part = raw.trim();
+    const match = PAGE_RANGE.exec(part);
+    if (!match) return [];
     const [, first, last, upTo] = match;
-    const from = upTo !== undefined ? 1 : Number(first);
-    const to = upTo !== undefined ? Number(upTo) : last === undefined ? from : last === '' ? pageCount : Number(last);
-    if (from > pageCount || to > pageCount) beyond = true;
-    for (let page = from; page <= Math.min(to, pageCount); page += 1) chosen.add(page - 1);
+    if (upTo !== undefined) return [{ part, from: 1, to: Number(upTo) }];
+    const from = Number(first);
+    return [{ part, from, to: last === undefined ? from : last === '' ? Infinity : Number(last) }];
+  });
+}
+
+/** Why a `pages` string is refused: a pageRanges problem, or a page that two of its parts both name. */
+function pageOrderProblem(order: string): string | undefined {
+  const problem = pageRangesProblem(order);
+  if (problem) return problem;
+  const parts = spans(order);
+  for (const [index, a] of parts.entries()) {
+    for (const b of parts.slice(index + 1)) {
+      const page = Math.max(a.from, b.from);
+      if (page <= Math.min(a.to, b.to)) {
+        return a.part === b.part ? `Page ${page} is named twice: a page may appear once` : `"${a.part}" and "${b.part}" both take page ${page}: a page may appear once`;
+      }
+    }
   }
-  return { pages: [...chosen].sort((a, b) => a - b), beyond };
+  return undefined;
+}
+
+/** `pdf.pages`: pageRanges syntax read in the order written ("3, 1-2, 5-"), each page at most once; the empty string keeps every page. */
+export const PageOrderSchema = pagesString(pageOrderProblem);
+
+/**
+ * The 0-based indexes a valid `pages` string keeps of a document of
+ * `pageCount` pages, in the order it names them (an empty string keeps every
+ * page in order). `beyond` is true when a part names a page past the end.
+ */
+export function orderPages(order: string, pageCount: number): { pages: number[]; beyond: boolean } {
+  const parts = spans(order);
+  if (parts.length === 0) return { pages: Array.from({ length: pageCount }, (_, i) => i), beyond: false };
+  const pages: number[] = [];
+  let beyond = false;
+  for (const { from, to } of parts) {
+    if (from > pageCount || (to !== Infinity && to > pageCount)) beyond = true;
+    for (let page = from; page <= Math.min(to, pageCount); page += 1) pages.push(page - 1);
+  }
+  return { pages, beyond };
 }

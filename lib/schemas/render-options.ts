@@ -18,6 +18,7 @@ import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { cssValueProblem, hasUrlScheme } from './css-value.js';
 import { httpUrl, publicHttpUrl } from './http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
+import { PAGE_FORM_ENTRIES } from './page-form-options.js';
 import { PageRangesSchema } from './page-ranges.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
@@ -653,6 +654,23 @@ export const BAND_ENTRIES = {
   }),
 };
 
+/**
+ * `pages` reorders the printed pages, so what counts the printed pages cannot
+ * come with it: `pageRanges` (one selection is enough) and `toc` (its numbers
+ * would name pages that moved).
+ */
+function pageSelectionRule<T extends object>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value as Record<string, unknown>;
+    if (input['pages'] == null) return;
+    const counting = ['pageRanges', 'toc'].filter((key) => input[key] != null && input[key] !== false && input[key] !== '');
+    if (counting.length === 0) return;
+    const message = `pages cannot be combined with ${counting.join(' and ')}: pages selects and orders the printed pages itself`;
+    for (const key of ['pages', ...counting]) addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
+  });
+}
+
 /** The fields of the PDF options. */
 const PdfOptionsObjectSchema = closedObject({
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
@@ -679,6 +697,7 @@ const PdfOptionsObjectSchema = closedObject({
   ...pdfFinishingEntries,
   ...PDF_FINISHING_ENTRIES,
   ...PDF_SIGNATURE_ENTRIES,
+  ...PAGE_FORM_ENTRIES,
 });
 
 /**
@@ -691,6 +710,7 @@ export const PdfOptionsSchema = v.pipe(
   protectionConflictRule(),
   signatureConflictRule(),
   bandKindsRule(),
+  pageSelectionRule(),
 );
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */

@@ -95,6 +95,8 @@ function control(path: string, schema: JsonSchema, kind: Kind): HTMLElement {
       option.textContent = value;
       select.append(option);
     }
+    // A list of numbers (pdf.rotate.angle) is sent as numbers.
+    if (kind === 'enum' && values.length > 0 && (schema.enum ?? []).every((value) => typeof value === 'number')) select.dataset.numeric = 'true';
     element = select;
   } else if (kind === 'json' || kind === 'base64') {
     const area = document.createElement('textarea');
@@ -174,6 +176,8 @@ function readControl(element: Control): unknown {
   switch (element.dataset.kind) {
     case 'boolean':
       return text === 'true';
+    case 'enum':
+      return element.dataset.numeric === 'true' ? Number(text) : element.value;
     case 'number':
     case 'integer':
       return Number(text);

@@ -139,9 +139,21 @@ BEYOND_JSON_SCHEMA = (
         "The image pixel limit bounds a side times deviceScaleFactor: a product of two fields.",
     ),
     Rule(
-        r"(^|\.)(pdf\.pageRanges|watermark\.pages|pdf\.(header|footer)\.pages)$",
+        r"(^|\.)(pdf\.(pageRanges|pages|rotate\.pages)|watermark\.pages|pdf\.(header|footer)\.pages)$",
         r"ends before it starts$",
         'A range must not end before it starts ("5-2"): a comparison of two numbers inside a string.',
+    ),
+    Rule(
+        r"(^|\.)pdf\.pages$",
+        r"a page may appear once$",
+        'pdf.pages names each page once ("2, 1-3" names page 2 twice): overlapping ranges inside one string.',
+    ),
+    Rule(
+        r"(^|\.)pdf\.form(\.fields\..+)?$",
+        r"^(The document has no form fields|The document's form|The form has no field of this name|A (text field|check box|radio group) takes"
+        r"|This (list|field) takes|Not (one of|among) the options|A push button|This field cannot be filled|No font of the service)",
+        "What the document's AcroForm holds (its field names, kinds, options and maximum lengths) and the fonts that "
+        "draw a value: known once the document is printed or merged, not from the request.",
     ),
     Rule(
         r"(^|\.)(page|webhook)\.headers$",
@@ -235,9 +247,9 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"(^|\.)(page\.(cookies(\.\d+)?|timezone|waitForSelector\.selector|waitForFunction\.pageFunction)"
-        r"|screenshot\.(element|overlay\.(background|filter|margin))|pdf\.(pageRanges|headerHtml|footerHtml|watermark\.pages))$",
+        r"|screenshot\.(element|overlay\.(background|filter|margin))|pdf\.(pageRanges|pages|rotate\.pages|headerHtml|footerHtml|watermark\.pages))$",
         r"^(Not a valid (CSS selector|JavaScript expression|page range|CSS colour, gradient or image URL|CSS filter|image URL)"
-        r"|Chromium refused a cookie|No visible element matches|The document has fewer pages|Chromium could not print"
+        r"|Chromium refused a cookie|No visible element matches|The document has fewer pages|The pages to drop carry form fields|Chromium could not print"
         r"|The image with its overlay would be larger|Unknown time zone|Only http and https image URLs)",
         "What the page and Chromium's own parsers decide when it renders (lib/render, PlanStepError): a selector "
         "must be CSS and a pageFunction JavaScript, an element must show up, ranges must fit the page count, a "

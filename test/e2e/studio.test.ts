@@ -426,6 +426,34 @@ describe('template studio (GET /)', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('sends the page options of the schema-generated form as the API takes them: pdf.pages, and pdf.rotate.angle as a number', async () => {
+    // Prepare
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const created = (await (
+      await service.request('/v1/templates', {
+        json: { name: 'Studio e2e pages', output: 'PDF', variables: { page: { htmlTemplate: b64('<h1 style="break-after:page">Numbat one</h1><h1>Numbat two</h1>') } } },
+      })
+    ).json()) as { id: string };
+    const { page, problems } = await signedInWith(created.id);
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    await waitForPreviewText(page, ['Numbat one']);
+    const rotated = page.waitForRequest((request) => /\/v1\/pdf$/.test(request.url()) && /"rotate"/.test(request.postData() ?? ''), { timeout: 30_000 });
+
+    // Act
+    await page.type('#opt-pdf-pages', '2, 1');
+    await page.select('#opt-pdf-rotate-angle', '90');
+    const request = await rotated;
+
+    // Assess
+    const sent = (JSON.parse(request.postData() ?? '{}') as { pdf?: { pages?: string; rotate?: { angle?: unknown } } }).pdf;
+    assert.deepEqual([sent?.pages, sent?.rotate?.angle], ['2, 1', 90]);
+    const answer = await request.response() ?? (await page.waitForResponse((response) => response.request() === request, { timeout: 30_000 }));
+    assert.equal(answer.status(), 200);
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
   it("shows why a template's page could not be loaded, next to page.url", async () => {
     // Prepare: a template that renders a URL nothing listens on (loopback is allowed to this test service)
     const closed = createServer();

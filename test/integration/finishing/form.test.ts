@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { PDFArray, PDFDocument, PDFName, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
+import { ValidationError } from '../../../lib/errors.js';
+import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import type { FormPlan } from '../../../lib/finishing/finishing-plan.js';
+import { formStep } from '../../../lib/finishing/form.js';
+import { applicationForm } from '../../helpers/acroform.js';
+import { pageCountOf, pdftotext, qpdf, qpdfJson } from '../../helpers/pdf-tools.js';
+
+/** IRS Form 1040 (2010), from pdf.js's test suite: a real government form (test/fixtures/forms/README.md). */
+const F1040 = new URL('../../fixtures/forms/irs-f1040-2010.pdf', import.meta.url);
+
+type QpdfField = { fullname: string; value: unknown; pageposfrom1: number };
+
+/** The AcroForm as qpdf reads it: whether there is one, and each field's full name and /V. */
+function acroform(pdf: Uint8Array): { hasacroform: boolean; fields: QpdfField[] } {
+  return (qpdfJson(pdf, ['--json-key=acroform']) as { acroform: { hasacroform: boolean; fields: QpdfField[] } }).acroform;
+}
+
+/** The subtypes of the first page's annotations, as qpdf reads them. */
+function annotationTypes(pdf: Uint8Array): unknown[] {
+  const json = qpdfJson(pdf) as { pages: Array<{ object: string }>; qpdf: [unknown, Record<string, { value: Record<string, unknown> }>] };
+  const objects = json.qpdf[1];
+  const annots = (objects[`obj:${json.pages[0]?.object}`]?.value['/Annots'] ?? []) as string[];
+  return annots.map((ref) => objects[`obj:${ref}`]?.value['/Subtype']);
+}
+
+const valueOf = (pdf: Uint8Array, name: string) => acroform(pdf).fields.find((field) => field.fullname === name)?.value;
+
+const FIELDS = {
+  'applicant.name': 'Jane Doe',
+  'applicant.city': '東京都千代田区',
+  agree: true,
+  plan: 'premium',
+  country: 'Japan',
+  languages: ['en', 'ja'],
+};
+
+const fill = async (plan: FormPlan, input?: Uint8Array) => finishPdf(input ?? (await applicationForm()), { form: formStep(plan) });
+
+/** The ValidationError `work` fails with. */
+async function refusal(work: Promise<unknown>): Promise<Record<string, string>> {
+  try {
+    await work;
+  } catch (error) {
+    assert.ok(error instanceof ValidationError, String(error));
+    return error.fields;
+  }
+  assert.fail('no ValidationError');
+}
+
+describe('formStep', () => {
+  it('fills text, check box, radio, combo and multiple-choice fields: qpdf reads the values back, CJK included', async () => {
+    // Act
+    const out = await fill({ fields: FIELDS, flatten: 'none' });
+
+    // Assess
+    assert.equal(qpdf(out, ['--check']).status, 0);
+    assert.equal(valueOf(out, 'applicant.name'), 'u:Jane Doe');
+    assert.equal(valueOf(out, 'applicant.city'), 'u:東京都千代田区');
+    assert.equal(valueOf(out, 'agree'), '/Yes');
+    assert.equal(valueOf(out, 'country'), 'u:Japan');
+    assert.deepEqual(valueOf(out, 'languages'), ['u:en', 'u:ja']);
+    // pdf-lib's radio groups export their options by index, named in the parent's /Opt: premium is the second,
+    // and its widget (the second) is the one switched on.
+    const radios = acroform(out).fields.filter((field) => field.fullname === 'plan') as Array<QpdfField & { parent: string; annotation: { appearancestate: string } }>;
+    assert.deepEqual(radios.map((radio) => radio.annotation.appearancestate), ['/Off', '/1']);
+    const objects = (qpdfJson(out, ['--json-key=qpdf']) as { qpdf: [unknown, Record<string, { value: Record<string, unknown> }>] }).qpdf[1];
+    assert.deepEqual(objects[`obj:${radios[0]?.parent}`]?.value['/Opt'], ['u:basic', 'u:premium']);
+  });
+
+  it('flattens the filled form: no field remains, the values are page text (CJK in an embedded font)', async () => {
+    // Act
+    const out = await fill({ fields: FIELDS, flatten: 'fields' });
+
+    // Assess
+    assert.equal(qpdf(out, ['--check']).status, 0);
+    const form = acroform(out);
+    assert.equal(form.hasacroform, false);
+    assert.deepEqual(form.fields, []);
+    const text = pdftotext(out).stdout;
+    for (const value of ['Jane Doe', '東京都千代田区', 'Japan']) assert.ok(text.includes(value), `${value} in ${text}`);
+  });
+
+  it('names each field the form lacks or whose value it cannot take, as pdf.form.fields.<name>', async () => {
+    const fields = await refusal(
+      fill({
+        fields: { 'applicant.nam': 'x', agree: 'yes', plan: 'gold', country: 'Spain', languages: 'en', 'applicant.name': true },
+        flatten: 'none',
+      }),
+    );
+    assert.deepEqual(Object.keys(fields).sort(), [
+      'pdf.form.fields.agree',
+      'pdf.form.fields.applicant.nam',
+      'pdf.form.fields.applicant.name',
+      'pdf.form.fields.country',
+      'pdf.form.fields.plan',
+    ]);
+    assert.match(fields['pdf.form.fields.applicant.nam'] ?? '', /no field of this name; its fields: applicant\.name, applicant\.city/);
+    assert.match(fields['pdf.form.fields.plan'] ?? '', /Not one of the options: basic, premium/);
+    assert.match(fields['pdf.form.fields.agree'] ?? '', /true or false/);
+    // A multiple-choice list takes one option as a string too.
+    await fill({ fields: { languages: 'en' }, flatten: 'none' });
+  });
+
+  it('refuses a value no font of the service can draw, naming the field', async () => {
+    const fields = await refusal(fill({ fields: { 'applicant.name': 'مرحبا' }, flatten: 'none' }));
+    assert.match(fields['pdf.form.fields.applicant.name'] ?? '', /No font/);
+  });
+
+  it('refuses pdf.form on a document without an AcroForm, naming pdf.form, and flattens such a document without complaint', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage().drawText('<form><input name="a"></form> printed', { font: await doc.embedFont(StandardFonts.Helvetica) });
+    const plain = await doc.save();
+    assert.deepEqual(Object.keys(await refusal(fill({ fields: {}, flatten: 'none' }, plain))), ['pdf.form']);
+    const flattened = await fill({ flatten: 'all' }, plain);
+    assert.match(pdftotext(flattened).stdout, /printed/);
+  });
+
+  it('pdf.flatten draws every annotation as it shows into the page and removes it, keeps links, drops hidden ones', async () => {
+    // Prepare: a page with a square annotation and a hidden one (each an appearance with a word), and a link.
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const page = doc.addPage([400, 400]);
+    page.drawText('Body text', { x: 40, y: 360, size: 12, font });
+    const { context } = doc;
+    const appearance = (word: string) =>
+      context.register(
+        context.stream(`BT /F1 10 Tf 5 5 Td (${word}) Tj ET`, {
+          Type: 'XObject',
+          Subtype: 'Form',
+          BBox: [0, 0, 100, 20],
+          Resources: { Font: { F1: font.ref } },
+        }),
+      );
+    const annot = (fields: Record<string, unknown>) => context.register(context.obj({ Type: 'Annot', ...fields }) as PDFDict);
+    const square = annot({ Subtype: 'Square', Rect: [50, 200, 250, 240], F: 4, AP: { N: appearance('REVIEWED') } });
+    const hidden = annot({ Subtype: 'Square', Rect: [50, 100, 150, 120], F: 2, AP: { N: appearance('INVISIBLE') } });
+    const link = annot({ Subtype: 'Link', Rect: [50, 300, 150, 320], A: { S: 'URI', URI: 'https://example.com/' } });
+    page.node.set(PDFName.of('Annots'), context.obj([square, hidden, link]));
+    const input = await doc.save();
+
+    // Act
+    const out = await fill({ flatten: 'all' }, input);
+
+    // Assess
+    assert.equal(qpdf(out, ['--check']).status, 0);
+    const text = pdftotext(out).stdout;
+    assert.match(text, /Body text/);
+    assert.match(text, /REVIEWED/);
+    assert.doesNotMatch(text, /INVISIBLE/);
+    assert.deepEqual(annotationTypes(input), ['/Square', '/Square', '/Link']);
+    assert.deepEqual(annotationTypes(out), ['/Link']);
+    // Drawn where the annotation was: the word sits inside its rectangle (x 50–250, y 200–240).
+    const box = /<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>REVIEWED<\/word>/.exec(pdftotext(out, ['-bbox']).stdout);
+    assert.ok(box, 'a bounding box for the word');
+    assert.ok(Number(box[1]) >= 50 && Number(box[1]) <= 60, `x ${box[1]}`);
+    // pdftotext counts y from the top: 400 - 240 = 160 to 400 - 200 = 200.
+    assert.ok(Number(box[2]) >= 160 && Number(box[2]) <= 200, `y ${box[2]}`);
+  });
+
+  it('fills and flattens a real government form (IRS 1040, LiveCycle-made): qpdf reads the values, then pdftotext, no field left', async () => {
+    // Prepare
+    const input = new Uint8Array(readFileSync(F1040));
+    const page1 = 'topmostSubform[0].Page1[0]';
+    const fields = { [`${page1}.p1-t4[0]`]: 'Jane', [`${page1}.p1-t5[0]`]: 'Smith-北京', [`${page1}.c1_02_0_[0]`]: true };
+    assert.equal(valueOf(input, `${page1}.p1-t4[0]`), 'u:', 'the fixture has the field, empty');
+
+    // Act
+    const filled = await fill({ fields, flatten: 'none' }, input);
+    const flat = await fill({ fields, flatten: 'fields' }, input);
+
+    // Assess
+    assert.equal(qpdf(filled, ['--check']).status, 0);
+    assert.equal(valueOf(filled, `${page1}.p1-t4[0]`), 'u:Jane');
+    assert.equal(valueOf(filled, `${page1}.p1-t5[0]`), 'u:Smith-北京');
+    assert.notEqual(valueOf(filled, `${page1}.c1_02_0_[0]`), '/Off');
+    assert.equal(acroform(filled).fields.length, 242, 'every other field is still there');
+    assert.equal(qpdf(flat, ['--check']).status, 0);
+    assert.equal(pageCountOf(flat), 2);
+    assert.equal(acroform(flat).hasacroform, false);
+    const text = pdftotext(flat).stdout;
+    assert.match(text, /U\.S\. Individual Income Tax Return/);
+    for (const value of ['Jane', 'Smith-北京']) assert.ok(text.includes(value), value);
+  });
+
+  it('refuses a form whose fields loop, naming pdf.form, instead of walking it forever', async () => {
+    // Prepare: a field whose kid lists the field again.
+    const doc = await PDFDocument.load(await applicationForm());
+    const { context } = doc;
+    const parentRef = context.nextRef();
+    const kidRef = context.register(context.obj({ T: 'kid', Parent: parentRef, Kids: [parentRef] }));
+    context.assign(parentRef, context.obj({ T: 'loop', Kids: [kidRef] }));
+    (doc.catalog.lookup(PDFName.of('AcroForm')) as PDFDict).lookup(PDFName.of('Fields'), PDFArray).push(parentRef);
+    const input = await doc.save();
+
+    // Act, Assess
+    const fields = await refusal(fill({ fields: { 'applicant.name': 'x' }, flatten: 'none' }, input));
+    assert.match(fields['pdf.form'] ?? '', /loop/);
+  });
+});
