@@ -92,7 +92,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     if (plan.bands) {
       renderer.anticipate(bandCount(plan.bands));
       const { bandsStep, mergedBandFacts } = await import('./finishing/bands.js');
-      const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title);
+      const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order);
       steps.bands = bandsStep(plan.bands, merged, printBand(deadline), () => new Date());
     }
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };

@@ -1,6 +1,6 @@
 import type { PDFDocument } from '@cantoo/pdf-lib';
 import { RenderTimeoutError, ServiceError, ValidationError } from '../errors.js';
-import { selectPages } from '../schemas/page-ranges.js';
+import { orderPages, selectPages } from '../schemas/page-ranges.js';
 import { loadTemplateRenderer } from '../templates/template-engine.js';
 import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
@@ -128,8 +128,13 @@ async function bandLayout(band: BandPlan, variables: BandVariables[], templateDa
  * are unknown, show their part's title; a printed part's headings follow. `title` is the merged file's
  * (`metadata.title`, else the first printed part's page title), `url` the first printed part's.
  */
-export async function mergedBandFacts(parts: AssemblyPart[], partFacts: Array<BandFacts | undefined>, title: string | undefined): Promise<BandFacts> {
-  const headings: BandFacts['headings'] = [];
+export async function mergedBandFacts(
+  parts: AssemblyPart[],
+  partFacts: Array<BandFacts | undefined>,
+  title: string | undefined,
+  order?: string,
+): Promise<BandFacts> {
+  const headings: Array<{ page: number; text: string }> = [];
   let offset = 0;
   for (const [index, part] of parts.entries()) {
     const source = await openPdf(part.pdf, 'bands');
@@ -142,5 +147,19 @@ export async function mergedBandFacts(parts: AssemblyPart[], partFacts: Array<Ba
     offset += source.getPageCount();
   }
   const first = partFacts.find((facts) => facts !== undefined);
-  return { title: title ?? first?.title ?? '', url: first?.url ?? '', headings };
+  return { title: title ?? first?.title ?? '', url: first?.url ?? '', headings: order ? reordered(headings, order, offset) : headings };
+}
+
+/**
+ * The headings moved with their pages when `pdf.pages` chose and ordered the merged pages (the pages stage
+ * runs before the bands): a heading on a dropped page is gone, the others are sorted by where they now are.
+ */
+function reordered(headings: Array<{ page: number; text: string }>, order: string, pageCount: number): Array<{ page: number; text: string }> {
+  const moved = new Map(orderPages(order, pageCount).pages.map((page, index) => [page, index]));
+  return headings
+    .flatMap((heading) => {
+      const page = moved.get(heading.page);
+      return page === undefined ? [] : [{ page, text: heading.text }];
+    })
+    .sort((a, b) => a.page - b.page);
 }

@@ -222,6 +222,24 @@ describe('renderer › running header and footer (pdf.header, pdf.footer)', () =
     assert.match(pages[4] ?? '', /Part header/);
   });
 
+  it("moves a merge's sections with their pages when pdf.pages chooses and orders them (the pages stage runs before the bands)", async () => {
+    // Prepare: three chapters over three printed parts, then the last first and the second left out.
+    const parts = ['Alpha', 'Beta', 'Gamma'].map((name) => ({ page: { html: b64(`<h1>${name}</h1><p>${name} text</p>`) } }));
+
+    // Act
+    const result = await renderer.render(
+      { parts, pdf: { pages: '3, 1', footer: { htmlTemplate: b64('<p style="font:9px sans-serif">Page {{pageNumber}} of {{totalPages}}. Section: {{section}}.</p>') } } } as never,
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    const pdf = new Uint8Array(result.body);
+    const pages = pdftotextPages(pdf, pageCountOf(pdf)).map((text) => text.replace(/\s+/g, ' '));
+    assert.equal(pages.length, 2);
+    assert.match(pages[0] ?? '', /Gamma text.*Page 1 of 2\. Section: Gamma\./);
+    assert.match(pages[1] ?? '', /Alpha text.*Page 2 of 2\. Section: Alpha\./);
+  });
+
   it("refuses a merge part with its own band of the kind the merge lays over every page, naming the part's field", async () => {
     // Act
     const attempt = renderer.render(
