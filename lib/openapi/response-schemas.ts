@@ -86,6 +86,48 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     properties: { id: { type: 'string' }, status: { type: 'string', enum: ['PENDING'] } },
     required: ['id', 'status'],
   },
+  AcceptedBatch: {
+    type: 'object',
+    description: 'A batch accepted: every item checked, one unit per item spent, the items queued.',
+    properties: { id: { type: 'string' }, status: { type: 'string', enum: ['PENDING'] }, total: { type: 'integer', minimum: 1 } },
+    required: ['id', 'status', 'total'],
+  },
+  Batch: {
+    type: 'object',
+    description: 'A batch of the caller (GET /v1/batches/{id}; DELETE answers it as it stands after the cancel).',
+    properties: {
+      id: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['PENDING', 'RUNNING', 'COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED', 'CANCELLED'],
+        description: 'COMPLETED_WITH_ERRORS: some items failed (their reasons in the manifest); FAILED: every item failed; CANCELLED: DELETE asked (at once, before its last items end).',
+      },
+      total: { type: 'integer', minimum: 1 },
+      counts: {
+        type: 'object',
+        properties: { done: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 }, pending: { type: 'integer', minimum: 0 } },
+        required: ['done', 'failed', 'pending'],
+      },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      completedAt: dateTime,
+      manifestUrl: {
+        type: ['string', 'null'],
+        format: 'uri',
+        description:
+          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, error?}]} valid 1 hour from the end; null once expired.',
+      },
+      webhook: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] },
+          attempts: { type: 'integer', minimum: 0 },
+        },
+        required: ['status', 'attempts'],
+      },
+    },
+    required: ['id', 'status', 'total', 'counts', 'createdAt', 'updatedAt'],
+  },
   JobError: {
     type: 'object',
     properties: {

@@ -54,7 +54,9 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
   before(async () => {
     const ok = (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok');
     receiver = await startTestServer({ '/hook/batch': ok, '/hook/cancel': ok, '/page/slow': html('<p>slow</p>') });
-    service = await startService({ WEBHOOK_RETRY_DELAYS: '1,1,1,1,1', BATCH_CHECK_SECONDS: '5', DEV_STACK_FILE: stackFile }, ['--idle-seconds', '3600']);
+    // BATCH_E2E_INSTANCES=1|2|4 measures the throughput of that many consumer instances (README "Batches").
+    const instances = process.env.BATCH_E2E_INSTANCES ? ['--instances', process.env.BATCH_E2E_INSTANCES] : [];
+    service = await startService({ WEBHOOK_RETRY_DELAYS: '1,1,1,1,1', BATCH_CHECK_SECONDS: '5', DEV_STACK_FILE: stackFile }, ['--idle-seconds', '3600', ...instances]);
     account = JSON.parse((await service.tokens('create', '--json', '--limit', String(ITEMS + 100), '--rate', '1000')).stdout) as Account;
     other = JSON.parse((await service.tokens('create', '--json')).stdout) as Account;
     const stack = readLiveDevStack(stackFile);
