@@ -22,6 +22,16 @@ const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
   updatedAt: dateTime,
 };
 
+/** Where a job's or a batch's webhook stands. */
+const WEBHOOK_STATE: JsonSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] },
+    attempts: { type: 'integer', minimum: 0 },
+  },
+  required: ['status', 'attempts'],
+};
+
 /** Response bodies by component name. */
 export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   Error: {
@@ -117,14 +127,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         description:
           'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, error?}]} valid 1 hour from the end; null once expired.',
       },
-      webhook: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] },
-          attempts: { type: 'integer', minimum: 0 },
-        },
-        required: ['status', 'attempts'],
-      },
+      webhook: WEBHOOK_STATE,
     },
     required: ['id', 'status', 'total', 'counts', 'createdAt', 'updatedAt'],
   },
@@ -148,14 +151,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       fileUrl: { type: 'string', format: 'uri', description: 'While the file lives (1 hour).' },
       signedUrlStatus: { ...SIGNED_URL_STATUS, description: 'Once the job has ended.' },
       error: ref('JobError'),
-      webhook: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] },
-          attempts: { type: 'integer', minimum: 0 },
-        },
-        required: ['status', 'attempts'],
-      },
+      webhook: WEBHOOK_STATE,
     },
     required: ['id', 'status', 'createdAt', 'updatedAt', 'webhook'],
   },
