@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { readFileSync } from 'node:fs';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { processTree } from '../../lib/local/process-tree.js';
 import { readLiveDevStack } from '../../lib/local/dev-stack.js';
 import { pdftotext } from '../helpers/pdf-tools.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
@@ -41,6 +43,38 @@ function signedBy(secret: string, headers: Record<string, unknown>, body: string
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** The command line of a process, or '' once it is gone. */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Whether a process of this test's tree runs `functions/<name>` (a local Lambda instance carries its handler file in its environment). */
+function runsFunction(pid: number, name: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`LOCAL_HANDLER_FILE=`) && readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`functions/${name}.`);
+  } catch {
+    return false;
+  }
+}
+
+/** Kills with SIGKILL, as a crash would; a process already gone is skipped. */
+function kill(pids: number[]): number {
+  let killed = 0;
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed += 1;
+    } catch {
+      // gone already
+    }
+  }
+  return killed;
+}
+
 describe('batches: POST /v1/batches fans out, counts, closes once and calls one webhook', () => {
   let service: RunningService;
   let receiver: TestServer;
@@ -49,15 +83,25 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
   let sqs: SQSClient;
   let stage: string;
   let templateId: string;
+  let flakyCalls = 0;
   const stackFile = join(tempDir('docrender-batches-'), 'dev-stack.json');
 
   before(async () => {
     const ok = (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok');
-    receiver = await startTestServer({ '/hook/batch': ok, '/hook/cancel': ok, '/page/slow': html('<p>slow</p>') });
+    receiver = await startTestServer({
+      '/hook/batch': ok,
+      '/hook/cancel': ok,
+      '/page/slow': html('<p>slow</p>'),
+      // Fails twice, then takes the call.
+      '/hook/flaky': (_req, res) => {
+        flakyCalls += 1;
+        res.writeHead(flakyCalls <= 2 ? 503 : 200).end();
+      },
+    });
     // BATCH_E2E_INSTANCES=1|2|4 measures the throughput of that many consumer instances (README "Batches").
     const instances = process.env.BATCH_E2E_INSTANCES ? ['--instances', process.env.BATCH_E2E_INSTANCES] : [];
     service = await startService({ WEBHOOK_RETRY_DELAYS: '1,1,1,1,1', BATCH_CHECK_SECONDS: '5', DEV_STACK_FILE: stackFile }, ['--idle-seconds', '3600', ...instances]);
-    account = JSON.parse((await service.tokens('create', '--json', '--limit', String(ITEMS + 100), '--rate', '1000')).stdout) as Account;
+    account = JSON.parse((await service.tokens('create', '--json', '--limit', String(ITEMS + 300), '--rate', '1000')).stdout) as Account;
     other = JSON.parse((await service.tokens('create', '--json')).stdout) as Account;
     const stack = readLiveDevStack(stackFile);
     assert.ok(stack, 'the service wrote its stack file');
@@ -150,6 +194,53 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     assert.deepEqual([hook.total, hook.done, hook.failed], [ITEMS, ITEMS, 0]);
     assert.deepEqual(hook.metadata, { run: 'monthly' });
     assert.equal(((await (await fetch(hook.manifestUrl as string)).json()) as Manifest).items.length, ITEMS);
+  });
+
+  it('loses nothing and counts nothing twice when consumer instances and browsers are killed mid-batch, and calls a webhook that fails twice once more, once', async () => {
+    // Prepare: a killed instance's messages come back after the queue's visibility timeout, set past the
+    // 120 s lease a run holds (the production 720 s would make this test wait 12 minutes).
+    const queue = (await sqs.send(new GetQueueUrlCommand({ QueueName: `docrender-${stage}-BatchItemsQueue` }))).QueueUrl as string;
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '125' } }));
+    const total = 60;
+    const before = await used();
+    const items = Array.from({ length: total }, (_, i) => ({ name: `fault-${i}`, page: { templateData: { customer: `Faulty ${i}`, ref: `FLT${i}Z` } } }));
+
+    // Act: the batch, then an instance and its browsers killed twice, a browser alone once
+    const queued = await post({ items, defaults: { templateId }, webhook: { url: `${receiver.url}/hook/flaky` } });
+    assert.equal(queued.status, 202, JSON.stringify(queued.body));
+    let instancesKilled = 0;
+    let browsersKilled = 0;
+    for (let round = 0; round < 3; round++) {
+      await waitFor('a busy batch consumer', () => (processTree(process.pid).some((pid) => runsFunction(pid, 'batch-items-consume')) ? true : undefined), 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const tree = processTree(process.pid);
+      const browsers = tree.filter((pid) => /chrom/i.test(commandLine(pid)) && !commandLine(pid).includes('--type=') && !commandLine(pid).includes('node'));
+      browsersKilled += kill(browsers.slice(0, 1));
+      if (round < 2) instancesKilled += kill(tree.filter((pid) => runsFunction(pid, 'batch-items-consume')).slice(0, 1));
+    }
+    const batch = await ended(queued.body.id, 600_000);
+    console.log(`faults: ${instancesKilled} instances and ${browsersKilled} browsers killed; ${batch.counts.done} done, ${batch.counts.failed} failed`);
+
+    // Assess: every item once, counts exact, the files their own
+    assert.ok(instancesKilled >= 1 && browsersKilled >= 1, `killed ${instancesKilled} instances and ${browsersKilled} browsers`);
+    assert.equal(batch.counts.done + batch.counts.failed, total);
+    assert.equal(batch.counts.pending, 0);
+    const manifest = (await (await fetch(batch.manifestUrl as string)).json()) as Manifest;
+    assert.deepEqual(manifest.items.map((item) => item.index), items.map((_, i) => i));
+    assert.equal(manifest.items.filter((item) => item.status === 'COMPLETED').length, batch.counts.done);
+    for (const entry of manifest.items.filter((item) => item.status === 'COMPLETED')) {
+      const text = pdftotext(new Uint8Array(await (await fetch(entry.fileUrl as string)).arrayBuffer())).stdout;
+      assert.ok(text.includes(`FLT${entry.index}Z`), `item ${entry.index}'s file carries its own reference`);
+    }
+    // the units: one per item, given back for each that failed
+    assert.equal((await used()) - before, batch.counts.done);
+    // the webhook: two refusals, then delivered once, and never again
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const calls = receiver.requests.filter((r) => r.url === '/hook/flaky');
+    assert.equal(calls.length, 3);
+    assert.equal(batch.webhook?.status, 'DELIVERED');
+    assert.equal(new Set(calls.map((call) => (JSON.parse(call.body) as { id: string }).id)).size, 1);
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '720' } }));
   });
 
   it("answers 404 for another account's batch, to GET and DELETE alike", async () => {
