@@ -40,7 +40,7 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
   after(() => aws.stop());
 
   /** A batch of `total` items, all finished (COMPLETED with a stored file), none counted yet. */
-  async function finishedBatch(total: number): Promise<{ key: BatchKey; items: Job[] }> {
+  async function finishedBatch(total: number, failing: readonly number[] = []): Promise<{ key: BatchKey; items: Job[] }> {
     const key = { accountId: ACCOUNT, batchId: newBatchId() };
     const now = new Date();
     await deps.batches.create({ ...key, tokenHash: 'hash', total, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
@@ -51,8 +51,7 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
         ...newJob({ accountId: ACCOUNT, tokenHash: 'hash', input: { output: 'PDF', page: { html: b64('<p>x</p>') } }, storage: null, webhook: null }, now),
         jobId: batchItemJobId(key.batchId, index),
         batchItem: { batchId: key.batchId, index, name: `item-${index}` },
-        status: 'COMPLETED',
-        file,
+        ...(failing.includes(index) ? { status: 'FAILED' as const, error: { code: 'render.navigation', message: 'The page did not load' } } : { status: 'COMPLETED' as const, file }),
       };
       await deps.jobs.create(job);
       items.push(job);
@@ -89,6 +88,24 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
     assert.deepEqual([batch?.done, batch?.failed, batch?.closed], [3, 0, true]);
     const webhooks = (await queuedWebhooks()).filter((message) => message.jobId === key.batchId);
     assert.deepEqual(webhooks.map((message) => message.attempt), [1]);
+  });
+
+  it('ends COMPLETED_WITH_ERRORS when some items failed, and FAILED when all did, each reason in the manifest', async () => {
+    // Prepare
+    const some = await finishedBatch(3, [1]);
+    const all = await finishedBatch(2, [0, 1]);
+    const hooks = batchItemHooks(deps);
+
+    // Act
+    for (const item of [...some.items, ...all.items]) await hooks.finished(item);
+
+    // Assess
+    const withErrors = await deps.batches.get(some.key);
+    assert.deepEqual([withErrors?.status, withErrors?.done, withErrors?.failed], ['COMPLETED_WITH_ERRORS', 2, 1]);
+    const manifest = JSON.parse((await deps.files.read(withErrors!.manifest!.key))!.toString('utf8')) as { items: Array<{ status: string; error?: { code: string } }> };
+    assert.deepEqual(manifest.items.map((item) => [item.status, item.error?.code]), [['COMPLETED', undefined], ['FAILED', 'render.navigation'], ['COMPLETED', undefined]]);
+    const failed = await deps.batches.get(all.key);
+    assert.deepEqual([failed?.status, failed?.done, failed?.failed], ['FAILED', 0, 2]);
   });
 
   it('closes a batch whose finisher died between counting its last item and closing, with exact counts, from the watchdog check', async () => {
