@@ -81,10 +81,12 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, now = D
   if (!batch) return true;
   if (batch.closed) return true;
   const items = await deps.batches.items(key);
-  if (items.length < batch.total || !items.every(isFinished)) return false;
+  // Fewer items than the total: a fan-out that failed half-way (its batch cancelled, its request answered 500);
+  // the items never recorded count as failed, so the watchdog does not wait for them until the record expires.
+  if ((items.length < batch.total && !batch.cancelled) || !items.every(isFinished)) return false;
   items.sort((a, b) => a.batchItem.index - b.batchItem.index);
   const done = items.filter((item) => item.status === 'COMPLETED').length;
-  const failed = items.length - done;
+  const failed = batch.total - done;
   const status: BatchSummary['status'] = batch.cancelled ? 'CANCELLED' : done === 0 ? 'FAILED' : failed > 0 ? 'COMPLETED_WITH_ERRORS' : 'COMPLETED';
   const completedAt = new Date(now()).toISOString();
   const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, deps);

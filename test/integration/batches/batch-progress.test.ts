@@ -108,6 +108,23 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
     assert.deepEqual([failed?.status, failed?.done, failed?.failed], ['FAILED', 0, 2]);
   });
 
+  it('closes a batch whose fan-out failed half-way (cancelled, fewer items recorded than its total) at its next check, the missing items failed', async () => {
+    // Prepare: a batch of 3 whose third item was never recorded, cancelled by the failed request
+    const { key, items } = await finishedBatch(2);
+    await deps.batches.countItem(items[0]!, key, 'done', Date.now());
+    const { dynamo } = aws.clients;
+    await dynamo.send(new UpdateCommand({ TableName: aws.config.tables.jobs, Key: { accountId: ACCOUNT, jobId: key.batchId }, UpdateExpression: 'SET #t = :t', ExpressionAttributeNames: { '#t': 'total' }, ExpressionAttributeValues: { ':t': 3 } }));
+    await deps.batches.cancel(key, Date.now());
+    await batchItemHooks(deps).finished(items[1]!);
+
+    // Act
+    await checkBatch(key, deps);
+
+    // Assess
+    const batch = await deps.batches.get(key);
+    assert.deepEqual([batch?.status, batch?.closed, batch?.done, batch?.failed], ['CANCELLED', true, 2, 1]);
+  });
+
   it('closes a batch whose finisher died between counting its last item and closing, with exact counts, from the watchdog check', async () => {
     // Prepare: item 0 counted; item 1 marked counted but the batch never moved (the finisher died there)
     await aws.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: aws.config.webhooksQueueUrl }));
