@@ -5,6 +5,9 @@ import { createDynamoTokenStore } from './aws/dynamo-token-store.js';
 import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
 import { loadOnFirstCall } from './aws/load-on-first-call.js';
 import type { S3Stores } from './aws/s3-stores.js';
+import { createDynamoBatchStore } from './aws/dynamo-batch-store.js';
+import type { BatchQueue } from './batches/batch-queue.js';
+import type { BatchStore } from './batches/batch-store.js';
 import type { FileStore } from './files/file-store.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import type { JobStore } from './jobs/job-store.js';
@@ -25,6 +28,10 @@ export type AppDeps = {
   files: FileStore;
   jobs: JobStore;
   queue: JobQueue;
+  /** Batches, kept beside their items in the jobs table. */
+  batches: BatchStore;
+  /** The batch items queue, apart from the jobs queue. */
+  batchQueue: BatchQueue;
 };
 
 let deps: AppDeps | undefined;
@@ -60,6 +67,8 @@ export function appDeps(): AppDeps {
     files: loadOnFirstCall(async () => (await loadS3Stores()).files),
     jobs: loadOnFirstCall(async () => (await loadS3Stores()).jobs),
     queue: loadOnFirstCall(async () => (await import('./aws/sqs-queue.js')).createSqsQueue(config)),
+    batches: createDynamoBatchStore({ dynamo, tableName: config.tables.jobs }),
+    batchQueue: loadOnFirstCall(async () => (await import('./aws/sqs-batch-queue.js')).createSqsBatchQueueFromConfig(config)),
   };
   return deps;
 }

@@ -28,6 +28,10 @@ const EnvSchema = v.object({
   FILES_BUCKET: v.optional(v.string(), 'docrender-dev-files'),
   JOBS_QUEUE_URL: v.optional(v.string(), ''),
   WEBHOOKS_QUEUE_URL: v.optional(v.string(), ''),
+  /** A batch's items, apart from single async jobs (POST /v1/batches). */
+  BATCH_ITEMS_QUEUE_URL: v.optional(v.string(), ''),
+  /** Seconds between a batch's watchdog checks, which recount and close a batch whose finisher died (SQS delays stop at 900). */
+  BATCH_CHECK_SECONDS: v.pipe(intFromEnv(600, 1), v.maxValue(900, 'must be at most 900 seconds (the longest SQS delay)')),
   /** How long temporary files live: download URLs expire then and the sweeper deletes them. */
   FILE_LIFETIME_SECONDS: v.pipe(intFromEnv(3600, 1), v.maxValue(86_400, 'must be at most 86400 (the bucket deletes files after a day)')),
   /** Seconds to wait before each webhook retry (SQS delays stop at 900); one attempt more than delays. */
@@ -82,6 +86,8 @@ export type Config = {
   filesBucket: string;
   jobsQueueUrl: string;
   webhooksQueueUrl: string;
+  batchItemsQueueUrl: string;
+  batchCheckSeconds: number;
   fileLifetimeSeconds: number;
   webhookRetryDelaysSeconds: number[];
   maxBodyBytes: number;
@@ -120,6 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesBucket: e.FILES_BUCKET,
     jobsQueueUrl: e.JOBS_QUEUE_URL,
     webhooksQueueUrl: e.WEBHOOKS_QUEUE_URL,
+    batchItemsQueueUrl: e.BATCH_ITEMS_QUEUE_URL,
+    batchCheckSeconds: e.BATCH_CHECK_SECONDS,
     fileLifetimeSeconds: e.FILE_LIFETIME_SECONDS,
     webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS,
     maxBodyBytes: e.MAX_BODY_BYTES,

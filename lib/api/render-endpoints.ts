@@ -68,7 +68,7 @@ const SOURCES: Record<RenderSource | 'merge', Source> = {
 };
 
 /** What a request is once checked: the validated request (which an async job stores) and its render plan. */
-type Prepared = { input: DocumentInput; plan: DocumentPlan };
+export type Prepared = { input: DocumentInput; plan: DocumentPlan };
 
 type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpRequest<RenderBody>, prepared: Prepared) => Promise<HttpResult>;
 
@@ -111,7 +111,7 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
  * The request checked and planned: its plan is built here, at the edge, so every rule between fields answers before any quota is spent;
  * a signature must name a configured signer, at a level the deployment can sign (400).
  */
-async function prepared(input: DocumentInput, config: Pick<AppDeps['config'], 'signing'>): Promise<Prepared> {
+export async function prepareRender(input: DocumentInput, config: Pick<AppDeps['config'], 'signing'>): Promise<Prepared> {
   const plan = buildDocumentPlan(input, await templatesFor(input));
   checkSignatureAvailable(plan, config.signing);
   return { input, plan };
@@ -138,8 +138,8 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 
       readsAccount: !input,
       preload: input || merge ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: async ({ body, caller }, template) => {
-        if (merge) return prepared(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config);
-        return prepared(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
+        if (merge) return prepareRender(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config);
+        return prepareRender(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
       },
       handle: async (req, _template, prepared) => {
         // The caller is known once admitted: a signer its token was not granted is a 403 before anything renders or is queued (its unit given back).

@@ -18,7 +18,7 @@ import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
 import type { JobMessage, JobQueue } from '../jobs/job-queue.js';
-import { isFinished, type Job, type JobStore, type RunOutcome } from '../jobs/job-store.js';
+import { isFinished, type Job, type JobError, type JobStore, type RunOutcome } from '../jobs/job-store.js';
 
 export type RunJobDeps = {
   jobs: JobStore;
@@ -29,6 +29,16 @@ export type RunJobDeps = {
   config: Pick<Config, 'webhookRetryDelaysSeconds'>;
   /** Where the quota unit of a job that failed on the service's side is given back. */
   usage?: UsageStore;
+  /** What a batch's items do instead of a webhook (the batch consumers'); absent, items are run as any job. */
+  batchItems?: BatchItemHooks;
+};
+
+/** How a batch item differs from a single job: its batch may refuse it, and its end is counted there instead of sending a webhook. */
+export type BatchItemHooks = {
+  /** Before an item renders: why it must not (its batch was cancelled), else undefined. */
+  refusal(job: Job): Promise<JobError | undefined>;
+  /** An item finished or was found finished: counts it in its batch, once, and closes the batch after the last. */
+  finished(job: Job): Promise<void>;
 };
 
 /**
@@ -67,7 +77,9 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   let outcome: RunOutcome;
   const kind = job.output === 'PDF' ? 'pdf' : 'screenshot';
   const startedAt = now();
-  try {
+  const refused = job.batchItem ? await deps.batchItems?.refusal(job) : undefined;
+  if (refused) outcome = { status: 'FAILED', error: refused };
+  else try {
     outcome = await produce(job, deps, clock);
     recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
   } catch (error) {
@@ -87,8 +99,14 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
     return;
   }
   deps.logger.info('job finished', { jobId: job.jobId, status: finished.status, runs: finished.runs });
-  await queueWebhookAttempt(deps.queue, finished, 1, deps.config.webhookRetryDelaysSeconds);
   await refundIfDeserved(finished, deps);
+  await announce(finished, deps);
+}
+
+/** Tells of a finished job: its webhook, or for a batch's item its count in the batch (whose own webhook comes at its end). */
+async function announce(job: Job, deps: Pick<RunJobDeps, 'queue' | 'config' | 'batchItems'>): Promise<void> {
+  if (job.batchItem && deps.batchItems) return deps.batchItems.finished(job);
+  if (job.webhook) await queueWebhookAttempt(deps.queue, job, 1, deps.config.webhookRetryDelaysSeconds);
 }
 
 /**
@@ -136,8 +154,8 @@ export async function giveUpJob(
     return whenNotClaimed(message, error.current, deps, now());
   }
   deps.logger.warn('job given up after repeated failures', { jobId: failed.jobId, runs: failed.runs });
-  await queueWebhookAttempt(deps.queue, failed, 1, deps.config.webhookRetryDelaysSeconds);
   await refundIfDeserved(failed, deps);
+  await announce(failed, deps);
 }
 
 /**
@@ -159,13 +177,15 @@ async function refundIfDeserved(job: Job, deps: Pick<RunJobDeps, 'usage' | 'logg
 async function whenNotClaimed(
   message: JobMessage,
   current: Job | undefined,
-  deps: Pick<RunJobDeps, 'queue' | 'logger' | 'config'>,
+  deps: Pick<RunJobDeps, 'queue' | 'logger' | 'config' | 'batchItems'>,
   now: number,
 ) {
   if (!current) {
     deps.logger.warn('queued job not found; message dropped', { jobId: message.jobId });
     return;
   }
+  // A batch item found finished: the consumer that finished it may have died before counting it (counting twice is a no-op).
+  if (isFinished(current) && current.batchItem && deps.batchItems) return deps.batchItems.finished(current);
   if (isFinished(current)) {
     await queueFollowingAttempt(deps.queue, current, 0, deps.config.webhookRetryDelaysSeconds, now);
     return;

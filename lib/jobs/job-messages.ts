@@ -6,7 +6,8 @@ const Key = { accountId: v.pipe(v.string(), v.nonEmpty()), jobId: v.pipe(v.strin
 const JobMessageSchema = v.object(Key);
 const WebhookMessageSchema = v.object({ ...Key, attempt: v.pipe(v.number(), v.integer(), v.minValue(1)) });
 
-function parse<T>(schema: v.GenericSchema<unknown, T>, body: string): T {
+/** Reads a queue message body against its schema; MalformedMessageError when it is not JSON or does not fit. */
+export function parseMessage<T>(schema: v.GenericSchema<unknown, T>, body: string): T {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -20,10 +21,10 @@ function parse<T>(schema: v.GenericSchema<unknown, T>, body: string): T {
 
 /** Reads a jobs queue message body. */
 export function parseJobMessage(body: string): JobMessage {
-  return parse(JobMessageSchema, body);
+  return parseMessage(JobMessageSchema, body);
 }
 
 /** Reads a webhooks queue message body. */
 export function parseWebhookMessage(body: string): WebhookMessage {
-  return parse(WebhookMessageSchema, body);
+  return parseMessage(WebhookMessageSchema, body);
 }

@@ -37,6 +37,19 @@ export type Lease = { runId: string; until: number };
 
 export type JobKey = { accountId: string; jobId: string };
 
+/** Where a batch item belongs (POST /v1/batches): its batch, its place in the items, the file's name and the caller's metadata. */
+export type BatchItemRef = { batchId: string; index: number; name: string; metadata?: Record<string, string> };
+
+/** How a batch ended, as its webhook reports it: written once, when the batch closes. */
+export type BatchSummary = {
+  status: 'COMPLETED' | 'COMPLETED_WITH_ERRORS' | 'FAILED' | 'CANCELLED';
+  total: number;
+  done: number;
+  failed: number;
+  /** The results manifest (JSON), a temporary file like the items' own. */
+  manifest: StoredFile;
+};
+
 /** An async render job. Every field the consumers and the job endpoint need lives here. */
 export type Job = JobKey & {
   /** Hash of the token that queued it: the webhook is signed with that token's secret. */
@@ -54,7 +67,8 @@ export type Job = JobKey & {
   /** What to render; absent once read back from a record that keeps it elsewhere (see JobStore.loadInput). */
   input?: DocumentInput;
   storage?: StorageOptionsOutput | null;
-  webhook: WebhookOptionsOutput;
+  /** Null on a batch item (its batch has the webhook) and on a batch without one. */
+  webhook: WebhookOptionsOutput | null;
   /** How many times a consumer took the job. */
   runs: number;
   /** The consumer currently holding the job (RUNNING only). */
@@ -68,6 +82,10 @@ export type Job = JobKey & {
   /** The consumer currently making a webhook attempt. */
   webhookLease?: Lease;
   webhookLog: WebhookAttempt[];
+  /** On a batch's item: which batch, and where in it. The item has no webhook of its own; its batch has one. */
+  batchItem?: BatchItemRef;
+  /** On a closed batch's record (kept beside its items): what its one webhook reports. */
+  batch?: BatchSummary;
 };
 
 /** How a run ended: the outcome recorded on the job. */

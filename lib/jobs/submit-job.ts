@@ -14,7 +14,7 @@ export type JobRequest = {
   spend?: QuotaSpend;
   input: DocumentInput;
   storage?: StorageOptionsOutput | null;
-  webhook: WebhookOptionsOutput;
+  webhook: WebhookOptionsOutput | null;
 };
 
 /** A new PENDING job for a validated request. */

@@ -53,6 +53,12 @@ const TEMPLATE_NEXT = ['getTemplate', 'renderTemplate', 'renderTemplateSync', 'r
 /** A queued job is read back by its id. */
 const JOB_NEXT = ['getJob'] as const;
 
+/** A batch is read back, and cancelled, by its id. */
+const BATCH_NEXT = ['getBatch', 'cancelBatch'] as const;
+
+const BATCH_ITEMS =
+  'items: 1 to 10,000, each a render as /v1/pdf ({page, pdf?}), /v1/screenshot ({page, screenshot}) or /v1/template/{id} ({templateId, page?, pdf? | screenshot?}) takes it, with an optional name (unique in the batch; the index when absent) and metadata echoed in the manifest. defaults is deep-merged under every item (the item wins), so an item may be only its page.templateData. Every item is checked before anything is queued: a 400 names items.<index>.<field> (an unknown templateId too). Quota: one unit per item, spent up front (402 when fewer are left: nothing queued), given back for each item that fails other than by its page not loading and for each cancelled one. The webhook, if given, is called once, at the end, signed as every webhook, with {id, type: "batch", status, total, done, failed, manifestUrl, metadata, createdAt, completedAt}.';
+
 const MERGE_PARTS =
   'Up to 20 parts, in order: {page, pdf?} rendered like /v1/pdf, {templateId, page?, pdf?} from a saved PDF template, or {document} an existing PDF (base64, at most 5 MB, not encrypted); each may have a title for its outline entry. The top-level pdf (outline, protection, watermark) applies to the merged file. Quota: one unit per rendered part; an existing PDF costs nothing, a failed merge nothing. A part that fails fails the merge: code merge.part, its fields under parts.<index>.';
 
@@ -71,6 +77,9 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: '/v1/pdf/merge/sync', operationId: 'mergePdfSync', summary: 'Render and merge parts into one PDF, answered with a download URL', tag: 'PDF', body: 'MergeSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'post', path: '/v1/pdf/merge/async', operationId: 'mergePdfAsync', summary: 'Queue a merge; the webhook gets the result', tag: 'PDF', body: 'MergeAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'get', path: '/v1/jobs/{id}', operationId: 'getJob', summary: 'Status of an async job (addition)', tag: 'Jobs', byId: true, success: { status: '200', description: 'The job.', schema: 'Job' } },
+  { method: 'post', path: '/v1/batches', operationId: 'createBatch', summary: 'Queue a batch of renders; one webhook at its end (addition)', tag: 'Batches', body: 'BatchRequest', renders: true, next: BATCH_NEXT, success: { status: '202', description: 'The batch, accepted.', schema: 'AcceptedBatch' }, description: BATCH_ITEMS },
+  { method: 'get', path: '/v1/batches/{id}', operationId: 'getBatch', summary: 'Status, counts and results manifest of a batch (addition)', tag: 'Batches', byId: true, success: { status: '200', description: 'The batch.', schema: 'Batch' } },
+  { method: 'delete', path: '/v1/batches/{id}', operationId: 'cancelBatch', summary: 'Cancel the items of a batch that have not started (addition)', tag: 'Batches', byId: true, success: { status: '200', description: 'The batch after the cancel (CANCELLED, or as it ended).', schema: 'Batch' } },
   { method: 'post', path: '/v1/templates', operationId: 'createTemplate', summary: 'Create a template', tag: 'Templates', body: 'TemplateCreateRequest', next: TEMPLATE_NEXT, success: { status: '201', description: 'The template with its variables.', schema: 'Template' }, description: 'output, when absent, is IMAGE if the variables hold screenshot and no pdf, else PDF.' },
   { method: 'get', path: '/v1/templates', operationId: 'listTemplates', summary: 'List templates', tag: 'Templates', query: 'page', success: { status: '200', description: 'One page of 20, newest first, without variables.', schema: 'TemplateListPage' } },
   { method: 'get', path: '/v1/templates/{id}', operationId: 'getTemplate', summary: 'Get a template', tag: 'Templates', byId: true, success: { status: '200', description: 'The template with its variables.', schema: 'Template' } },
@@ -138,8 +147,8 @@ function operation(route: RouteDoc) {
       route.next.map((operationId) => [operationId, { operationId, parameters: { id: '$response.body#/id' } }]),
     );
   }
-  if (route.success.status === '201') {
-    responses['201']!.headers = { location: { description: 'Path of what was created: /v1/jobs/{id} or /v1/templates/{id}.', schema: { type: 'string' } } };
+  if (route.success.status === '201' || route.success.status === '202') {
+    responses[route.success.status]!.headers = { location: { description: 'Path of what was created: /v1/jobs/{id}, /v1/templates/{id} or /v1/batches/{id}.', schema: { type: 'string' } } };
   }
   if (route.success.content === 'pdf-or-image') {
     responses['303'] = { description: 'The file is larger than a Lambda answer: Location is a temporary download URL (1 hour).', headers: { location: { schema: { type: 'string', format: 'uri' } } } };
@@ -220,7 +229,7 @@ export function buildOpenApiDocument(version = '1.0.0') {
     },
     servers: [{ url: '/', description: 'This deployment' }],
     security: [{ bearer: [] }],
-    tags: ['PDF', 'Screenshot', 'Template rendering', 'Templates', 'Jobs', 'Account', 'Documentation'].map((name) => ({ name })),
+    tags: ['PDF', 'Screenshot', 'Template rendering', 'Templates', 'Jobs', 'Batches', 'Account', 'Documentation'].map((name) => ({ name })),
     paths,
     webhooks: {
       jobFinished: {

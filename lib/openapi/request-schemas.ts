@@ -11,6 +11,7 @@ import {
   StorageOptionsSchema,
   WebhookOptionsSchema,
 } from '../schemas/render-options.js';
+import { BatchRequestSchema } from '../schemas/batch-requests.js';
 import { TemplateCreateSchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
 import { withJsonSchemaRules, withPartPdfRules } from './json-schema-rules.js';
 import { DocumentPartSchema, MERGE_REQUEST_SCHEMAS, MergePartSchema, PagePartSchema, TemplatePartSchema } from '../schemas/merge-requests.js';
@@ -39,6 +40,7 @@ export const REQUEST_BODIES = {
   MergeAsyncRequest: MERGE_REQUEST_SCHEMAS.async,
   TemplateCreateRequest: TemplateCreateSchema,
   TemplateUpdateRequest: TemplateUpdateSchema,
+  BatchRequest: BatchRequestSchema,
 } as const satisfies Record<string, GenericSchema>;
 
 export type RequestBodyName = keyof typeof REQUEST_BODIES;

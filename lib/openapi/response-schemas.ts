@@ -22,6 +22,16 @@ const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
   updatedAt: dateTime,
 };
 
+/** Where a job's or a batch's webhook stands. */
+const WEBHOOK_STATE: JsonSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] },
+    attempts: { type: 'integer', minimum: 0 },
+  },
+  required: ['status', 'attempts'],
+};
+
 /** Response bodies by component name. */
 export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   Error: {
@@ -86,6 +96,41 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     properties: { id: { type: 'string' }, status: { type: 'string', enum: ['PENDING'] } },
     required: ['id', 'status'],
   },
+  AcceptedBatch: {
+    type: 'object',
+    description: 'A batch accepted: every item checked, one unit per item spent, the items queued.',
+    properties: { id: { type: 'string' }, status: { type: 'string', enum: ['PENDING'] }, total: { type: 'integer', minimum: 1 } },
+    required: ['id', 'status', 'total'],
+  },
+  Batch: {
+    type: 'object',
+    description: 'A batch of the caller (GET /v1/batches/{id}; DELETE answers it as it stands after the cancel).',
+    properties: {
+      id: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['PENDING', 'RUNNING', 'COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED', 'CANCELLED'],
+        description: 'COMPLETED_WITH_ERRORS: some items failed (their reasons in the manifest); FAILED: every item failed; CANCELLED: DELETE asked (at once, before its last items end).',
+      },
+      total: { type: 'integer', minimum: 1 },
+      counts: {
+        type: 'object',
+        properties: { done: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 }, pending: { type: 'integer', minimum: 0 } },
+        required: ['done', 'failed', 'pending'],
+      },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      completedAt: dateTime,
+      manifestUrl: {
+        type: ['string', 'null'],
+        format: 'uri',
+        description:
+          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, error?}]} valid 1 hour from the end; null once expired.',
+      },
+      webhook: WEBHOOK_STATE,
+    },
+    required: ['id', 'status', 'total', 'counts', 'createdAt', 'updatedAt'],
+  },
   JobError: {
     type: 'object',
     properties: {
@@ -106,14 +151,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       fileUrl: { type: 'string', format: 'uri', description: 'While the file lives (1 hour).' },
       signedUrlStatus: { ...SIGNED_URL_STATUS, description: 'Once the job has ended.' },
       error: ref('JobError'),
-      webhook: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: ['PENDING', 'RETRYING', 'DELIVERED', 'FAILED'] },
-          attempts: { type: 'integer', minimum: 0 },
-        },
-        required: ['status', 'attempts'],
-      },
+      webhook: WEBHOOK_STATE,
     },
     required: ['id', 'status', 'createdAt', 'updatedAt', 'webhook'],
   },

@@ -25,6 +25,11 @@ function unitSpendIds(spend: Pick<QuotaSpend, 'spendId' | 'units'>): string[] {
   return Array.from({ length: spend.units ?? 1 }, (_, i) => (i === 0 ? spend.spendId : `${spend.spendId}#${i + 1}`));
 }
 
+/** The n-th unit (0-based) of a spend of several, as a spend of its own: what a batch item gives back when it fails. */
+export function unitSpend(spend: QuotaSpend, index: number): QuotaSpend {
+  return { tokenHash: spend.tokenHash, period: spend.period, spendId: unitSpendIds({ spendId: spend.spendId, units: index + 1 })[index] as string };
+}
+
 /** The quota part of a usage report. */
 export type QuotaUsage = {
   /** Renders allowed per month; null means unlimited. */

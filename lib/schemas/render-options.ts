@@ -718,21 +718,19 @@ export const StorageOptionsSchema = closedObject({
   preSignedUrl: publicHttpUrl('pre-signed URL'),
 });
 
+/** String values the caller attaches (a webhook's, a batch item's) and gets back as given. */
+export const MetadataSchema = v.pipe(
+  StringRecordSchema,
+  v.check((metadata) => Buffer.byteLength(JSON.stringify(metadata)) <= MAX_METADATA_BYTES, `Must be at most ${MAX_METADATA_BYTES} bytes as JSON`),
+);
+
 /** The webhook called when an async job ends. */
 export const WebhookOptionsSchema = closedObject({
   url: publicHttpUrl('webhook URL'),
   receiveType: documented(v.nullish(oneOf(['base64', 'URL'])), { default: RENDER_DEFAULTS.webhook.receiveType }),
   method: documented(v.nullish(oneOf(['POST', 'PUT'])), { default: RENDER_DEFAULTS.webhook.method }),
   headers: v.nullish(WebhookHeadersSchema),
-  metadata: v.nullish(
-    v.pipe(
-      StringRecordSchema,
-      v.check(
-        (metadata) => Buffer.byteLength(JSON.stringify(metadata)) <= MAX_METADATA_BYTES,
-        `Must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
-      ),
-    ),
-  ),
+  metadata: v.nullish(MetadataSchema),
 });
 
 // ---------------------------------------------------------------------------

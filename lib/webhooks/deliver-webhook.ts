@@ -7,12 +7,12 @@ import { recordWebhookFailure } from '../observability/metrics.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
 import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
-import { isFinished, isLive, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
+import { isFinished, isLive, type BatchSummary, type Job, type JobStore, type WebhookStatus } from '../jobs/job-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
 import { WebhookSecretError } from './errors.js';
 import { webhookSignatureHeaders } from './signature.js';
-import { webhookBody, type WebhookFile } from './webhook-body.js';
+import { batchWebhookBody, webhookBody, type WebhookFile } from './webhook-body.js';
 import { maxWebhookAttempts, queueFollowingAttempt, queueWebhookAttempt } from './webhook-schedule.js';
 
 export type WebhookDeps = {
@@ -86,8 +86,10 @@ async function whenNotClaimed(message: WebhookMessage, job: Job | undefined, dep
 
 /** Builds, signs and sends the webhook request for a finished job. */
 async function callWebhook(job: Job, deps: WebhookDeps, timeoutMs: number, now: number): Promise<OutboundResult> {
+  const webhook = job.webhook;
+  if (!webhook) return { ok: false, permanent: true, error: 'no webhook was given', durationMs: 0 };
   const token = await deps.tokens.findByHash(job.tokenHash);
-  const body = JSON.stringify(webhookBody(job, await webhookFile(job, deps, now)));
+  const body = JSON.stringify(job.batch ? await batchBody(job, job.batch, deps, now) : webhookBody(job, await webhookFile(job, deps, now)));
   let signature;
   try {
     signature = webhookSignatureHeaders(token?.webhookSecret ?? '', job.jobId, Math.floor(now / 1000), body);
@@ -98,10 +100,10 @@ async function callWebhook(job: Job, deps: WebhookDeps, timeoutMs: number, now: 
   }
   const send = deps.send ?? sendOutbound;
   return send({
-    url: job.webhook.url,
-    method: job.webhook.method ?? 'POST',
+    url: webhook.url,
+    method: webhook.method ?? 'POST',
     // The caller's headers first, so none of them can replace the content type or the signature.
-    headers: { ...(job.webhook.headers ?? {}), 'content-type': 'application/json', ...signature },
+    headers: { ...(webhook.headers ?? {}), 'content-type': 'application/json', ...signature },
     body,
     timeoutMs,
   });
@@ -110,10 +112,15 @@ async function callWebhook(job: Job, deps: WebhookDeps, timeoutMs: number, now: 
 /** The file as the caller asked to receive it: a download URL valid for the rest of its lifetime, or its bytes. */
 async function webhookFile(job: Job, deps: WebhookDeps, now: number): Promise<WebhookFile> {
   const file = job.status === 'COMPLETED' ? job.file : undefined;
-  if (job.webhook.receiveType === 'base64') {
+  if (job.webhook?.receiveType === 'base64') {
     const bytes = file ? await deps.files.read(file.key) : undefined;
     return { fileBase64: bytes ? bytes.toString('base64') : null };
   }
   const url = file ? await temporaryFileUrl(deps.files, file, deps.config.fileLifetimeSeconds, now) : undefined;
   return { fileUrl: url ?? null };
+}
+
+/** A closed batch's webhook body: its manifest travels as a URL whatever the receive type (it may list 10,000 files). */
+async function batchBody(job: Job, summary: BatchSummary, deps: WebhookDeps, now: number) {
+  return batchWebhookBody(job, summary, await temporaryFileUrl(deps.files, summary.manifest, deps.config.fileLifetimeSeconds, now));
 }

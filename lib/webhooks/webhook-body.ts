@@ -1,5 +1,5 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
-import { signedUrlStatusOf, type Job, type JobError } from '../jobs/job-store.js';
+import { signedUrlStatusOf, type BatchSummary, type Job, type JobError } from '../jobs/job-store.js';
 
 /** How the file travels in the webhook: a download URL (receiveType URL) or its bytes (base64); null when the job failed. */
 export type WebhookFile = { fileUrl: string | null } | { fileBase64: string | null };
@@ -35,8 +35,39 @@ export function webhookBody(job: Job, file: WebhookFile): WebhookBody {
     fileSize: stored?.size ?? null,
     ...file,
     signedUrlStatus: signedUrlStatusOf(job),
-    metadata: job.webhook.metadata ?? {},
+    metadata: job.webhook?.metadata ?? {},
     ...(job.error ? { error: job.error } : {}),
+    createdAt: job.createdAt,
+    completedAt: job.completedAt ?? null,
+  };
+}
+
+/** A batch's one webhook (POST /v1/batches): how it ended, its counts and where its manifest is. */
+export type BatchWebhookBody = {
+  id: string;
+  type: 'batch';
+  status: BatchSummary['status'];
+  total: number;
+  done: number;
+  failed: number;
+  /** The results manifest (JSON: one entry per item), valid for the rest of its file's lifetime. */
+  manifestUrl: string | null;
+  metadata: Record<string, string>;
+  createdAt: string;
+  completedAt: string | null;
+};
+
+/** The body of a closed batch's webhook, from its record. */
+export function batchWebhookBody(job: Job, summary: BatchSummary, manifestUrl: string | undefined): BatchWebhookBody {
+  return {
+    id: job.jobId,
+    type: 'batch',
+    status: summary.status,
+    total: summary.total,
+    done: summary.done,
+    failed: summary.failed,
+    manifestUrl: manifestUrl ?? null,
+    metadata: job.webhook?.metadata ?? {},
     createdAt: job.createdAt,
     completedAt: job.completedAt ?? null,
   };

@@ -67,8 +67,10 @@ def before_call(context, case, **kwargs):
         return
     body = case.body
     parts = body.get("parts")
-    # The request itself, a template's stored variables, and the parts of a merge.
-    for holder in (body, body.get("variables"), *(parts if isinstance(parts, list) else ())):
+    items = body.get("items")
+    # The request itself, a template's stored variables, the parts of a merge, a batch's defaults and items.
+    lists = (*(parts if isinstance(parts, list) else ()), *(items if isinstance(items, list) else ()))
+    for holder in (body, body.get("variables"), body.get("defaults"), *lists):
         for section, field in URL_FIELDS:
             _point_at_receiver(holder, section, field)
         for section, field in TEXT_FIELDS:
@@ -292,6 +294,15 @@ BEYOND_JSON_SCHEMA = (
         "A template part merges its overrides over a stored template, checked as a direct render's once merged "
         "(code merge.part): the stored half is not in the request.",
         MERGES,
+    ),
+    Rule(
+        r"^items\.\d+\.",
+        MERGED_RULES[:-2] + r"|Must be unique in the batch .*|No template of this account has this id)$",
+        "A batch item is checked once `defaults` are merged under it (and a template item once merged over its "
+        "stored template), as /v1/pdf, /v1/screenshot or /v1/template/{id} would check it: the rules between "
+        "fields hold for the merge, which neither half shows alone; names are unique across items, and a "
+        "templateId must name a template of the caller's account (a 400 naming the item, not a 404).",
+        ("createBatch",),
     ),
 )
 

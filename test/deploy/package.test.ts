@@ -54,9 +54,9 @@ const FILE_SERVERS = ['openapi', 'studio'];
  * that is a PDF is read at the edge (lib/plan/merge-input.ts), so the PDF library is a
  * chunk of theirs, loaded on demand by pdf-merge-async only.
  */
-const PDF_AT_THE_EDGE = ['pdf-async', 'screenshot-async', 'template-render-async', 'pdf-merge-async'];
+const PDF_AT_THE_EDGE = ['pdf-async', 'screenshot-async', 'template-render-async', 'pdf-merge-async', 'batch-create'];
 
-const RENDERERS = ['pdf', 'screenshot', 'template-render', 'pdf-sync', 'screenshot-sync', 'template-render-sync', 'pdf-merge', 'pdf-merge-sync', 'jobs-consume'];
+const RENDERERS = ['pdf', 'screenshot', 'template-render', 'pdf-sync', 'screenshot-sync', 'template-render-sync', 'pdf-merge', 'pdf-merge-sync', 'jobs-consume', 'batch-items-consume'];
 
 const ROUTES: Record<string, string> = {
   'POST /v1/pdf': 'pdf',
@@ -78,6 +78,9 @@ const ROUTES: Record<string, string> = {
   'POST /v1/templates/{id}': 'template-update',
   'DELETE /v1/templates/{id}': 'template-delete',
   'GET /v1/jobs/{id}': 'job-get',
+  'POST /v1/batches': 'batch-create',
+  'GET /v1/batches/{id}': 'batch-get',
+  'DELETE /v1/batches/{id}': 'batch-cancel',
   'GET /v1/devices': 'devices',
   'GET /v1/usage': 'usage',
   'GET /v1/openapi.json': 'openapi',
@@ -117,6 +120,18 @@ const SIGN = [
 ];
 const RECEIVE = (queue: string) => [`sqs:ReceiveMessage ${queue}`, `sqs:DeleteMessage ${queue}`, `sqs:GetQueueAttributes ${queue}`];
 
+/** What ends a batch item (both batch consumers): the item and its batch updated, the items read to close it, the manifest stored, the webhook or a retry queued, a unit given back. */
+const BATCH_ITEM_END = [
+  'dynamodb:GetItem JobsTable',
+  'dynamodb:UpdateItem JobsTable',
+  'dynamodb:Query JobsTable',
+  's3:DeleteObject FilesBucket/job-inputs/*',
+  ...STORE_FILES,
+  'sqs:SendMessage WebhooksQueue',
+  'sqs:SendMessage BatchItemsQueue',
+  ...REFUND,
+  'dynamodb:UpdateItem TokensTable',
+];
 /**
  * Every AWS action each function may take, on what (logs aside). This is the
  * least-privilege contract: a change here must follow a change in what the
@@ -181,6 +196,19 @@ const PERMISSIONS: Record<string, string[]> = {
     'sqs:SendMessage WebhooksQueue',
   ],
   'files-sweep': ['s3:ListBucket FilesBucket', 's3:DeleteObject FilesBucket/files/*'],
+  // Batches (issue 36): items are jobs of the jobs table (`<batchId>.<index>`) on a queue of their own; a batch's record sits beside them.
+  'batch-create': [
+    ...SPEND,
+    ...READ_TEMPLATE,
+    ...SUBMIT_JOB.filter((grant) => !grant.startsWith('sqs:')),
+    'dynamodb:GetItem JobsTable',
+    'dynamodb:UpdateItem JobsTable',
+    'sqs:SendMessage BatchItemsQueue',
+  ],
+  'batch-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
+  'batch-cancel': [...AUTH, 'dynamodb:GetItem JobsTable', 'dynamodb:UpdateItem JobsTable', 's3:GetObject FilesBucket/files/*'],
+  'batch-items-consume': [...RECEIVE('BatchItemsQueue'), ...BATCH_ITEM_END, 's3:GetObject FilesBucket/job-inputs/*', ...SIGN],
+  'batch-items-dead-letter': [...RECEIVE('BatchItemsDeadLetterQueue'), ...BATCH_ITEM_END],
   openapi: [],
   studio: [],
 };
@@ -400,7 +428,7 @@ describe('npm run package (offline, stage prod)', () => {
       'dynamodb:GetItem UsageTable',
       'dynamodb:GetItem TemplatesTable',
     ]);
-    for (const key of RENDERERS.filter((name) => name !== 'jobs-consume')) {
+    for (const key of RENDERERS.filter((name) => name !== 'jobs-consume' && name !== 'batch-items-consume')) {
       const tables = grantsOf(key).filter((grant) => grant.startsWith('dynamodb:') && !allowed.has(grant));
       assert.deepEqual(tables, [], `${key} reaches ${tables.join(', ')}`);
     }
@@ -417,7 +445,10 @@ describe('npm run package (offline, stage prod)', () => {
     assert.deepEqual(queues.JobsQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['JobsDeadLetterQueue', 'Arn'] });
     assert.ok(Number(queues.JobsQueue?.Properties.RedrivePolicy.maxReceiveCount) >= 2);
     assert.deepEqual(queues.WebhooksQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['WebhooksDeadLetterQueue', 'Arn'] });
-    for (const dlq of ['JobsDeadLetterQueue', 'WebhooksDeadLetterQueue']) {
+    assert.ok(Number(queues.BatchItemsQueue?.Properties.VisibilityTimeout) >= 6 * Number(functions['batch-items-consume']?.resource.Properties.Timeout));
+    assert.ok(Number(queues.BatchItemsDeadLetterQueue?.Properties.VisibilityTimeout) >= 6 * Number(functions['batch-items-dead-letter']?.resource.Properties.Timeout));
+    assert.deepEqual(queues.BatchItemsQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['BatchItemsDeadLetterQueue', 'Arn'] });
+    for (const dlq of ['JobsDeadLetterQueue', 'WebhooksDeadLetterQueue', 'BatchItemsDeadLetterQueue']) {
       assert.equal(Number(queues[dlq]?.Properties.MessageRetentionPeriod), 1_209_600, `${dlq} keeps messages 14 days`);
     }
   });
@@ -426,7 +457,7 @@ describe('npm run package (offline, stage prod)', () => {
     // Act
     const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping');
     // Assess
-    assert.equal(mappings.length, 3);
+    assert.equal(mappings.length, 5);
     for (const [id, mapping] of mappings) {
       assert.deepEqual(mapping.Properties.FunctionResponseTypes, ['ReportBatchItemFailures'], id);
     }

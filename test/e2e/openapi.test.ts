@@ -181,6 +181,12 @@ describe('GET /v1/openapi.json', () => {
     await call('GET', '/studio/{file}', { token: null, realPath: '/studio/studio.css' });
     await call('GET', '/studio/{file}', { token: null, realPath: '/studio/missing.js' });
     await call('DELETE', '/v1/templates/{id}', byId('/v1/templates/{id}'));
+    // Batches: accepted, read, cancelled, and a bad item named
+    const batch = (await call('POST', '/v1/batches', { json: { items: [{ page: { html } }, { name: 'second', page: { html } }] } })) as { id: string };
+    await call('GET', '/v1/batches/{id}', { realPath: `/v1/batches/${batch.id}` });
+    await call('DELETE', '/v1/batches/{id}', { realPath: `/v1/batches/${batch.id}` });
+    await call('POST', '/v1/batches', { json: { items: [{ page: { html, templateData: {} } }] } });
+    await call('GET', '/v1/batches/{id}', { realPath: '/v1/batches/bat_missing' });
 
     // Errors: 400, 401, 403, 404
     await call('POST', '/v1/pdf', { json: { page: { html }, pdf: { margin: { top: true } } } });

@@ -143,7 +143,7 @@ describe('deliverWebhook', () => {
   it('fails the webhook once, with a reason, when its stored URL can never be called', async () => {
     // Prepare: a record stored before the schemas refused such URLs, delivered by the real outbound client.
     const { jobs, queue, deps, job } = await setup();
-    jobs.peek(job)!.webhook.url = 'http://user%SZ@hooks.example/done';
+    jobs.peek(job)!.webhook!.url = 'http://user%SZ@hooks.example/done';
     delete deps.send;
 
     // Act

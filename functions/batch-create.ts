@@ -1,0 +1,4 @@
+import { appDeps } from '../lib/app.js';
+import { createBatchEndpoint } from '../lib/api/batches.js';
+
+export const handler = createBatchEndpoint(appDeps());

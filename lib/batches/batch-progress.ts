@@ -1,0 +1,141 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Config } from '../config.js';
+import type { FileStore, StoredFile } from '../files/file-store.js';
+import { temporaryFileUrl } from '../files/temporary-files.js';
+import type { BatchItemHooks } from '../job-runner/run-job.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { isFinished, type BatchSummary, type Job, type JobError, type JobStore } from '../jobs/job-store.js';
+import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
+import type { BatchQueue } from './batch-queue.js';
+import type { BatchItemRecord, BatchKey, BatchStore } from './batch-store.js';
+
+export type BatchProgressDeps = {
+  jobs: JobStore;
+  batches: BatchStore;
+  batchQueue: BatchQueue;
+  /** Where the batch's one webhook is queued (the webhooks queue, as for jobs). */
+  queue: JobQueue;
+  files: Pick<FileStore, 'put' | 'downloadUrl'>;
+  logger: Logger;
+  config: Pick<Config, 'fileLifetimeSeconds' | 'webhookRetryDelaysSeconds' | 'batchCheckSeconds'>;
+};
+
+/** What an item of a cancelled batch records instead of rendering (its unit is given back). */
+export const CANCELLED_ITEM: JobError = { code: 'batch.cancelled', message: 'The batch was cancelled before this item started.' };
+
+/** The batch an item belongs to. */
+function batchOf(job: Job): BatchKey {
+  return { accountId: job.accountId, batchId: job.batchItem?.batchId ?? '' };
+}
+
+/**
+ * The batch consumers' part of running an item (`runJob`): an item of a
+ * cancelled batch fails without rendering, the first item to start marks the
+ * batch RUNNING, and each finished item is counted once; the item whose count
+ * leaves none pending closes the batch.
+ */
+export function batchItemHooks(deps: BatchProgressDeps): BatchItemHooks {
+  return {
+    async refusal(job) {
+      const key = batchOf(job);
+      const batch = await deps.batches.get(key);
+      if (!batch || batch.cancelled) return CANCELLED_ITEM;
+      if (batch.status === 'PENDING') await deps.batches.markStarted(key, Date.now());
+      return undefined;
+    },
+    async finished(job) {
+      const key = batchOf(job);
+      const counted = await deps.batches.countItem(job, key, job.status === 'COMPLETED' ? 'done' : 'failed', Date.now());
+      if (counted && counted.pending <= 0) await closeBatch(key, deps);
+    },
+  };
+}
+
+/**
+ * The batch's watchdog (a delayed message on its queue, queued again until
+ * the batch is closed): closes a batch whose items have all finished though
+ * none closed it (its finisher died between counting and closing, or a count
+ * was lost), recounting from the items; on a closed batch, queues its webhook
+ * should the closer have died before doing so (a second attempt 1 is harmless:
+ * only one consumer can take it).
+ */
+export async function checkBatch(key: BatchKey, deps: BatchProgressDeps): Promise<void> {
+  const batch = await deps.batches.get(key);
+  if (!batch) return;
+  if (batch.closed) {
+    await ensureWebhook(key, deps);
+    return;
+  }
+  if (!(await closeBatch(key, deps))) await deps.batchQueue.sendCheck(key, deps.config.batchCheckSeconds);
+}
+
+/**
+ * Closes the batch once every item has finished: its counts recounted from
+ * the items (exact even when a count was lost), the manifest written, the
+ * end recorded by one conditional write (whoever loses that race, a second
+ * finisher or the watchdog, does nothing more), then its webhook queued.
+ * Resolves false while items are unfinished.
+ */
+export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, now = Date.now): Promise<boolean> {
+  const batch = await deps.batches.get(key);
+  if (!batch) return true;
+  if (batch.closed) return true;
+  const items = await deps.batches.items(key);
+  // Fewer items than the total: a fan-out that failed half-way (its batch cancelled, its request answered 500);
+  // the items never recorded count as failed, so the watchdog does not wait for them until the record expires.
+  if ((items.length < batch.total && !batch.cancelled) || !items.every(isFinished)) return false;
+  items.sort((a, b) => a.batchItem.index - b.batchItem.index);
+  const done = items.filter((item) => item.status === 'COMPLETED').length;
+  const failed = batch.total - done;
+  const status: BatchSummary['status'] = batch.cancelled ? 'CANCELLED' : done === 0 ? 'FAILED' : failed > 0 ? 'COMPLETED_WITH_ERRORS' : 'COMPLETED';
+  const completedAt = new Date(now()).toISOString();
+  const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, deps);
+  const closed = await deps.batches.close(key, { status, total: batch.total, done, failed, manifest }, now());
+  if (!closed) return true;
+  deps.logger.info('batch closed', { batchId: key.batchId, status, total: batch.total, done, failed });
+  if (closed.webhook) await queueWebhookAttempt(deps.queue, { accountId: key.accountId, jobId: key.batchId }, 1, deps.config.webhookRetryDelaysSeconds);
+  return true;
+}
+
+/** Queues a closed batch's first webhook attempt unless one was made or is under way. */
+async function ensureWebhook(key: BatchKey, deps: BatchProgressDeps): Promise<void> {
+  const record = await deps.jobs.get({ accountId: key.accountId, jobId: key.batchId });
+  if (record?.webhook) await queueFollowingAttempt(deps.queue, record, 0, deps.config.webhookRetryDelaysSeconds, Date.now());
+}
+
+/** One entry of the manifest: the item's name, how it ended, and its file (a URL valid for the rest of its lifetime) or reason. */
+export type ManifestEntry = {
+  index: number;
+  name: string;
+  status: 'COMPLETED' | 'FAILED';
+  metadata: Record<string, string>;
+  fileUrl?: string | null;
+  contentType?: string;
+  fileSize?: number;
+  error?: JobError;
+};
+
+/**
+ * The results manifest as a JSON file among the temporary files: one entry
+ * per item in the items' order. It lives in S3, not in the batch's record or
+ * the API's answers, because 10,000 entries with their URLs are megabytes.
+ */
+async function writeManifest(
+  key: BatchKey,
+  head: { status: BatchSummary['status']; total: number; done: number; failed: number; createdAt: string; completedAt: string },
+  items: BatchItemRecord[],
+  deps: BatchProgressDeps,
+): Promise<StoredFile> {
+  const entries: ManifestEntry[] = [];
+  for (const item of items) {
+    const base = { index: item.batchItem.index, name: item.batchItem.name, metadata: item.batchItem.metadata ?? {} };
+    if (item.status === 'COMPLETED' && item.file) {
+      const fileUrl = (await temporaryFileUrl(deps.files, item.file, deps.config.fileLifetimeSeconds)) ?? null;
+      entries.push({ ...base, status: 'COMPLETED', fileUrl, contentType: item.file.contentType, fileSize: item.file.size });
+    } else {
+      entries.push({ ...base, status: 'FAILED', ...(item.error ? { error: item.error } : {}) });
+    }
+  }
+  const body = Buffer.from(JSON.stringify({ id: key.batchId, ...head, items: entries }));
+  return deps.files.put(key.accountId, body, 'application/json');
+}

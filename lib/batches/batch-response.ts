@@ -1,0 +1,24 @@
+import type { FileStore } from '../files/file-store.js';
+import { temporaryFileUrl } from '../files/temporary-files.js';
+import type { Batch } from './batch-store.js';
+
+/**
+ * GET /v1/batches/{id}'s view of a batch: its status and counts, and once it
+ * has ended the URL of its results manifest (a JSON file, one entry per item
+ * with its name, status, file URL or error), valid for the rest of the
+ * manifest's lifetime; the webhook's state when one was given.
+ */
+export async function batchResponse(batch: Batch, deps: { files: Pick<FileStore, 'downloadUrl'>; lifetimeSeconds: number }, now = Date.now()) {
+  const manifestUrl = batch.closed && batch.manifest ? await temporaryFileUrl(deps.files, batch.manifest, deps.lifetimeSeconds, now) : undefined;
+  return {
+    id: batch.batchId,
+    status: batch.status,
+    total: batch.total,
+    counts: { done: batch.done, failed: batch.failed, pending: Math.max(0, batch.total - batch.done - batch.failed) },
+    createdAt: batch.createdAt,
+    updatedAt: batch.updatedAt,
+    ...(batch.completedAt ? { completedAt: batch.completedAt } : {}),
+    ...(batch.closed ? { manifestUrl: manifestUrl ?? null } : {}),
+    ...(batch.webhook ? { webhook: { status: batch.webhookStatus, attempts: batch.webhookAttempts } } : {}),
+  };
+}

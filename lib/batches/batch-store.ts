@@ -1,0 +1,72 @@
+import type { StoredFile } from '../files/file-store.js';
+import type { BatchItemRef, BatchSummary, Job, JobKey, WebhookStatus } from '../jobs/job-store.js';
+import type { WebhookOptionsOutput } from '../schemas/render-options.js';
+
+/** GET /v1/batches/{id}'s status: PENDING (queued) → RUNNING (an item started) → how it ended. */
+export type BatchStatus = 'PENDING' | 'RUNNING' | BatchSummary['status'];
+
+export type BatchKey = { accountId: string; batchId: string };
+
+/** A batch: its counts, kept exact by conditional writes, and once closed its summary and manifest. */
+export type Batch = BatchKey & {
+  tokenHash: string;
+  status: BatchStatus;
+  total: number;
+  /** Items finished with a file. */
+  done: number;
+  /** Items finished without one (their reason in the manifest). */
+  failed: number;
+  /** DELETE asked: items not started fail as `batch.cancelled` instead of rendering. */
+  cancelled: boolean;
+  /** The end was recorded (once): status, counts and manifest are final. */
+  closed: boolean;
+  manifest?: StoredFile;
+  webhook: WebhookOptionsOutput | null;
+  webhookStatus: WebhookStatus;
+  webhookAttempts: number;
+  createdAt: string;
+  updatedAt: string;
+  completedAt?: string;
+};
+
+/** A batch as recorded when accepted. */
+export type NewBatch = BatchKey & {
+  tokenHash: string;
+  total: number;
+  webhook: WebhookOptionsOutput | null;
+  createdAt: string;
+  /** Epoch seconds after which DynamoDB may delete the record (TTL), as for jobs. */
+  expiresAt: number;
+};
+
+/** What the manifest needs of an item, as its job record holds it. */
+export type BatchItemRecord = Pick<Job, 'jobId' | 'status' | 'file' | 'error'> & { batchItem: BatchItemRef };
+
+/**
+ * Port: where batches live, beside their items (each item is an async job of
+ * the job store whose id is `<batchId>.<index>`). Counting rests on two
+ * conditional writes per item: the item is marked counted once, then the
+ * batch's counters move by one; the batch closes once. A count lost between
+ * the two (a crash) is found by `items` and `close`, which recount.
+ */
+export interface BatchStore {
+  /** Records a new PENDING batch with `total` items pending. */
+  create(batch: NewBatch): Promise<void>;
+  /** The batch, or undefined when this account has none with that id. */
+  get(key: BatchKey): Promise<Batch | undefined>;
+  /** PENDING → RUNNING; nothing when it is past that. */
+  markStarted(key: BatchKey, now: number): Promise<void>;
+  /** Marks an open batch cancelled (status CANCELLED); resolves to the batch as it stands after, undefined when there is none. */
+  cancel(key: BatchKey, now: number): Promise<Batch | undefined>;
+  /**
+   * Counts a finished item once: marks the item counted, then moves the
+   * batch's counters (done or failed up, pending down). Resolves to the
+   * batch's counters after this count, or undefined when the item was
+   * counted before or the batch is closed.
+   */
+  countItem(item: JobKey, batch: BatchKey, outcome: 'done' | 'failed', now: number): Promise<{ pending: number } | undefined>;
+  /** Every item's record, in no particular order. */
+  items(key: BatchKey): Promise<BatchItemRecord[]>;
+  /** Records the end, once: open → closed with `summary`. Resolves to the closed batch, or undefined when it was closed already. */
+  close(key: BatchKey, summary: BatchSummary, now: number): Promise<Batch | undefined>;
+}

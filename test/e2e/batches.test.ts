@@ -1,0 +1,325 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { processTree } from '../../lib/local/process-tree.js';
+import { readLiveDevStack } from '../../lib/local/dev-stack.js';
+import { pdftotext } from '../helpers/pdf-tools.js';
+import { b64, startService, type RunningService } from '../helpers/service.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { html, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+type Account = { token: string; accountId: string; webhookSecret: string };
+type BatchBody = {
+  id: string;
+  status: string;
+  total: number;
+  counts: { done: number; failed: number; pending: number };
+  manifestUrl?: string | null;
+  webhook?: { status: string; attempts: number };
+  fields?: Record<string, string>;
+};
+type Manifest = {
+  id: string;
+  status: string;
+  total: number;
+  done: number;
+  failed: number;
+  items: Array<{ index: number; name: string; status: string; metadata: Record<string, string>; fileUrl?: string; error?: { code: string } }>;
+};
+
+/** Items of the proof batch: 200 in CI (BATCH_E2E_ITEMS=1000 runs the issue's full proof). */
+const ITEMS = Number(process.env.BATCH_E2E_ITEMS ?? 200);
+
+/** A receiver's check of a Standard Webhooks signature, with node:crypto alone. */
+function signedBy(secret: string, headers: Record<string, unknown>, body: string): boolean {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest();
+  const given = Buffer.from(String(headers['webhook-signature']).split(',')[1] ?? '', 'base64');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The command line of a process, or '' once it is gone. */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Whether a process of this test's tree runs `functions/<name>` (a local Lambda instance carries its handler file in its environment). */
+function runsFunction(pid: number, name: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`LOCAL_HANDLER_FILE=`) && readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`functions/${name}.`);
+  } catch {
+    return false;
+  }
+}
+
+/** Kills with SIGKILL, as a crash would; a process already gone is skipped. */
+function kill(pids: number[]): number {
+  let killed = 0;
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed += 1;
+    } catch {
+      // gone already
+    }
+  }
+  return killed;
+}
+
+describe('batches: POST /v1/batches fans out, counts, closes once and calls one webhook', () => {
+  let service: RunningService;
+  let receiver: TestServer;
+  let account: Account;
+  let other: Account;
+  let sqs: SQSClient;
+  let stage: string;
+  let templateId: string;
+  let flakyCalls = 0;
+  const stackFile = join(tempDir('docrender-batches-'), 'dev-stack.json');
+
+  before(async () => {
+    const ok = (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok');
+    receiver = await startTestServer({
+      '/hook/batch': ok,
+      '/hook/cancel': ok,
+      '/page/slow': html('<p>slow</p>'),
+      // Fails twice, then takes the call.
+      '/hook/flaky': (_req, res) => {
+        flakyCalls += 1;
+        res.writeHead(flakyCalls <= 2 ? 503 : 200).end();
+      },
+    });
+    // BATCH_E2E_INSTANCES=1|2|4 measures the throughput of that many consumer instances (README "Batches").
+    const instances = process.env.BATCH_E2E_INSTANCES ? ['--instances', process.env.BATCH_E2E_INSTANCES] : [];
+    service = await startService({ WEBHOOK_RETRY_DELAYS: '1,1,1,1,1', BATCH_CHECK_SECONDS: '5', DEV_STACK_FILE: stackFile }, ['--idle-seconds', '3600', ...instances]);
+    account = JSON.parse((await service.tokens('create', '--json', '--limit', String(ITEMS + 300), '--rate', '1000')).stdout) as Account;
+    other = JSON.parse((await service.tokens('create', '--json')).stdout) as Account;
+    const stack = readLiveDevStack(stackFile);
+    assert.ok(stack, 'the service wrote its stack file');
+    stage = stack.stage;
+    sqs = new SQSClient({ region: stack.region, endpoint: stack.endpoints.sqs, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, useQueueUrlAsEndpoint: false });
+    const created = await service.request('/v1/templates', {
+      token: account.token,
+      json: { name: 'Statement', variables: { page: { htmlTemplate: b64('<h1>Statement</h1><p>Customer {{customer}}</p><p>Reference {{ref}}</p>') } } },
+    });
+    assert.equal(created.status, 201);
+    templateId = ((await created.json()) as { id: string }).id;
+  });
+  after(async () => {
+    sqs?.destroy();
+    await service?.stop();
+    await receiver?.close();
+  });
+
+  const post = async (json: unknown, token = account.token) => {
+    const res = await service.request('/v1/batches', { json, token });
+    return { status: res.status, body: (await res.json()) as BatchBody, location: res.headers.get('location') };
+  };
+  const getBatch = async (id: string, token = account.token) => {
+    const res = await service.request(`/v1/batches/${id}`, { token });
+    return { status: res.status, body: (await res.json()) as BatchBody };
+  };
+  const used = async () => ((await (await service.request('/v1/usage', { token: account.token })).json()) as { quota: { used: number } }).quota.used;
+  const ended = (id: string, timeoutMs: number) =>
+    waitFor(`batch ${id} to end`, async () => {
+      const { body } = await getBatch(id);
+      return body.manifestUrl !== undefined && (!body.webhook || ['DELIVERED', 'FAILED'].includes(body.webhook.status)) ? body : undefined;
+    }, timeoutMs);
+  const batchQueueLeft = async () => {
+    const url = (await sqs.send(new GetQueueUrlCommand({ QueueName: `docrender-${stage}-BatchItemsQueue` }))).QueueUrl as string;
+    const { Attributes: a = {} } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    );
+    return Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible) + Number(a.ApproximateNumberOfMessagesDelayed);
+  };
+
+  it(`renders ${ITEMS} items of one template, each file carrying its own data, with a manifest of ${ITEMS} entries, one signed webhook and exactly ${ITEMS} units spent`, async () => {
+    // Prepare
+    const before = await used();
+    const items = Array.from({ length: ITEMS }, (_, i) => ({
+      name: `statement-${i}`,
+      page: { templateData: { customer: `Customer ${i}`, ref: `REF${i}Q${(i * 7919) % 100000}` } },
+      metadata: { customerId: String(i) },
+    }));
+
+    // Act
+    const startedAt = Date.now();
+    const queued = await post({ items, defaults: { templateId, pdf: { format: 'a5' } }, webhook: { url: `${receiver.url}/hook/batch`, metadata: { run: 'monthly' } } });
+    assert.equal(queued.status, 202, JSON.stringify(queued.body));
+    const batch = await ended(queued.body.id, 60_000 + ITEMS * 3_000);
+    const seconds = (Date.now() - startedAt) / 1000;
+    console.log(`batch of ${ITEMS} items: ${seconds.toFixed(1)} s (${(ITEMS / seconds).toFixed(2)} documents/s)`);
+
+    // Assess: the answers
+    assert.deepEqual(queued.body, { id: queued.body.id, status: 'PENDING', total: ITEMS });
+    assert.equal(queued.location, `/v1/batches/${queued.body.id}`);
+    assert.equal(batch.status, 'COMPLETED');
+    assert.deepEqual(batch.counts, { done: ITEMS, failed: 0, pending: 0 });
+    assert.equal(batch.webhook?.status, 'DELIVERED');
+    // the quota moved by exactly one unit per item
+    assert.equal((await used()) - before, ITEMS);
+    // the manifest: every item once, in order, each file its own item's
+    const manifest = (await (await fetch(batch.manifestUrl as string)).json()) as Manifest;
+    assert.equal(manifest.items.length, ITEMS);
+    assert.deepEqual(manifest.items.map((item) => item.index), items.map((_, i) => i));
+    assert.equal(new Set(manifest.items.map((item) => item.fileUrl)).size, ITEMS);
+    for (const [i, entry] of manifest.items.entries()) {
+      assert.equal(entry.name, `statement-${i}`);
+      assert.equal(entry.status, 'COMPLETED');
+      assert.deepEqual(entry.metadata, { customerId: String(i) });
+      const pdf = new Uint8Array(await (await fetch(entry.fileUrl as string)).arrayBuffer());
+      const text = pdftotext(pdf).stdout;
+      assert.ok(text.includes(items[i]!.page.templateData.ref), `item ${i}'s file carries its own reference`);
+      assert.ok(text.includes(`Customer ${i}\n`), `item ${i}'s file carries its own customer`);
+    }
+    // one webhook, signed, with the counts and the manifest
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const calls = receiver.requests.filter((r) => r.url === '/hook/batch');
+    assert.equal(calls.length, 1);
+    const call = calls[0]!;
+    assert.ok(signedBy(account.webhookSecret, call.headers, call.body), 'the webhook is signed with the account secret');
+    const hook = JSON.parse(call.body) as Record<string, unknown>;
+    assert.equal(hook.id, queued.body.id);
+    assert.equal(hook.type, 'batch');
+    assert.equal(hook.status, 'COMPLETED');
+    assert.deepEqual([hook.total, hook.done, hook.failed], [ITEMS, ITEMS, 0]);
+    assert.deepEqual(hook.metadata, { run: 'monthly' });
+    assert.equal(((await (await fetch(hook.manifestUrl as string)).json()) as Manifest).items.length, ITEMS);
+  });
+
+  it('loses nothing and counts nothing twice when consumer instances and browsers are killed mid-batch, and calls a webhook that fails twice once more, once', async () => {
+    // Prepare: a killed instance's messages come back after the queue's visibility timeout, set past the
+    // 120 s lease a run holds (the production 720 s would make this test wait 12 minutes).
+    const queue = (await sqs.send(new GetQueueUrlCommand({ QueueName: `docrender-${stage}-BatchItemsQueue` }))).QueueUrl as string;
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '125' } }));
+    const total = 60;
+    const before = await used();
+    const items = Array.from({ length: total }, (_, i) => ({ name: `fault-${i}`, page: { templateData: { customer: `Faulty ${i}`, ref: `FLT${i}Z` } } }));
+
+    // Act: the batch, then an instance and its browsers killed twice, a browser alone once
+    const queued = await post({ items, defaults: { templateId }, webhook: { url: `${receiver.url}/hook/flaky` } });
+    assert.equal(queued.status, 202, JSON.stringify(queued.body));
+    let instancesKilled = 0;
+    let browsersKilled = 0;
+    for (let round = 0; round < 3; round++) {
+      await waitFor('a busy batch consumer', () => (processTree(process.pid).some((pid) => runsFunction(pid, 'batch-items-consume')) ? true : undefined), 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const tree = processTree(process.pid);
+      const browsers = tree.filter((pid) => /chrom/i.test(commandLine(pid)) && !commandLine(pid).includes('--type=') && !commandLine(pid).includes('node'));
+      browsersKilled += kill(browsers.slice(0, 1));
+      if (round < 2) instancesKilled += kill(tree.filter((pid) => runsFunction(pid, 'batch-items-consume')).slice(0, 1));
+    }
+    const batch = await ended(queued.body.id, 600_000);
+    console.log(`faults: ${instancesKilled} instances and ${browsersKilled} browsers killed; ${batch.counts.done} done, ${batch.counts.failed} failed`);
+
+    // Assess: every item once, counts exact, the files their own
+    assert.ok(instancesKilled >= 1 && browsersKilled >= 1, `killed ${instancesKilled} instances and ${browsersKilled} browsers`);
+    assert.equal(batch.counts.done + batch.counts.failed, total);
+    assert.equal(batch.counts.pending, 0);
+    const manifest = (await (await fetch(batch.manifestUrl as string)).json()) as Manifest;
+    assert.deepEqual(manifest.items.map((item) => item.index), items.map((_, i) => i));
+    assert.equal(manifest.items.filter((item) => item.status === 'COMPLETED').length, batch.counts.done);
+    for (const entry of manifest.items.filter((item) => item.status === 'COMPLETED')) {
+      const text = pdftotext(new Uint8Array(await (await fetch(entry.fileUrl as string)).arrayBuffer())).stdout;
+      assert.ok(text.includes(`FLT${entry.index}Z`), `item ${entry.index}'s file carries its own reference`);
+    }
+    // the units: one per item, given back for each that failed
+    assert.equal((await used()) - before, batch.counts.done);
+    // the webhook: two refusals, then delivered once, and never again
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const calls = receiver.requests.filter((r) => r.url === '/hook/flaky');
+    assert.equal(calls.length, 3);
+    assert.equal(batch.webhook?.status, 'DELIVERED');
+    assert.equal(new Set(calls.map((call) => (JSON.parse(call.body) as { id: string }).id)).size, 1);
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '720' } }));
+  });
+
+  it("answers 404 for another account's batch, to GET and DELETE alike", async () => {
+    // Prepare
+    const queued = await post({ items: [{ page: { html: b64('<p>mine</p>') } }] });
+    assert.equal(queued.status, 202);
+
+    // Act
+    const read = await getBatch(queued.body.id, other.token);
+    const cancel = await service.request(`/v1/batches/${queued.body.id}`, { method: 'DELETE', token: other.token });
+
+    // Assess
+    assert.equal(read.status, 404);
+    assert.equal(cancel.status, 404);
+    assert.equal((await getBatch(queued.body.id)).status, 200);
+  });
+
+  it('refuses a batch with a bad item with a 400 naming items.17.page.templateData: nothing spent, nothing queued', async () => {
+    // Prepare
+    await waitFor('the batch queue to drain', async () => ((await batchQueueLeft()) === 0 ? true : undefined), 120_000);
+    const before = await used();
+    const items = Array.from({ length: 20 }, (_, i) => ({ page: { html: b64(`<p>${i}</p>`) } }));
+    items[17] = { page: { html: b64('<p>17</p>'), templateData: { a: 1 } } } as never;
+    items[18] = { name: 'same', page: { html: b64('<p>18</p>') } } as never;
+    items[19] = { name: 'same', page: { html: b64('<p>19</p>') } } as never;
+
+    // Act
+    const refused = await post({ items });
+    const unknownTemplate = await post({ items: [{ templateId: 'tpl_doesnotexist', page: { templateData: {} } }] });
+
+    // Assess
+    assert.equal(refused.status, 400);
+    assert.ok(refused.body.fields?.['items.17.page.templateData'], JSON.stringify(refused.body.fields));
+    assert.ok(refused.body.fields?.['items.19.name'], JSON.stringify(refused.body.fields));
+    assert.equal(unknownTemplate.status, 400);
+    assert.ok(unknownTemplate.body.fields?.['items.0.templateId'], JSON.stringify(unknownTemplate.body.fields));
+    assert.equal(await used(), before);
+    assert.equal(await batchQueueLeft(), 0);
+  });
+
+  it('refuses a batch larger than the quota left with a 402: nothing spent, nothing queued', async () => {
+    // Prepare
+    const small = JSON.parse((await service.tokens('create', '--json', '--limit', '3')).stdout) as Account;
+    await waitFor('the batch queue to drain', async () => ((await batchQueueLeft()) === 0 ? true : undefined), 120_000);
+
+    // Act
+    const refused = await post({ items: Array.from({ length: 4 }, (_, i) => ({ page: { html: b64(`<p>${i}</p>`) } })) }, small.token);
+    const usage = (await (await service.request('/v1/usage', { token: small.token })).json()) as { quota: { used: number } };
+
+    // Assess
+    assert.equal(refused.status, 402);
+    assert.equal(usage.quota.used, 0);
+    assert.equal(await batchQueueLeft(), 0);
+  });
+
+  it('cancels what has not started: the batch ends CANCELLED with one webhook, the cancelled items given back', async () => {
+    // Prepare
+    const before = await used();
+    const total = 40;
+    const items = Array.from({ length: total }, (_, i) => ({ page: { url: `${receiver.url}/page/slow`, waitForMilliseconds: 500 }, name: `slow-${i}` }));
+    const queued = await post({ items, webhook: { url: `${receiver.url}/hook/cancel` } });
+    assert.equal(queued.status, 202, JSON.stringify(queued.body));
+
+    // Act
+    const cancelled = await service.request(`/v1/batches/${queued.body.id}`, { method: 'DELETE', token: account.token });
+    const batch = await ended(queued.body.id, 120_000);
+
+    // Assess
+    assert.equal(cancelled.status, 200);
+    assert.equal(((await cancelled.json()) as BatchBody).status, 'CANCELLED');
+    assert.equal(batch.status, 'CANCELLED');
+    assert.equal(batch.counts.done + batch.counts.failed, total);
+    assert.ok(batch.counts.failed > 0, 'items not started were cancelled');
+    const manifest = (await (await fetch(batch.manifestUrl as string)).json()) as Manifest;
+    const cancelledItems = manifest.items.filter((item) => item.error?.code === 'batch.cancelled').length;
+    assert.equal(cancelledItems, batch.counts.failed);
+    // the units of the cancelled items came back; the rendered ones stay spent
+    assert.equal((await used()) - before, batch.counts.done);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    assert.equal(receiver.requests.filter((r) => r.url === '/hook/cancel').length, 1);
+  });
+});
