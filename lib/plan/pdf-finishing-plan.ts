@@ -1,14 +1,14 @@
 /**
  * From a render's `pdf` options to its finishing plan (issue 22): metadata,
  * PDF/A, PDF/UA (the `archive` stage), attachments with the e-invoice XML
- * (the `attach` stage), watermark (`stamp`, issue 23) and protection (`protect`). The invoice XML is resolved and checked here, at the
+ * (the `attach` stage), watermark (`stamp`, issue 23), compression (`compress`, issue 34) and protection (`protect`). The invoice XML is resolved and checked here, at the
  * edge, so a bad one is a 400 and nothing renders.
  */
 import { ValidationError } from '../errors.js';
 import type { PdfaLevel } from '../finishing/archive.js';
 import type { Attachment } from '../finishing/attachments.js';
 import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
-import type { FinishingPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
+import type { CompressPlan, FinishingPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
 import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
 import type { SignatureOutput } from '../schemas/pdf-signature.js';
 import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';
@@ -50,7 +50,7 @@ export function resolveInvoice(
 const date = (value: string | null | undefined) => (value != null ? new Date(value) : undefined);
 
 /** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
-type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature'>;
+type FinishingOptions = Pick<PdfOptionsOutput, 'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'compress'>;
 
 /** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate` (rendered by `templates`). */
 export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templateData?: Record<string, unknown> | null, templates?: TemplateRenderer): FinishingPlan {
@@ -87,6 +87,7 @@ export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templ
   }
   if (files.length > 0) plan.attach = files;
   if (pdf.watermark != null) plan.stamp = stampPlan(pdf.watermark);
+  if (pdf.compress != null && pdf.compress !== false) plan.compress = compressPlan(pdf.compress);
   if (pdf.protection != null) plan.protect = protectPlan(pdf.protection);
   if (pdf.signature != null) plan.sign = signPlan(pdf.signature);
   return plan;
@@ -132,6 +133,17 @@ function stampPlan(watermark: WatermarkOutput): StampPlan {
     position: watermark.position ?? defaults.position,
     layer: watermark.layer ?? defaults.layer,
     pages: watermark.pages ?? '',
+  };
+}
+
+/** The compression settings, every default applied: `true` is all of them. */
+function compressPlan(compress: true | { imageQuality?: number | null; maxImageDpi?: number | null; grayscale?: boolean | null }): CompressPlan {
+  const defaults = RENDER_DEFAULTS.compress;
+  const asked = compress === true ? {} : compress;
+  return {
+    imageQuality: asked.imageQuality ?? defaults.imageQuality,
+    maxImageDpi: asked.maxImageDpi ?? defaults.maxImageDpi,
+    grayscale: asked.grayscale ?? defaults.grayscale,
   };
 }
 
