@@ -88,7 +88,7 @@ async function readSamples(stream: PDFStream, channels: 1 | 3): Promise<Samples 
   const width = numberOf(dict, 'Width') ?? 0;
   const height = numberOf(dict, 'Height') ?? 0;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || width * height > MAX_COMPRESS_PIXELS) return undefined;
-  if (numberOf(dict, 'BitsPerComponent') !== 8 || dict.has(name('Decode')) || dict.has(name('ImageMask')) || dict.has(name('Mask'))) return undefined;
+  if (numberOf(dict, 'BitsPerComponent') !== 8 || !identityDecode(dict, channels) || dict.has(name('ImageMask')) || dict.has(name('Mask'))) return undefined;
   if (!(stream instanceof PDFRawStream)) return undefined;
   const filter = dict.lookup(name('Filter'));
   const filters = filter instanceof PDFArray ? filter.asArray() : filter ? [filter] : [];
@@ -115,6 +115,14 @@ async function readSamples(stream: PDFStream, channels: 1 | 3): Promise<Samples 
   }
   if (inflated.length < expected) return undefined;
   return { data: predictor >= 10 ? unpredict(inflated, width * channels, height, channels) : inflated.subarray(0, size), width, height, channels };
+}
+
+/** No /Decode array, or the one that maps every channel as it is ([0 1 …], as pdf-lib writes on soft masks). */
+function identityDecode(dict: PDFDict, channels: number): boolean {
+  const decode = dict.lookup(name('Decode'));
+  if (decode == null) return true;
+  if (!(decode instanceof PDFArray) || decode.size() !== channels * 2) return false;
+  return decode.asArray().every((value, i) => value instanceof PDFNumber && value.asNumber() === i % 2);
 }
 
 /** Undoes PNG row predictors (ISO 32000 §7.4.4.4): one filter byte before each row. */
