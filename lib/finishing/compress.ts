@@ -154,34 +154,51 @@ function unpredict(data: Uint8Array, rowBytes: number, rows: number, bpp: number
   return out;
 }
 
-/** The samples averaged down to `width` × `height` (each output pixel the mean of the source pixels it covers). */
+/** For each output pixel of an axis, the source pixels it covers and how much of each (their weights sum to 1). */
+function coverage(from: number, to: number): Array<{ first: number; weights: Float64Array }> {
+  const ratio = from / to;
+  return Array.from({ length: to }, (_, i) => {
+    const start = i * ratio;
+    const end = Math.min(from, (i + 1) * ratio);
+    const first = Math.floor(start);
+    const last = Math.min(from, Math.ceil(end));
+    const weights = new Float64Array(last - first);
+    for (let s = first; s < last; s += 1) weights[s - first] = (Math.min(end, s + 1) - Math.max(start, s)) / ratio;
+    return { first, weights };
+  });
+}
+
+/**
+ * The samples averaged down to `width` × `height`: each output pixel the mean
+ * of the source area it covers, partly covered pixels weighted by how much
+ * (Ghostscript's /Average, without snapping the ratio to a whole number).
+ */
 export function downsample(samples: Samples, width: number, height: number): Samples {
   if (width >= samples.width && height >= samples.height) return samples;
   const { channels } = samples;
-  const spans = (from: number, to: number) => Array.from({ length: to + 1 }, (_, i) => Math.min(from, Math.round((i * from) / to)));
-  const xs = spans(samples.width, width);
-  const ys = spans(samples.height, height);
-  // Across first, into one row of sums per source row; then down.
+  const xs = coverage(samples.width, width);
+  const ys = coverage(samples.height, height);
+  // Across first, into one row per source row; then down.
   const across = new Float32Array(width * samples.height * channels);
   for (let y = 0; y < samples.height; y += 1) {
+    const row = y * samples.width * channels;
     for (let x = 0; x < width; x += 1) {
-      const x0 = xs[x] as number;
-      const x1 = Math.max(x0 + 1, xs[x + 1] as number);
+      const { first, weights } = xs[x] as { first: number; weights: Float64Array };
       for (let c = 0; c < channels; c += 1) {
         let sum = 0;
-        for (let sx = x0; sx < x1; sx += 1) sum += samples.data[(y * samples.width + sx) * channels + c] as number;
-        across[(y * width + x) * channels + c] = sum / (x1 - x0);
+        for (let k = 0; k < weights.length; k += 1) sum += (samples.data[row + (first + k) * channels + c] as number) * (weights[k] as number);
+        across[(y * width + x) * channels + c] = sum;
       }
     }
   }
   const data = new Uint8Array(width * height * channels);
+  const rowLength = width * channels;
   for (let y = 0; y < height; y += 1) {
-    const y0 = ys[y] as number;
-    const y1 = Math.max(y0 + 1, ys[y + 1] as number);
-    for (let i = 0; i < width * channels; i += 1) {
+    const { first, weights } = ys[y] as { first: number; weights: Float64Array };
+    for (let i = 0; i < rowLength; i += 1) {
       let sum = 0;
-      for (let sy = y0; sy < y1; sy += 1) sum += across[sy * width * channels + i] as number;
-      data[y * width * channels + i] = Math.round(sum / (y1 - y0));
+      for (let k = 0; k < weights.length; k += 1) sum += (across[(first + k) * rowLength + i] as number) * (weights[k] as number);
+      data[y * rowLength + i] = Math.min(255, Math.max(0, Math.round(sum)));
     }
   }
   return { data, width, height, channels };
