@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { catalogueHtml, scannedHtml, WAIT_FOR_PHOTOS } from '../helpers/compress-corpus.js';
 import { startDocumentSite } from '../helpers/documents.js';
 import { pageSsim } from '../helpers/page-ssim.js';
@@ -46,14 +47,22 @@ function ghostscriptEbook(pdf: Uint8Array, dir: string, name: string): Buffer {
  * kept-alive connection the server closed meanwhile can be reused at the very
  * moment it closes (undici does not retry a POST).
  */
-async function render(service: RunningService, body: unknown): Promise<Buffer> {
+async function render(service: RunningService, body: unknown, path = '/v1/pdf'): Promise<Buffer> {
   try {
-    return await pdfOf(await service.request('/v1/pdf', { json: body }));
+    return await pdfOf(await service.request(path, { json: body }));
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
-    return pdfOf(await service.request('/v1/pdf', { json: body }));
+    return pdfOf(await service.request(path, { json: body }));
   }
 }
+
+/**
+ * Public test PDFs from mozilla/pdf.js (test/pdfs at 0f26334f, Apache-2.0: fixtures/pdfjs/README.md),
+ * each merged as an existing document: a JPEG drawn small, a 40000×512 JPEG, a 300-dpi scanned page,
+ * a CMYK JPEG (left as it is), 1-bit images with a soft mask (left as they are).
+ */
+const PDFJS_FILES = ['alphatrans', 'large_jpeg_downscale', 'scan-bad', 'cmykjpeg', 'smaskdim'];
+const pdfjsFile = (name: string) => readFileSync(fileURLToPath(new URL(`./fixtures/pdfjs/${name}.pdf`, import.meta.url))).toString('base64');
 
 type Row = { name: string; original: number; ours: number; ghostscript: number; ssim: number; ghostscriptSsim: number };
 
@@ -75,20 +84,29 @@ describe('pdf.compress against Ghostscript /ebook', { timeout: 1_800_000 }, () =
     await site?.close();
   });
 
-  const corpus = () => [
-    ...suiteDocuments(site.url),
-    { name: 'catalogue', page: { html: b64(catalogueHtml()), waitForFunction: WAIT_FOR_PHOTOS } },
-    { name: 'scanned', page: { html: b64(scannedHtml()), waitForFunction: WAIT_FOR_PHOTOS } },
+  /** Each document's request, plain or compressed: a render of a page, or a merge of one existing PDF. */
+  const corpus = (): Array<{ name: string; request: (compress: boolean) => [string, unknown] }> => [
+    ...[
+      ...suiteDocuments(site.url),
+      { name: 'catalogue', page: { html: b64(catalogueHtml()), waitForFunction: WAIT_FOR_PHOTOS } },
+      { name: 'scanned', page: { html: b64(scannedHtml()), waitForFunction: WAIT_FOR_PHOTOS } },
+    ].map(({ name, page }) => ({ name, request: (compress: boolean): [string, unknown] => ['/v1/pdf', { page, pdf: { printBackground: true, compress } }] })),
+    ...PDFJS_FILES.map((name) => ({
+      name: `pdf.js ${name}`,
+      request: (compress: boolean): [string, unknown] => ['/v1/pdf/merge', { parts: [{ document: pdfjsFile(name) }], pdf: { compress } }],
+    })),
   ];
 
   it('is at most 1.2× Ghostscript /ebook, each page with SSIM ≥ 0.95 against the uncompressed page', async () => {
     for (const document of corpus()) {
       // Prepare: the same page printed plain and compressed; Ghostscript's /ebook of the plain file.
-      const original = await render(service, { page: document.page, pdf: { printBackground: true } });
-      const ghostscript = ghostscriptEbook(original, dir, document.name);
+      const [path, plain] = document.request(false);
+      const original = await render(service, plain, path);
+      const ghostscript = ghostscriptEbook(original, dir, document.name.replace(/\W/g, '-'));
 
       // Act
-      const ours = await render(service, { page: document.page, pdf: { printBackground: true, compress: true } });
+      const [, compressed] = document.request(true);
+      const ours = await render(service, compressed, path);
 
       // Assess
       assert.equal(qpdf(ours, ['--check']).status, 0, `${document.name}: qpdf --check`);
