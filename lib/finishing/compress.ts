@@ -44,9 +44,57 @@ export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Pr
     if (softMasks.has(ref)) continue;
     await compressImage(doc, ref, image, drawn.get(ref) ?? pageBound, plan);
   }
+  dropPrivateData(doc);
+  flateUnfiltered(doc);
   storeIdenticalOnce(doc);
   storeIdenticalOnce(doc);
   dropUnreachable(doc);
+}
+
+/**
+ * Drops what no reader shows: other applications' private data (/PieceInfo,
+ * Illustrator's editable copy of the artwork among it) and embedded page
+ * thumbnails (/Thumb, which readers draw from the page themselves), as
+ * Acrobat's optimiser and Ghostscript do.
+ */
+function dropPrivateData(doc: PDFDocument): void {
+  doc.catalog.delete(name('PieceInfo'));
+  for (const page of doc.getPages()) {
+    page.node.delete(name('PieceInfo'));
+    page.node.delete(name('Thumb'));
+  }
+  // The same thumbnails written into the document's XMP (xmp:Thumbnails, base64 JPEGs): the packet keeps everything else.
+  const metadataRef = doc.catalog.get(name('Metadata'));
+  const metadata = metadataRef instanceof PDFRef ? doc.context.lookup(metadataRef) : undefined;
+  if (!(metadataRef instanceof PDFRef) || !(metadata instanceof PDFRawStream) || metadata.dict.has(name('Filter'))) return;
+  const xmp = Buffer.from(metadata.getContents()).toString('utf8');
+  const trimmed = xmp.replace(/<xmp:Thumbnails>[\s\S]*?<\/xmp:Thumbnails>|<xmp:Thumbnails\/>/g, '');
+  if (trimmed === xmp) return;
+  const bytes = Buffer.from(trimmed, 'utf8');
+  const dict = PDFDict.fromMapWithContext(new Map(metadata.dict.entries()), doc.context);
+  dict.set(name('Length'), PDFNumber.of(bytes.length));
+  doc.context.assign(metadataRef, PDFRawStream.of(dict, bytes));
+}
+
+/**
+ * Streams stored without any filter are Flate-compressed (lossless); the XMP
+ * of a PDF/A file stays as it is (PDF/A-1 wants it unfiltered, and tools that
+ * scan a file for its identification read it there).
+ */
+function flateUnfiltered(doc: PDFDocument): void {
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream) || object.dict.has(name('Filter'))) continue;
+    const contents = object.getContents();
+    if (object.dict.get(name('Type')) === name('Metadata') && Buffer.from(contents).includes('pdfaid')) continue;
+    if (contents.length < 64) continue;
+    const compressed = deflateSync(contents, { level: 6 });
+    if (compressed.length >= contents.length) continue;
+    const dict = PDFDict.fromMapWithContext(new Map(object.dict.entries()), doc.context);
+    dict.set(name('Filter'), name('FlateDecode'));
+    dict.delete(name('DecodeParms'));
+    dict.set(name('Length'), PDFNumber.of(compressed.length));
+    doc.context.assign(ref, PDFRawStream.of(dict, compressed));
+  }
 }
 
 function largestPage(doc: PDFDocument): DrawnSize {

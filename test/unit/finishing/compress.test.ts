@@ -158,4 +158,35 @@ describe('compressStep', () => {
     const small = images.find((image) => image.width === 100);
     assert.equal(small?.colorSpace, '/DeviceGray', 'grey even where no downsampling was needed');
   });
+
+  it('drops private application data and thumbnails, Flate-compresses unfiltered streams, keeps the rest of the XMP', async () => {
+    // Prepare: what an Illustrator export carries beside the page.
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([200, 200]);
+    page.drawText('Hello');
+    const xmp = `<?xpacket begin=""?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"><dc:title>Kept title</dc:title><xmp:Thumbnails><rdf:Alt><rdf:li>${'A'.repeat(20_000)}</rdf:li></rdf:Alt></xmp:Thumbnails></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+    doc.catalog.set(PDFName.of('Metadata'), doc.context.register(doc.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' })));
+    doc.catalog.set(PDFName.of('PieceInfo'), doc.context.obj({ Illustrator: { Private: doc.context.register(doc.context.stream('x'.repeat(30_000))) } }));
+    page.node.set(PDFName.of('PieceInfo'), doc.context.obj({ Illustrator: { LastModified: 'D:2011' } }));
+    page.node.set(PDFName.of('Thumb'), doc.context.register(doc.context.stream(new Uint8Array(4000), { Width: 40, Height: 40, ColorSpace: 'DeviceGray', BitsPerComponent: 8 })));
+    const unfiltered = doc.context.register(doc.context.stream('BT /F1 12 Tf (Hello) Tj ET\n'.repeat(200)));
+    page.node.set(PDFName.of('Contents'), doc.context.obj([page.node.get(PDFName.of('Contents')) as PDFRef, unfiltered]));
+    const pdf = await doc.save({ useObjectStreams: false });
+
+    // Act
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+    // Assess
+    const result = await PDFDocument.load(out);
+    assert.equal(result.catalog.get(PDFName.of('PieceInfo')), undefined);
+    const resultPage = result.getPage(0).node;
+    assert.equal(resultPage.get(PDFName.of('PieceInfo')), undefined);
+    assert.equal(resultPage.get(PDFName.of('Thumb')), undefined);
+    const content = result.context.lookup(unfiltered) as PDFRawStream;
+    assert.equal(content.dict.get(PDFName.of('Filter')), PDFName.of('FlateDecode'));
+    const text = qpdf(out, ['--show-object=' + String((result.catalog.get(PDFName.of('Metadata')) as PDFRef).objectNumber), '--filtered-stream-data']).stdout;
+    assert.match(text, /<dc:title>Kept title<\/dc:title>/);
+    assert.doesNotMatch(text, /Thumbnails/);
+    assert.ok(out.length < 10_000, `${out.length} bytes`);
+  });
 });
