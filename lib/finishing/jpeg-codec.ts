@@ -3,10 +3,10 @@
  * WebAssembly (@jsquash/jpeg, Apache-2.0, 420 KB of wasm). Chosen over the
  * service's Chromium (every image would cross the DevTools protocol as
  * base64 twice, and canvas premultiplies and colour-manages the samples),
- * over sharp (a 30 MB native libvips on Lambda) and over pure-JS encoders
- * (baseline 4:4:4 only: a quarter larger at the same quality). MozJPEG's
- * trellis quantisation makes the smallest JPEG at a given quality. The
- * modules compile with the first compressed render, once per process.
+ * over sharp (a native libvips, LGPL-3.0, per CPU architecture in the Lambda
+ * package) and over pure-JS encoders (jpeg-js: baseline 4:4:4 only, no
+ * trellis quantisation). MozJPEG makes the smallest JPEG at a given quality.
+ * The modules compile with the first compressed render, once per process.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
