@@ -17,8 +17,13 @@ import type { DocumentEdit } from './finish-pdf.js';
 import type { CompressPlan } from './finishing-plan.js';
 import { decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
 
-/** Largest image the step decodes, in pixels (a 600-dpi A3 scan is 70 million): beyond, it is left as it is. */
-export const MAX_COMPRESS_PIXELS = 80_000_000;
+/**
+ * Largest image the step decodes, in pixels, checked on the declared size
+ * before decoding: beyond, it is left as it is. A 50-megapixel camera photo
+ * decodes to 200 MB of RGBA in the codec's WebAssembly memory, which stays
+ * reserved in the warm instance, beside 150 MB of samples.
+ */
+export const MAX_COMPRESS_PIXELS = 50_000_000;
 
 const name = (value: string) => PDFName.of(value);
 
