@@ -9,10 +9,17 @@
  * the development software key) too, with one KMS Sign round trip against
  * moto measured apart, a merge of three 1-page parts against three single renders, a 20-page
  * table with a running header and footer (pdf.header, pdf.footer) against the same with Chromium's
- * own (displayHeaderFooter), and the TOC report filled (pdf.toc) against one print of it.
+ * own (displayHeaderFooter), the TOC report filled (pdf.toc) against one print of it, and
+ * the compression of a photo-heavy catalogue against Ghostscript /ebook over its plain print.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invoiceXml } from '../test/conformance/invoices.js';
+import { catalogueHtml, WAIT_FOR_PHOTOS } from '../test/helpers/compress-corpus.js';
 import { measureKmsRoundTrip } from './kms-round-trip.js';
 import { reportHtml, reportToc } from '../test/helpers/report.js';
 import { SMALL_HTML, TABLE_HTML } from './pages.js';
@@ -30,6 +37,8 @@ const BAND_HEADER = '<div style="font:9px sans-serif;width:100%;padding:0 1cm"><
 const BAND_FOOTER = '<div style="font:9px sans-serif;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
 // The tests' report with a two-page TOC: 30 pages, filled in two or three prints.
 const tocReport = { html: b64(reportHtml(reportToc())) };
+/** The photo-heavy document of the compression proof: eight 2400×1600 photos drawn by the page, 27 MB printed plain. */
+const catalogue = { html: b64(catalogueHtml()), waitForFunction: WAIT_FOR_PHOTOS };
 const VARIANTS: Variant[] = [
   { id: 'plain', title: '1-page PDF, plain', calls: [{ endpoint: '/v1/pdf', body: { page } }] },
   { id: 'pdfa3b', title: '1-page PDF, PDF/A-3b', calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { pdfa: 'PDF/A-3b' } } }] },
@@ -52,6 +61,11 @@ const VARIANTS: Variant[] = [
     id: 'signed',
     title: '1-page PDF, signed (PAdES B-B, development software key)',
     calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { signature: { level: 'B-B' } } } }],
+  },
+  {
+    id: 'compressed',
+    title: 'catalogue of 8 photos, pdf.compress (print included)',
+    calls: [{ endpoint: '/v1/pdf', body: { page: catalogue, pdf: { printBackground: true, compress: true } } }],
   },
   {
     id: 'merge3',
@@ -94,7 +108,36 @@ export type FinishingResult = {
   };
   /** One KMS Sign round trip against moto on loopback, measured apart when `signed` runs (not part of any ratio). */
   kmsRoundTrip?: Summary;
+  /** When `compressed` runs: the catalogue's sizes plain, compressed and by Ghostscript /ebook, and Ghostscript's time on the plain file, same run. */
+  compression?: { plainBytes: number; oursBytes: number; ghostscriptBytes: number; ghostscriptMs: Summary };
 };
+
+/**
+ * Ghostscript's side of the `compressed` variant, in the same run: the
+ * catalogue printed plain by the service (27 MB: fetched from the download
+ * its 303 points to), then `gs -dPDFSETTINGS=/ebook` over it `runs` times.
+ */
+async function measureGhostscript(bench: BenchService, runs: number, oursBytes: number): Promise<NonNullable<FinishingResult['compression']>> {
+  let res = await bench.service.request('/v1/pdf', { json: { page: catalogue, pdf: { printBackground: true } } });
+  if (res.status === 303) res = await fetch(res.headers.get('location') as string);
+  if (!res.ok) throw new Error(`the plain catalogue: the service answered ${res.status}`);
+  const dir = mkdtempSync(join(tmpdir(), 'docrender-bench-gs-'));
+  try {
+    const input = join(dir, 'catalogue.pdf');
+    const output = join(dir, 'catalogue.gs.pdf');
+    writeFileSync(input, Buffer.from(await res.arrayBuffer()));
+    const times: number[] = [];
+    for (let i = 0; i < runs; i += 1) {
+      const started = performance.now();
+      const run = spawnSync('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dPDFSETTINGS=/ebook', `-sOutputFile=${output}`, input]);
+      if (run.status !== 0) throw new Error(`gs failed: ${run.stderr}`);
+      times.push(Math.round(performance.now() - started));
+    }
+    return { plainBytes: readFileSync(input).length, oursBytes, ghostscriptBytes: readFileSync(output).length, ghostscriptMs: summarize(times) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** Measures every variant `runs` times after `warmup` rounds, rotating which goes first, each call `thinkMs` after the previous answer. */
 export async function measureFinishing(
@@ -104,6 +147,7 @@ export async function measureFinishing(
   // `plain` is what every ratio divides by: it always runs.
   const chosen = VARIANTS.filter((variant) => !opts.variantIds || variant.id === 'plain' || opts.variantIds.includes(variant.id));
   const times = new Map<string, number[]>(chosen.map((variant) => [variant.id, []]));
+  let compressedBytes = 0;
   for (let i = 0; i < opts.warmup + opts.runs; i += 1) {
     const order = chosen.map((_, k) => chosen[(k + i) % chosen.length] as Variant);
     for (const variant of order) {
@@ -112,6 +156,7 @@ export async function measureFinishing(
         const result = await bench.call(call.endpoint, call.body);
         if (result.status !== 200) throw new Error(`${variant.id}: the service answered ${result.status}`);
         total += result.ms;
+        if (variant.id === 'compressed') compressedBytes = result.bytes;
         // The think-time client of the latency phase: the instance has ended its post-response phase
         // and is frozen with its next session open, so every variant meets the same ready instance.
         await sleep(opts.thinkMs);
@@ -136,6 +181,7 @@ export async function measureFinishing(
       ...(times.has('toc') && times.has('toc-once') ? { tocVsOnce: ratio('toc', 'toc-once') } : {}),
     },
     ...(times.has('signed') ? { kmsRoundTrip: await measureKmsRoundTrip(opts.runs) } : {}),
+    ...(times.has('compressed') ? { compression: await measureGhostscript(bench, opts.runs, compressedBytes) } : {}),
   };
 }
 
@@ -152,6 +198,13 @@ export function printFinishing(result: FinishingResult): string {
   if (result.kmsRoundTrip) {
     const trip = result.kmsRoundTrip;
     lines.push(`  apart: one KMS Sign round trip (DIGEST, RSA-2048) against moto on loopback ${trip.median} ms (min ${trip.min}, max ${trip.max}, n ${trip.n}); on AWS, network time to KMS in the region`);
+  }
+  if (result.compression) {
+    const { plainBytes, oursBytes, ghostscriptBytes, ghostscriptMs } = result.compression;
+    const ours = result.variants.find((variant) => variant.id === 'compressed')?.ms.median ?? NaN;
+    lines.push(
+      `  catalogue: ${plainBytes} bytes plain, ${oursBytes} with pdf.compress (${ours} ms, the print included), ${ghostscriptBytes} by gs /ebook (${ghostscriptMs.median} ms over the printed file, min ${ghostscriptMs.min}, max ${ghostscriptMs.max}, n ${ghostscriptMs.n}); ours / gs size ${(oursBytes / ghostscriptBytes).toFixed(2)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

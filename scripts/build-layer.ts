@@ -4,6 +4,7 @@
  *
  * - nodejs/node_modules/: @sparticuz/chromium and @duckduckgo/autoconsent
  *   (whose content script the renderer reads from its package at run time)
+ *   and @jsquash/jpeg (MozJPEG's .wasm files, read likewise by pdf.compress)
  *   with their runtime dependencies, which Lambda mounts under
  *   /opt/nodejs/node_modules;
  * - chromium/: @sparticuz/chromium's Chromium binary as chromium.zst, the
@@ -56,7 +57,7 @@ const WOFF2_FONTS: { pkg: string; dir: string; name: string }[] = [
 ];
 
 /** The layer's Node packages: what the bundles keep external (serverless.yml, custom.esbuild.external). */
-const LAYER_PACKAGES = ['@sparticuz/chromium', '@duckduckgo/autoconsent'];
+const LAYER_PACKAGES = ['@sparticuz/chromium', '@duckduckgo/autoconsent', '@jsquash/jpeg'];
 
 /** Parts of packages that nothing reads at run time (tests, browser-extension builds): left out of the layer. */
 const NOT_AT_RUN_TIME: Record<string, string[]> = {

@@ -14,7 +14,11 @@ export type PdfStep = (pdf: Uint8Array) => Promise<Uint8Array>;
  * protected statement or an e-invoice (the archive edit, then the attach
  * edit) loads the printed PDF once and saves it once.
  */
-export type DocumentEdit = { edit: (doc: PDFDocument) => void | Promise<void> };
+export type DocumentEdit = {
+  edit: (doc: PDFDocument) => void | Promise<void>;
+  /** The document is saved with object streams (the compress step's): smaller, slower to write. */
+  compact?: boolean;
+};
 
 /** A step of the finishing: bytes to bytes, or an edit of the open document. */
 export type FinishingStep = PdfStep | DocumentEdit;
@@ -26,11 +30,14 @@ export type FinishingStep = PdfStep | DocumentEdit;
  * and flattened before anything is drawn over it; a render's running header
  * and footer (bands) number the final pages; the stamp goes over them;
  * metadata and the archival identification describe the stamped document;
- * attachments join it; encryption comes next, over everything; the signature
- * last, over the finished file's every byte (a signature and encryption are
- * not combined: the schema refuses both).
+ * attachments join it; compression rewrites the images and stores what is
+ * identical once (after every step that adds content, so PDF/A's fixes and the
+ * attachments are compressed too, and before encryption and the signature,
+ * which must cover the final bytes); encryption comes next, over everything;
+ * the signature last, over the finished file's every byte (a signature and
+ * encryption are not combined: the schema refuses both).
  */
-export const FINISHING_ORDER = ['assemble', 'pages', 'form', 'bands', 'stamp', 'archive', 'attach', 'protect', 'sign'] as const;
+export const FINISHING_ORDER = ['assemble', 'pages', 'form', 'bands', 'stamp', 'archive', 'attach', 'compress', 'protect', 'sign'] as const;
 
 /** A stage of the finishing pipeline. */
 export type FinishingStage = (typeof FINISHING_ORDER)[number];
@@ -49,22 +56,23 @@ const loadPdfDocument = () => (pdfDocument ??= import('./pdf-document.js'));
  */
 export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps): Promise<Uint8Array> {
   let current = pdf;
-  let open: { doc: PDFDocument; stages: FinishingStage[] } | undefined;
+  let open: { doc: PDFDocument; stages: FinishingStage[]; compact: boolean } | undefined;
   let io: typeof import('./pdf-document.js') | undefined;
   for (const stage of FINISHING_ORDER) {
     const step = steps[stage];
     if (!step) continue;
     if (typeof step === 'function') {
-      if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'));
+      if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), open.compact);
       open = undefined;
       current = await step(current);
       continue;
     }
     io ??= await loadPdfDocument();
-    open ??= { doc: await io.openPdf(current, stage), stages: [] };
+    open ??= { doc: await io.openPdf(current, stage), stages: [], compact: false };
     open.stages.push(stage);
+    if (step.compact) open.compact = true;
     await step.edit(open.doc);
   }
-  if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'));
+  if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), open.compact);
   return current;
 }

@@ -81,6 +81,9 @@ export type SignPlan = {
   appearance?: { page: number; x: number; y: number; width: number; height: number; text?: string; image?: { kind: 'png' | 'jpeg'; bytes: Uint8Array } };
 };
 
+/** The compress stage's settings, every default applied (issue 34). */
+export type CompressPlan = { imageQuality: number; maxImageDpi: number; grayscale: boolean };
+
 /**
  * What a render plan asks of the finishing stage, by stage: the settings each
  * stage's step is made from (lib/plan builds them from the request). An empty
@@ -92,13 +95,23 @@ export type FinishingPlan = {
   stamp?: StampPlan;
   archive?: ArchivePlan;
   attach?: Attachment[];
+  compress?: CompressPlan;
   protect?: ProtectPlan;
   sign?: SignPlan;
 };
 
 /** True when the plan asks for any step. */
 export function wantsFinishing(plan: FinishingPlan): boolean {
-  return plan.pages != null || plan.form != null || plan.stamp != null || plan.archive != null || (plan.attach?.length ?? 0) > 0 || plan.protect != null || plan.sign != null;
+  return (
+    plan.pages != null ||
+    plan.form != null ||
+    plan.stamp != null ||
+    plan.archive != null ||
+    (plan.attach?.length ?? 0) > 0 ||
+    plan.compress != null ||
+    plan.protect != null ||
+    plan.sign != null
+  );
 }
 
 /** What the page says of itself (read in the session), for metadata the caller left out. */

@@ -1,5 +1,6 @@
 import { archiveStep } from './archive.js';
 import { attachStep } from './attachments.js';
+import { compressStep } from './compress.js';
 import type { FinishingSteps } from './finish-pdf.js';
 import { PRODUCER, type FinishingPlan, type PageFacts } from './finishing-plan.js';
 import { formStep } from './form.js';
@@ -33,6 +34,7 @@ export function finishingSteps(plan: FinishingPlan, facts: PageFacts, drawText: 
     });
   }
   if (plan.attach && plan.attach.length > 0) steps.attach = attachStep(plan.attach, () => now);
+  if (plan.compress) steps.compress = compressStep(plan.compress);
   if (plan.protect) steps.protect = protectStep(plan.protect);
   if (plan.sign) {
     if (!signers) throw new Error('A signature was asked of a renderer without signers');

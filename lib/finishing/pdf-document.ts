@@ -20,11 +20,12 @@ export async function openPdf(pdf: Uint8Array, step: string): Promise<PDFDocumen
 /**
  * Writes the document back to bytes; a failure is the step's. A classic
  * cross-reference table and no yielding: object streams would compress every
- * object again (3–4× the time of the whole save for a one-page PDF).
+ * object again (3–4× the time of the whole save for a one-page PDF), unless
+ * `compact` (the compress step) asks for the smaller file.
  */
-export async function savePdf(doc: PDFDocument, step: string): Promise<Uint8Array> {
+export async function savePdf(doc: PDFDocument, step: string, compact = false): Promise<Uint8Array> {
   try {
-    return await doc.save({ updateFieldAppearances: false, useObjectStreams: false, objectsPerTick: Infinity });
+    return await doc.save({ updateFieldAppearances: false, useObjectStreams: compact, objectsPerTick: Infinity });
   } catch (error) {
     throw new FinishingError(step, { cause: error });
   }

@@ -2,14 +2,15 @@
  * From a render's `pdf` options to its finishing plan (issue 22): metadata,
  * PDF/A, PDF/UA (the `archive` stage), attachments with the e-invoice XML
  * (the `attach` stage), watermark (`stamp`, issue 23), protection (`protect`),
- * page choice and rotation (`pages`) and form filling and flattening (`form`, issue 32). The invoice XML is resolved and checked here, at the
+ * page choice and rotation (`pages`), form filling and flattening (`form`, issue 32)
+ * and compression (`compress`, issue 34). The invoice XML is resolved and checked here, at the
  * edge, so a bad one is a 400 and nothing renders.
  */
 import { ValidationError } from '../errors.js';
 import type { PdfaLevel } from '../finishing/archive.js';
 import type { Attachment } from '../finishing/attachments.js';
 import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
-import type { FinishingPlan, FormPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
+import type { CompressPlan, FinishingPlan, FormPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
 import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
 import type { SignatureOutput } from '../schemas/pdf-signature.js';
 import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';
@@ -53,7 +54,7 @@ const date = (value: string | null | undefined) => (value != null ? new Date(val
 /** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
 type FinishingOptions = Pick<
   PdfOptionsOutput,
-  'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'pages' | 'rotate' | 'form' | 'flatten'
+  'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'pages' | 'rotate' | 'form' | 'flatten' | 'compress'
 >;
 
 /** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate` (rendered by `templates`). */
@@ -95,6 +96,7 @@ export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templ
   const form = formPlan(pdf);
   if (form) plan.form = form;
   if (pdf.watermark != null) plan.stamp = stampPlan(pdf.watermark);
+  if (pdf.compress != null && pdf.compress !== false) plan.compress = compressPlan(pdf.compress);
   if (pdf.protection != null) plan.protect = protectPlan(pdf.protection);
   if (pdf.signature != null) plan.sign = signPlan(pdf.signature);
   return plan;
@@ -157,6 +159,17 @@ function stampPlan(watermark: WatermarkOutput): StampPlan {
     position: watermark.position ?? defaults.position,
     layer: watermark.layer ?? defaults.layer,
     pages: watermark.pages ?? '',
+  };
+}
+
+/** The compression settings, every default applied: `true` is all of them. */
+function compressPlan(compress: true | { imageQuality?: number | null; maxImageDpi?: number | null; grayscale?: boolean | null }): CompressPlan {
+  const defaults = RENDER_DEFAULTS.compress;
+  const asked = compress === true ? {} : compress;
+  return {
+    imageQuality: asked.imageQuality ?? defaults.imageQuality,
+    maxImageDpi: asked.maxImageDpi ?? defaults.maxImageDpi,
+    grayscale: asked.grayscale ?? defaults.grayscale,
   };
 }
 

@@ -9,6 +9,7 @@ import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, MAX_INVOICE_XML_DEPTH, readInv
 import { tryDecodeBase64Text } from './base64-text.js';
 import { maxCharacters } from './character-length.js';
 import { closedObject } from './closed-object.js';
+import { RENDER_DEFAULTS } from './render-defaults.js';
 
 /** The PDF/A levels the service produces (the names Gotenberg's users know). */
 export const PDFA_LEVELS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u'] as const;
@@ -143,6 +144,20 @@ const EInvoiceSchema = v.pipe(
   }),
 );
 
+function integerBetween(min: number, max: number) {
+  return v.pipe(v.number('Must be a number'), v.integer('Must be a whole number'), v.minValue(min, `Must be at least ${min}`), v.maxValue(max, `Must be at most ${max}`));
+}
+
+/** `pdf.compress`'s settings when given as an object (issue 34); `true` takes every default. */
+export const CompressSchema = closedObject({
+  imageQuality: documented(v.nullish(integerBetween(1, 100)), { default: RENDER_DEFAULTS.compress.imageQuality, description: 'JPEG quality of the re-encoded images.' }),
+  maxImageDpi: documented(v.nullish(integerBetween(72, 600)), {
+    default: RENDER_DEFAULTS.compress.maxImageDpi,
+    description: 'Images shown at a higher resolution than this are downsampled to it, at the size they are drawn (never enlarged).',
+  }),
+  grayscale: documented(v.nullish(v.boolean('Must be a boolean')), { default: RENDER_DEFAULTS.compress.grayscale, description: 'Turns colour images grey.' }),
+});
+
 /** The entries `PdfOptionsSchema` spreads. */
 export const pdfFinishingEntries = {
   metadata: documented(v.nullish(PdfMetadataSchema), { description: 'Document information and XMP metadata; title defaults to the page title, language to its lang.' }),
@@ -152,6 +167,11 @@ export const pdfFinishingEntries = {
     v.nullish(v.pipe(v.array(AttachmentSchema, 'Must be an array'), v.maxLength(MAX_ATTACHMENTS, `Must have at most ${MAX_ATTACHMENTS} files`))),
     { description: `Files embedded in the PDF (at most ${MAX_ATTACHMENTS}, ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB decoded in total); with pdfa they need PDF/A-3.` },
   ),
+  compress: documented(v.nullish(v.union([v.boolean('Must be a boolean'), CompressSchema], 'Must be true, false or an object (imageQuality, maxImageDpi, grayscale)')), {
+    default: false,
+    description:
+      'Makes the PDF smaller (true for the defaults): images drawn at more than maxImageDpi are downsampled, re-encoded as JPEG at imageQuality unless transparent, and kept as they were when that is not smaller; identical images and fonts are stored once, in object streams. Runs before protection and the signature, and keeps PDF/A conformant.',
+  }),
   eInvoice: documented(v.nullish(EInvoiceSchema), { description: 'Makes a hybrid e-invoice (Factur-X / ZUGFeRD): PDF/A-3 with the invoice XML embedded.' }),
 };
 

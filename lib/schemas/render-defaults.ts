@@ -48,6 +48,12 @@ export const RENDER_DEFAULTS = {
     position: 'center',
     layer: 'over',
   },
+  /** `pdf.compress` given as `true` or with fields left out (issue 34). */
+  compress: {
+    imageQuality: 80,
+    maxImageDpi: 150,
+    grayscale: false,
+  },
   /** `pdf.protection.permissions`: an unset permission is allowed, as readers assume without encryption. */
   protectionPermissions: {
     print: 'highResolution',

@@ -573,6 +573,8 @@ describe('npm run package (offline, stage prod)', () => {
       'chromium/al2023.tar.br',
       'nodejs/node_modules/@sparticuz/chromium/build/index.js',
       'nodejs/node_modules/@duckduckgo/autoconsent/dist/autoconsent.playwright.js',
+      'nodejs/node_modules/@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm',
+      'nodejs/node_modules/@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm',
       'fonts/NotoSansJP-Regular.otf',
       'fonts/NotoSansKR-Regular.otf',
       'fonts/NotoSansHans-Regular.otf',
@@ -663,6 +665,7 @@ describe('npm run package (offline, stage prod)', () => {
           const mod = await import(file);
           results[key] = typeof mod.handler;
           if (process.env.LAYER) createRequire(file).resolve('@duckduckgo/autoconsent/rules/compact-rules.json');
+          if (process.env.LAYER) createRequire(file).resolve('@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm');
         } catch (error) {
           results[key] = String(error && error.message || error).split('\\n')[0];
         }

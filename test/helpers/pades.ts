@@ -21,7 +21,7 @@ const MOTO_VERSION = '5.2.5';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Creates `.cache/<name>` with `requirement` installed unless `probe` already exists there with `version`. */
-function ensureVenv(name: string, requirement: string, version: string, module: string): string {
+export function ensureVenv(name: string, requirement: string, version: string, module: string): string {
   const venv = join(root, '.cache', name);
   const python = join(venv, 'bin', 'python');
   const installed = existsSync(python)

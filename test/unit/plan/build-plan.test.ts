@@ -108,6 +108,20 @@ describe('buildRenderPlan', () => {
     assert.deepEqual(Object.keys(steps).sort(), ['archive', 'attach']);
   });
 
+  it('turns pdf.compress into the compress stage with every default applied, or the fields given', () => {
+    // Act
+    const defaults = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') }, pdf: { compress: true } });
+    const given = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') }, pdf: { compress: { imageQuality: 60, grayscale: true } } });
+    const off = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') }, pdf: { compress: false } });
+
+    // Assess
+    assert.ok(defaults.output === 'PDF' && given.output === 'PDF' && off.output === 'PDF');
+    assert.deepEqual(defaults.finishing.compress, { imageQuality: 80, maxImageDpi: 150, grayscale: false });
+    assert.deepEqual(given.finishing.compress, { imageQuality: 60, maxImageDpi: 150, grayscale: true });
+    assert.equal(off.finishing.compress, undefined);
+    assert.deepEqual(Object.keys(finishingSteps(defaults.finishing, {}, noText)), ['compress']);
+  });
+
   it('leaves the finishing seam: a PDF plan asks no finishing step, and its printed bytes are delivered as they are', async () => {
     // Prepare
     const plan = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') } });

@@ -21,6 +21,16 @@ describe('PdfOptionsSchema: finishing fields', () => {
     fieldCases({ schema, field: 'pdf.pdfa', body: field('pdfa'), reject: ['PDF/A-1b', 'PDF/A-3a', 'pdf/a-2b', 2], message: /^Must be one of: PDF\/A-2b, PDF\/A-2u, PDF\/A-3b, PDF\/A-3u$/ });
   });
 
+  describe('compress', () => {
+    fieldCases({ schema, field: 'pdf.compress', body: field('compress'), accept: [true, false, {}, { imageQuality: 1, maxImageDpi: 600, grayscale: true }, { imageQuality: 100, maxImageDpi: 72 }] });
+    fieldCases({ schema, field: 'pdf.compress', body: field('compress'), reject: ['true', 1, []], message: /^Must be true, false or an object/ });
+    fieldCases({ schema, field: 'pdf.compress.imageQuality', body: (value) => withPdf({ compress: { imageQuality: value } }), reject: [0, 101, 80.5] });
+    fieldCases({ schema, field: 'pdf.compress.maxImageDpi', body: (value) => withPdf({ compress: { maxImageDpi: value } }), reject: [71, 601] });
+    // A value of the wrong type, or an unknown key, fits neither form: the 400 names pdf.compress (valibot's union).
+    fieldCases({ schema, field: 'pdf.compress.imageQuality', rejectKey: 'pdf.compress', body: (value) => withPdf({ compress: { imageQuality: value } }), reject: ['80'], message: /^Must be true, false or an object/ });
+    fieldCases({ schema, field: 'pdf.compress.quality', rejectKey: 'pdf.compress', body: (value) => withPdf({ compress: { quality: value } }), reject: [80], message: /^Must be true, false or an object/ });
+  });
+
   describe('pdfua', () => {
     fieldCases({ schema, field: 'pdf.pdfua', body: field('pdfua'), accept: [true, false], reject: ['true', 1] });
   });

@@ -71,6 +71,14 @@ describe('merge request schema', () => {
     assert.deepEqual(Object.keys(result), ['parts.1.document', 'parts.2.templateId', 'parts.3.page.url', 'parts.3.page.html', 'parts.3.page.htmlTemplate', 'parts.4.pdf.protection']);
   });
 
+  it('takes pdf.compress on the merged file and refuses it on a part (false is allowed there)', () => {
+    assert.deepEqual(fields(MergeRequestSchema, { parts: [{ page }], pdf: { compress: { maxImageDpi: 100 } } }), {});
+    assert.deepEqual(fields(MergeRequestSchema, { parts: [{ page, pdf: { compress: false } }] }), {});
+    assert.deepEqual(fields(MergeRequestSchema, { parts: [{ page }, { page, pdf: { compress: true } }] }), {
+      'parts.1.pdf.compress': 'Applies to the merged file: set it in the top-level pdf',
+    });
+  });
+
   it('takes 1 to 20 parts', () => {
     assert.deepEqual(Object.keys(fields(MergeRequestSchema, { parts: [] })), ['parts']);
     assert.deepEqual(Object.keys(fields(MergeRequestSchema, { parts: Array.from({ length: 21 }, () => ({ page })) })), ['parts']);

@@ -1,0 +1,377 @@
+/**
+ * The `compress` finishing step (issue 34): images drawn larger than needed
+ * are downsampled to the plan's dpi at the size they are shown, re-encoded as
+ * JPEG when they have no transparency (an image with a soft mask keeps it, and
+ * its own samples, lossless), and kept as they were when that would not make
+ * them smaller; then, always, identical streams (images, fonts, ICC profiles)
+ * are stored once and objects nothing reaches are dropped; the save writes
+ * object streams (finish-pdf.ts). An image it cannot decode safely (CMYK,
+ * Indexed, 16-bit, JBIG2, JPX, a /Decode array, a colour-key mask) is left
+ * untouched.
+ */
+import { createHash } from 'node:crypto';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
+import { drawnImageSizes, type DrawnSize } from './content-images.js';
+import type { DocumentEdit } from './finish-pdf.js';
+import type { CompressPlan } from './finishing-plan.js';
+import { decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
+
+/**
+ * Largest image the step decodes, in pixels, checked on the declared size
+ * before decoding: beyond, it is left as it is. A 50-megapixel camera photo
+ * decodes to 200 MB of RGBA in the codec's WebAssembly memory, which stays
+ * reserved in the warm instance, beside 150 MB of samples.
+ */
+export const MAX_COMPRESS_PIXELS = 50_000_000;
+
+const name = (value: string) => PDFName.of(value);
+
+/** The step for the plan: an edit of the open document whose save writes object streams. */
+export function compressStep(plan: CompressPlan): DocumentEdit {
+  return { compact: true, edit: (doc) => compressDocument(doc, plan) };
+}
+
+/** Compresses the open document in place, as `compressStep` describes. */
+export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Promise<void> {
+  const drawn = drawnImageSizes(doc);
+  const pageBound = largestPage(doc);
+  const softMasks = new Set<PDFRef>();
+  const images: Array<[PDFRef, PDFStream]> = [];
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFStream) || object.dict.get(name('Subtype')) !== name('Image')) continue;
+    images.push([ref, object]);
+    const mask = object.dict.get(name('SMask'));
+    if (mask instanceof PDFRef) softMasks.add(mask);
+  }
+  for (const [ref, image] of images) {
+    // A soft mask is rewritten with the image it belongs to, at its size.
+    if (softMasks.has(ref)) continue;
+    await compressImage(doc, ref, image, drawn.get(ref) ?? pageBound, plan);
+  }
+  dropPrivateData(doc);
+  flateUnfiltered(doc);
+  storeIdenticalOnce(doc);
+  storeIdenticalOnce(doc);
+  dropUnreachable(doc);
+}
+
+/**
+ * Drops what no reader shows: other applications' private data (/PieceInfo,
+ * Illustrator's editable copy of the artwork among it) and embedded page
+ * thumbnails (/Thumb, which readers draw from the page themselves), as
+ * Acrobat's optimiser and Ghostscript do.
+ */
+function dropPrivateData(doc: PDFDocument): void {
+  doc.catalog.delete(name('PieceInfo'));
+  for (const page of doc.getPages()) {
+    page.node.delete(name('PieceInfo'));
+    page.node.delete(name('Thumb'));
+  }
+  // The same thumbnails written into the document's XMP (xmp:Thumbnails, base64 JPEGs): the packet keeps everything else.
+  const metadataRef = doc.catalog.get(name('Metadata'));
+  const metadata = metadataRef instanceof PDFRef ? doc.context.lookup(metadataRef) : undefined;
+  if (!(metadataRef instanceof PDFRef) || !(metadata instanceof PDFRawStream) || metadata.dict.has(name('Filter'))) return;
+  const xmp = Buffer.from(metadata.getContents()).toString('utf8');
+  const trimmed = xmp.replace(/<xmp:Thumbnails>[\s\S]*?<\/xmp:Thumbnails>|<xmp:Thumbnails\/>/g, '');
+  if (trimmed === xmp) return;
+  const bytes = Buffer.from(trimmed, 'utf8');
+  const dict = PDFDict.fromMapWithContext(new Map(metadata.dict.entries()), doc.context);
+  dict.set(name('Length'), PDFNumber.of(bytes.length));
+  doc.context.assign(metadataRef, PDFRawStream.of(dict, bytes));
+}
+
+/**
+ * Streams stored without any filter are Flate-compressed (lossless); the XMP
+ * of a PDF/A file stays as it is (PDF/A-1 wants it unfiltered, and tools that
+ * scan a file for its identification read it there).
+ */
+function flateUnfiltered(doc: PDFDocument): void {
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream) || object.dict.has(name('Filter'))) continue;
+    const contents = object.getContents();
+    if (object.dict.get(name('Type')) === name('Metadata') && Buffer.from(contents).includes('pdfaid')) continue;
+    if (contents.length < 64) continue;
+    const compressed = deflateSync(contents, { level: 6 });
+    if (compressed.length >= contents.length) continue;
+    const dict = PDFDict.fromMapWithContext(new Map(object.dict.entries()), doc.context);
+    dict.set(name('Filter'), name('FlateDecode'));
+    dict.delete(name('DecodeParms'));
+    dict.set(name('Length'), PDFNumber.of(compressed.length));
+    doc.context.assign(ref, PDFRawStream.of(dict, compressed));
+  }
+}
+
+function largestPage(doc: PDFDocument): DrawnSize {
+  let width = 0;
+  let height = 0;
+  for (const page of doc.getPages()) {
+    const size = page.getSize();
+    width = Math.max(width, size.width);
+    height = Math.max(height, size.height);
+  }
+  return { width: width || 612, height: height || 792 };
+}
+
+/** The channels of an image's colour space the step can rewrite (1 or 3), or undefined. */
+function channelsOf(doc: PDFDocument, colorSpace: PDFObject | undefined): 1 | 3 | undefined {
+  const space = colorSpace instanceof PDFRef ? doc.context.lookup(colorSpace) : colorSpace;
+  if (space === name('DeviceGray')) return 1;
+  if (space === name('DeviceRGB')) return 3;
+  if (space instanceof PDFArray && space.get(0) === name('ICCBased')) {
+    const profile = space.lookup(1);
+    const n = profile instanceof PDFStream ? profile.dict.get(name('N')) : undefined;
+    if (n instanceof PDFNumber && (n.asNumber() === 1 || n.asNumber() === 3)) return n.asNumber() as 1 | 3;
+  }
+  return undefined;
+}
+
+const numberOf = (dict: PDFDict, key: string) => {
+  const value = dict.get(name(key));
+  return value instanceof PDFNumber ? value.asNumber() : undefined;
+};
+
+/**
+ * The samples of an 8-bit image stored raw, Flate (with or without PNG
+ * predictors) or DCT; undefined for anything else, or when the data does not
+ * match what the dictionary declares (checked before any allocation).
+ */
+async function readSamples(stream: PDFStream, channels: 1 | 3): Promise<Samples | undefined> {
+  const { dict } = stream;
+  const width = numberOf(dict, 'Width') ?? 0;
+  const height = numberOf(dict, 'Height') ?? 0;
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || width * height > MAX_COMPRESS_PIXELS) return undefined;
+  if (numberOf(dict, 'BitsPerComponent') !== 8 || !identityDecode(dict, channels) || dict.has(name('ImageMask')) || dict.has(name('Mask'))) return undefined;
+  if (!(stream instanceof PDFRawStream)) return undefined;
+  const filter = dict.lookup(name('Filter'));
+  const filters = filter instanceof PDFArray ? filter.asArray() : filter ? [filter] : [];
+  const raw = stream.getContents();
+  const size = width * height * channels;
+  if (filters.length === 0) return raw.length >= size ? { data: raw.subarray(0, size), width, height, channels } : undefined;
+  if (filters.length !== 1) return undefined;
+  if (filters[0] === name('DCTDecode')) {
+    // Adobe's inverted CMYK and other transforms aside: only grey and RGB JPEGs, as declared.
+    const decoded = await decodeJpeg(raw, channels).catch(() => undefined);
+    return decoded && decoded.width === width && decoded.height === height ? decoded : undefined;
+  }
+  if (filters[0] !== name('FlateDecode')) return undefined;
+  const parms = dict.lookup(name('DecodeParms'));
+  const predictor = parms instanceof PDFDict ? (numberOf(parms, 'Predictor') ?? 1) : 1;
+  if (predictor !== 1 && predictor < 10) return undefined;
+  if (predictor >= 10 && parms instanceof PDFDict && ((numberOf(parms, 'Colors') ?? 1) !== channels || (numberOf(parms, 'BitsPerComponent') ?? 8) !== 8 || (numberOf(parms, 'Columns') ?? 1) !== width)) return undefined;
+  const expected = predictor >= 10 ? (width * channels + 1) * height : size;
+  let inflated: Uint8Array;
+  try {
+    inflated = inflateSync(raw, { maxOutputLength: expected });
+  } catch {
+    return undefined;
+  }
+  if (inflated.length < expected) return undefined;
+  return { data: predictor >= 10 ? unpredict(inflated, width * channels, height, channels) : inflated.subarray(0, size), width, height, channels };
+}
+
+/** No /Decode array, or the one that maps every channel as it is ([0 1 …], as pdf-lib writes on soft masks). */
+function identityDecode(dict: PDFDict, channels: number): boolean {
+  const decode = dict.lookup(name('Decode'));
+  if (decode == null) return true;
+  if (!(decode instanceof PDFArray) || decode.size() !== channels * 2) return false;
+  return decode.asArray().every((value, i) => value instanceof PDFNumber && value.asNumber() === i % 2);
+}
+
+/** Undoes PNG row predictors (ISO 32000 §7.4.4.4): one filter byte before each row. */
+function unpredict(data: Uint8Array, rowBytes: number, rows: number, bpp: number): Uint8Array {
+  const out = new Uint8Array(rowBytes * rows);
+  for (let y = 0; y < rows; y += 1) {
+    const type = data[y * (rowBytes + 1)] as number;
+    const src = y * (rowBytes + 1) + 1;
+    const row = y * rowBytes;
+    for (let x = 0; x < rowBytes; x += 1) {
+      const raw = data[src + x] as number;
+      const left = x >= bpp ? (out[row + x - bpp] as number) : 0;
+      const up = y > 0 ? (out[row - rowBytes + x] as number) : 0;
+      const upLeft = y > 0 && x >= bpp ? (out[row - rowBytes + x - bpp] as number) : 0;
+      let value = raw;
+      if (type === 1) value = raw + left;
+      else if (type === 2) value = raw + up;
+      else if (type === 3) value = raw + ((left + up) >> 1);
+      else if (type === 4) {
+        const p = left + up - upLeft;
+        const pa = Math.abs(p - left);
+        const pb = Math.abs(p - up);
+        const pc = Math.abs(p - upLeft);
+        value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
+      }
+      out[row + x] = value & 0xff;
+    }
+  }
+  return out;
+}
+
+/** For each output pixel of an axis, the source pixels it covers and how much of each (their weights sum to 1). */
+function coverage(from: number, to: number): Array<{ first: number; weights: Float64Array }> {
+  const ratio = from / to;
+  return Array.from({ length: to }, (_, i) => {
+    const start = i * ratio;
+    const end = Math.min(from, (i + 1) * ratio);
+    const first = Math.floor(start);
+    const last = Math.min(from, Math.ceil(end));
+    const weights = new Float64Array(last - first);
+    for (let s = first; s < last; s += 1) weights[s - first] = (Math.min(end, s + 1) - Math.max(start, s)) / ratio;
+    return { first, weights };
+  });
+}
+
+/**
+ * The samples averaged down to `width` × `height`: each output pixel the mean
+ * of the source area it covers, partly covered pixels weighted by how much
+ * (Ghostscript's /Average, without snapping the ratio to a whole number).
+ */
+export function downsample(samples: Samples, width: number, height: number): Samples {
+  if (width >= samples.width && height >= samples.height) return samples;
+  const { channels } = samples;
+  const xs = coverage(samples.width, width);
+  const ys = coverage(samples.height, height);
+  // Across first, into one row per source row; then down.
+  const across = new Float32Array(width * samples.height * channels);
+  for (let y = 0; y < samples.height; y += 1) {
+    const row = y * samples.width * channels;
+    for (let x = 0; x < width; x += 1) {
+      const { first, weights } = xs[x] as { first: number; weights: Float64Array };
+      for (let c = 0; c < channels; c += 1) {
+        let sum = 0;
+        for (let k = 0; k < weights.length; k += 1) sum += (samples.data[row + (first + k) * channels + c] as number) * (weights[k] as number);
+        across[(y * width + x) * channels + c] = sum;
+      }
+    }
+  }
+  const data = new Uint8Array(width * height * channels);
+  const rowLength = width * channels;
+  for (let y = 0; y < height; y += 1) {
+    const { first, weights } = ys[y] as { first: number; weights: Float64Array };
+    for (let i = 0; i < rowLength; i += 1) {
+      let sum = 0;
+      for (let k = 0; k < weights.length; k += 1) sum += (across[(first + k) * rowLength + i] as number) * (weights[k] as number);
+      data[y * rowLength + i] = Math.min(255, Math.max(0, Math.round(sum)));
+    }
+  }
+  return { data, width, height, channels };
+}
+
+function toGray(samples: Samples): Samples {
+  if (samples.channels === 1) return samples;
+  const pixels = samples.width * samples.height;
+  const data = new Uint8Array(pixels);
+  for (let i = 0; i < pixels; i += 1) {
+    data[i] = Math.round(0.299 * (samples.data[i * 3] as number) + 0.587 * (samples.data[i * 3 + 1] as number) + 0.114 * (samples.data[i * 3 + 2] as number));
+  }
+  return { data, width: samples.width, height: samples.height, channels: 1 };
+}
+
+/** The pixel size an image needs to be shown at `size` points at `dpi`, never more than it has. */
+function targetSize(samples: { width: number; height: number }, size: DrawnSize, dpi: number): { width: number; height: number } {
+  const width = Math.min(samples.width, Math.max(1, Math.ceil((size.width / 72) * dpi)));
+  const height = Math.min(samples.height, Math.max(1, Math.ceil((size.height / 72) * dpi)));
+  return { width, height };
+}
+
+/** The image's dictionary entries other than the ones the rewrite sets. */
+function keptEntries(dict: PDFDict, grayscale: boolean): Map<PDFName, PDFObject> {
+  const dropped = ['Length', 'Filter', 'DecodeParms', 'Width', 'Height', 'ColorTransform', 'BitsPerComponent', ...(grayscale ? ['ColorSpace'] : [])].map(name);
+  return new Map([...dict.entries()].filter(([key]) => !dropped.includes(key)));
+}
+
+function imageStream(doc: PDFDocument, kept: Map<PDFName, PDFObject>, samples: Samples, filter: 'DCTDecode' | 'FlateDecode', bytes: Uint8Array, colorSpace?: PDFName): PDFRawStream {
+  const dict = PDFDict.fromMapWithContext(new Map(kept), doc.context);
+  dict.set(name('Width'), PDFNumber.of(samples.width));
+  dict.set(name('Height'), PDFNumber.of(samples.height));
+  dict.set(name('BitsPerComponent'), PDFNumber.of(8));
+  dict.set(name('Filter'), name(filter));
+  if (colorSpace) dict.set(name('ColorSpace'), colorSpace);
+  dict.set(name('Length'), PDFNumber.of(bytes.length));
+  return PDFRawStream.of(dict, bytes);
+}
+
+async function compressImage(doc: PDFDocument, ref: PDFRef, image: PDFStream, drawn: DrawnSize, plan: CompressPlan): Promise<void> {
+  const { dict } = image;
+  const channels = channelsOf(doc, dict.get(name('ColorSpace')));
+  if (!channels) return;
+  const maskRef = dict.get(name('SMask'));
+  const mask = maskRef instanceof PDFRef ? doc.context.lookup(maskRef) : undefined;
+  if (maskRef && !(mask instanceof PDFStream)) return;
+  const gray = plan.grayscale && channels === 3;
+  const original = await readSamples(image, channels);
+  if (!original) return;
+  const target = targetSize(original, drawn, plan.maxImageDpi);
+  const resized = target.width < original.width || target.height < original.height;
+  if (!resized && !gray) return;
+  let samples = downsample(original, target.width, target.height);
+  if (gray) samples = toGray(samples);
+  const oldBytes = image instanceof PDFRawStream ? image.getContents().length : Infinity;
+  const kept = keptEntries(dict, gray);
+  const colorSpace = gray ? name('DeviceGray') : undefined;
+
+  if (mask instanceof PDFStream && maskRef instanceof PDFRef) {
+    // Transparency: samples and alpha both stay lossless, at the same size.
+    if (channelsOf(doc, mask.dict.get(name('ColorSpace'))) !== 1) return;
+    const alpha = await readSamples(mask, 1);
+    if (!alpha || alpha.width !== original.width || alpha.height !== original.height) return;
+    const smallAlpha = downsample(alpha, samples.width, samples.height);
+    const flate = deflateSync(samples.data, { level: 6 });
+    const maskFlate = deflateSync(smallAlpha.data, { level: 6 });
+    const oldMask = mask instanceof PDFRawStream ? mask.getContents().length : Infinity;
+    if (!gray && flate.length + maskFlate.length >= oldBytes + oldMask) return;
+    doc.context.assign(maskRef, imageStream(doc, keptEntries(mask.dict, false), smallAlpha, 'FlateDecode', maskFlate));
+    doc.context.assign(ref, imageStream(doc, kept, samples, 'FlateDecode', flate, colorSpace));
+    return;
+  }
+  const jpeg = await encodeJpeg(samples, plan.imageQuality);
+  if (!gray && jpeg.length >= oldBytes) return;
+  doc.context.assign(ref, imageStream(doc, kept, samples, 'DCTDecode', jpeg, colorSpace));
+}
+
+/** Rewrites every reference `from` → `to` inside `object` (dictionaries, arrays, stream dictionaries). */
+function replaceRefs(object: PDFObject, replace: Map<PDFRef, PDFRef>): void {
+  const swap = (value: PDFObject): PDFObject => (value instanceof PDFRef ? (replace.get(value) ?? value) : (replaceRefs(value, replace), value));
+  if (object instanceof PDFDict) for (const [key, value] of object.entries()) object.set(key, swap(value));
+  else if (object instanceof PDFArray) for (let i = 0; i < object.size(); i += 1) object.set(i, swap(object.get(i)));
+  else if (object instanceof PDFStream) replaceRefs(object.dict, replace);
+}
+
+/** Streams of equal dictionary and bytes (two parts' copies of one font, logo or ICC profile) become one object. */
+function storeIdenticalOnce(doc: PDFDocument): void {
+  const first = new Map<string, PDFRef>();
+  const replace = new Map<PDFRef, PDFRef>();
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream)) continue;
+    const entries = [...object.dict.entries()].filter(([key]) => key !== name('Length')).map(([key, value]) => `${key.toString()} ${value.toString()}`).sort();
+    const key = createHash('sha256').update(entries.join('\n')).update('\0').update(object.getContents()).digest('base64');
+    const kept = first.get(key);
+    if (kept) replace.set(ref, kept);
+    else first.set(key, ref);
+  }
+  if (replace.size === 0) return;
+  for (const [, object] of doc.context.enumerateIndirectObjects()) replaceRefs(object, replace);
+  for (const [key, value] of Object.entries(doc.context.trailerInfo)) {
+    if (value instanceof PDFRef && replace.has(value)) (doc.context.trailerInfo as Record<string, unknown>)[key] = replace.get(value);
+  }
+  for (const ref of replace.keys()) doc.context.delete(ref);
+}
+
+/** Deletes the objects no path from the trailer (catalog, info, encryption) reaches. */
+function dropUnreachable(doc: PDFDocument): void {
+  const { context } = doc;
+  const reached = new Set<PDFRef>();
+  const pending: PDFObject[] = Object.values(context.trailerInfo).filter((value): value is PDFObject => value != null && typeof value === 'object');
+  while (pending.length > 0) {
+    const object = pending.pop() as PDFObject;
+    if (object instanceof PDFRef) {
+      if (reached.has(object)) continue;
+      reached.add(object);
+      const target = context.lookup(object);
+      if (target) pending.push(target);
+    } else if (object instanceof PDFDict) pending.push(...object.values());
+    else if (object instanceof PDFArray) pending.push(...object.asArray());
+    else if (object instanceof PDFStream) pending.push(object.dict);
+  }
+  for (const [ref] of context.enumerateIndirectObjects()) if (!reached.has(ref)) context.delete(ref);
+}

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFStream } from '@cantoo/pdf-lib';
+import { PNG } from 'pngjs';
+import { compressStep } from '../../../lib/finishing/compress.js';
+import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import { qpdf } from '../../helpers/pdf-tools.js';
+
+const DEFAULTS = { imageQuality: 80, maxImageDpi: 150, grayscale: false };
+
+/** A PNG of seeded noise over a gradient: a photo's weight, the same on every run. */
+function photoPng(width: number, height: number, alpha: boolean, seed = 1): Buffer {
+  const png = new PNG({ width, height, colorType: alpha ? 6 : 2 });
+  let s = seed;
+  const random = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 4294967296);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const i = (y * width + x) * 4;
+      const n = (random() - 0.5) * 60;
+      png.data[i] = Math.max(0, Math.min(255, (x / width) * 255 + n));
+      png.data[i + 1] = Math.max(0, Math.min(255, (y / height) * 255 + n));
+      png.data[i + 2] = Math.max(0, Math.min(255, 128 + n));
+      png.data[i + 3] = alpha ? Math.round((x / width) * 255) : 255;
+    }
+  }
+  return PNG.sync.write(png, { colorType: alpha ? 6 : 2 });
+}
+
+type ImageFacts = { ref: PDFRef; width: number; height: number; filter: string; colorSpace: string; smask?: PDFRef; bytes: number };
+
+function imagesOf(doc: PDFDocument): ImageFacts[] {
+  const images: ImageFacts[] = [];
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    const stream = object as PDFStream;
+    if (!(object instanceof PDFRawStream) || stream.dict.get(PDFName.of('Subtype')) !== PDFName.of('Image')) continue;
+    const number = (key: string) => (stream.dict.get(PDFName.of(key)) as PDFNumber).asNumber();
+    const smask = stream.dict.get(PDFName.of('SMask'));
+    images.push({
+      ref,
+      width: number('Width'),
+      height: number('Height'),
+      filter: String(stream.dict.get(PDFName.of('Filter')) ?? 'none'),
+      colorSpace: String(stream.dict.get(PDFName.of('ColorSpace'))),
+      ...(smask instanceof PDFRef ? { smask } : {}),
+      bytes: object.getContents().length,
+    });
+  }
+  return images;
+}
+
+/**
+ * A page with: a 1200×800 photo drawn 2 in wide (twice, embedded twice: two
+ * identical streams), a transparent 1000×1000 PNG drawn 1 in wide, a
+ * 100×100 image drawn 2 in wide (50 dpi), a CMYK image, a photo drawn inside
+ * a form XObject scaled by its /Matrix, and an object nothing refers to.
+ */
+async function sampleDocument(): Promise<{ pdf: Uint8Array; cmykBytes: Uint8Array; smallBytes: number }> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.setTitle('Catalogue');
+  const page = doc.addPage([612, 792]);
+  const photo = photoPng(1200, 800, false);
+  const first = await doc.embedPng(photo);
+  const second = await doc.embedPng(photo);
+  page.drawImage(first, { x: 36, y: 600, width: 144, height: 96 });
+  page.drawImage(second, { x: 200, y: 600, width: 144, height: 96 });
+  const transparent = await doc.embedPng(photoPng(1000, 1000, true, 2));
+  page.drawImage(transparent, { x: 36, y: 400, width: 72, height: 72 });
+  const small = await doc.embedPng(photoPng(100, 100, false, 3));
+  page.drawImage(small, { x: 200, y: 400, width: 144, height: 144 });
+
+  const cmykBytes = new Uint8Array(600 * 600 * 4).map((_, i) => (i * 7) % 251);
+  const cmyk = doc.context.register(doc.context.flateStream(cmykBytes, { Type: 'XObject', Subtype: 'Image', Width: 600, Height: 600, ColorSpace: 'DeviceCMYK', BitsPerComponent: 8 }));
+  const inForm = await doc.embedPng(photoPng(1000, 1000, false, 4));
+  const form = doc.context.register(
+    doc.context.flateStream(Buffer.from('q 200 0 0 200 0 0 cm /Inner Do Q'), {
+      Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 200, 200], Matrix: [0.5, 0, 0, 0.5, 0, 0],
+      Resources: { XObject: { Inner: inForm.ref } },
+    }),
+  );
+  const xobjects = page.node.normalizedEntries().XObject;
+  xobjects.set(PDFName.of('Cmyk'), cmyk);
+  xobjects.set(PDFName.of('Form1'), form);
+  const extra = doc.context.register(doc.context.flateStream(Buffer.from('q 72 0 0 72 400 100 cm /Cmyk Do Q q 1 0 0 1 400 300 cm /Form1 Do Q')));
+  const contents = page.node.Contents();
+  page.node.set(PDFName.of('Contents'), doc.context.obj([...(contents && 'asArray' in contents ? (contents as unknown as { asArray(): PDFRef[] }).asArray() : [page.node.get(PDFName.of('Contents')) as PDFRef]), extra]));
+  doc.context.register(doc.context.flateStream(photo, { Note: 'unreferenced' }));
+  const saved = await doc.save({ useObjectStreams: false });
+  const smallBytes = ((await PDFDocument.load(saved)).context.lookup(small.ref) as PDFRawStream).getContents().length;
+  return { pdf: saved, cmykBytes, smallBytes };
+}
+
+describe('compressStep', () => {
+  it('downsamples images drawn larger than needed to 150 dpi at their drawn size, as JPEG when opaque', async () => {
+    // Prepare
+    const { pdf } = await sampleDocument();
+
+    // Act
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+    // Assess
+    const doc = await PDFDocument.load(out);
+    const images = imagesOf(doc);
+    // 144 × 96 points at 150 dpi: 300 × 200 pixels, JPEG; stored once for both draws.
+    const photos = images.filter((image) => image.width === 300 && image.height === 200);
+    assert.equal(photos.length, 1, JSON.stringify(images));
+    assert.equal(photos[0]?.filter, '/DCTDecode');
+    // Inside the form: 200 points × the form's 0.5 = 100 points, 209 pixels at 150 dpi.
+    assert.ok(images.some((image) => image.width === 209 && image.height === 209 && image.filter === '/DCTDecode'), JSON.stringify(images));
+    assert.ok(out.length < pdf.length / 5, `${out.length} against ${pdf.length}`);
+    assert.equal(qpdf(out, ['--check']).status, 0);
+  });
+
+  it('keeps a transparent image and its soft mask lossless, both at the downsampled size', async () => {
+    const { pdf } = await sampleDocument();
+
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+    const doc = await PDFDocument.load(out);
+    const images = imagesOf(doc);
+    const withMask = images.find((image) => image.smask);
+    assert.ok(withMask, 'the transparent image keeps its soft mask');
+    assert.deepEqual([withMask.width, withMask.height, withMask.filter], [150, 150, '/FlateDecode']);
+    const mask = images.find((image) => image.ref === withMask.smask);
+    assert.deepEqual([mask?.width, mask?.height, mask?.filter], [150, 150, '/FlateDecode']);
+  });
+
+  it('never enlarges, and leaves alone what it cannot decode safely (CMYK)', async () => {
+    const { pdf, smallBytes } = await sampleDocument();
+
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+    const images = imagesOf(await PDFDocument.load(out));
+    const small = images.find((image) => image.width === 100);
+    assert.deepEqual([small?.height, small?.filter, small?.bytes], [100, '/FlateDecode', smallBytes]);
+    const cmyk = images.find((image) => image.colorSpace === '/DeviceCMYK');
+    assert.deepEqual([cmyk?.width, cmyk?.height, cmyk?.filter], [600, 600, '/FlateDecode']);
+  });
+
+  it('drops objects nothing refers to and writes object streams', async () => {
+    const { pdf } = await sampleDocument();
+
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+    const doc = await PDFDocument.load(out);
+    const orphans = [...doc.context.enumerateIndirectObjects()].filter(([, object]) => object instanceof PDFRawStream && object.dict.has(PDFName.of('Note')));
+    assert.equal(orphans.length, 0);
+    assert.ok(Buffer.from(out).toString('latin1').includes('/Type /ObjStm'), 'object streams');
+  });
+
+  it('turns colour images grey with grayscale', async () => {
+    const { pdf } = await sampleDocument();
+
+    const out = await finishPdf(pdf, { compress: compressStep({ ...DEFAULTS, grayscale: true }) });
+
+    const images = imagesOf(await PDFDocument.load(out));
+    const photo = images.find((image) => image.width === 300);
+    assert.equal(photo?.colorSpace, '/DeviceGray');
+    const small = images.find((image) => image.width === 100);
+    assert.equal(small?.colorSpace, '/DeviceGray', 'grey even where no downsampling was needed');
+  });
+
+  it('drops private application data and thumbnails, Flate-compresses unfiltered streams, keeps the rest of the XMP', async () => {
+    // Prepare: what an Illustrator export carries beside the page.
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([200, 200]);
+    page.drawText('Hello');
+    const xmp = `<?xpacket begin=""?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"><dc:title>Kept title</dc:title><xmp:Thumbnails><rdf:Alt><rdf:li>${'A'.repeat(20_000)}</rdf:li></rdf:Alt></xmp:Thumbnails></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+    doc.catalog.set(PDFName.of('Metadata'), doc.context.register(doc.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' })));
+    doc.catalog.set(PDFName.of('PieceInfo'), doc.context.obj({ Illustrator: { Private: doc.context.register(doc.context.stream('x'.repeat(30_000))) } }));
+    page.node.set(PDFName.of('PieceInfo'), doc.context.obj({ Illustrator: { LastModified: 'D:2011' } }));
+    page.node.set(PDFName.of('Thumb'), doc.context.register(doc.context.stream(new Uint8Array(4000), { Width: 40, Height: 40, ColorSpace: 'DeviceGray', BitsPerComponent: 8 })));
+    const unfiltered = doc.context.register(doc.context.stream('BT /F1 12 Tf (Hello) Tj ET\n'.repeat(200)));
+    page.node.set(PDFName.of('Contents'), doc.context.obj([page.node.get(PDFName.of('Contents')) as PDFRef, unfiltered]));
+    const pdf = await doc.save({ useObjectStreams: false });
+
+    // Act
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+    // Assess
+    const result = await PDFDocument.load(out);
+    assert.equal(result.catalog.get(PDFName.of('PieceInfo')), undefined);
+    const resultPage = result.getPage(0).node;
+    assert.equal(resultPage.get(PDFName.of('PieceInfo')), undefined);
+    assert.equal(resultPage.get(PDFName.of('Thumb')), undefined);
+    const content = result.context.lookup(unfiltered) as PDFRawStream;
+    assert.equal(content.dict.get(PDFName.of('Filter')), PDFName.of('FlateDecode'));
+    const text = qpdf(out, ['--show-object=' + String((result.catalog.get(PDFName.of('Metadata')) as PDFRef).objectNumber), '--filtered-stream-data']).stdout;
+    assert.match(text, /<dc:title>Kept title<\/dc:title>/);
+    assert.doesNotMatch(text, /Thumbnails/);
+    assert.ok(out.length < 10_000, `${out.length} bytes`);
+  });
+});
