@@ -18,6 +18,7 @@ import type {
   PagePlan,
   PageSource,
   PdfPlan,
+  ProcessPlan,
   RenderPlan,
   ScreenPlan,
   ShotTarget,
@@ -37,6 +38,7 @@ import {
   type ScreenshotOptionsOutput,
 } from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
+import type { ProcessInput } from '../schemas/process-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
 import { pdfFinishingPlan } from './pdf-finishing-plan.js';
@@ -55,6 +57,7 @@ export const HEADER_FOOTER_MARGIN = '1.5cm';
  * top-level pdf once. `templates` renders its templates: `templatesFor(input)` gives it when there are any.
  */
 export function buildDocumentPlan(input: DocumentInput, templates: TemplateRenderer | undefined): DocumentPlan {
+  if ('process' in input) return processPlan(input);
   if (!('parts' in input)) return buildRenderPlan(input, templates);
   const outline = input.pdf?.outline ?? false;
   const parts = input.parts.map((part): MergePartPlan => {
@@ -67,6 +70,19 @@ export function buildDocumentPlan(input: DocumentInput, templates: TemplateRende
     return { plan, ...(title != null ? { title } : {}) };
   });
   return { output: 'PDF', merge: true, parts, outline, finishing: pdfFinishingPlan(input.pdf, undefined, templates) };
+}
+
+/** The plan of a process request: the document decoded once, its finishing planned as a render's (no page, so no template data). */
+function processPlan(input: ProcessInput): ProcessPlan {
+  const source: ProcessPlan['source'] =
+    'document' in input.process ? { kind: 'bytes', bytes: Buffer.from(input.process.document, 'base64') } : { kind: 'url', url: input.process.documentUrl };
+  return {
+    output: input.output,
+    process: true,
+    source,
+    ...(input.password != null ? { password: input.password } : {}),
+    finishing: pdfFinishingPlan(input.pdf),
+  };
 }
 
 /** The plan of a validated request (a direct render's body, or a template's merged options); `templates` as for `buildDocumentPlan`. */
