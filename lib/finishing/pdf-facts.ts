@@ -53,7 +53,8 @@ export type PdfFacts = {
   metadata: { info: Record<string, string>; xmp: string | null };
   conformance: { pdfa: { part: number; conformance: string } | null; pdfua: { part: number } | null };
   encryption: (Omit<InputEncryption, 'permissions'> & { permissions: PermissionFacts }) | null;
-  attachments: Array<{ name: string; size: number | null; mimeType: string | null; description: string | null; relationship: string | null }>;
+  /** Embedded files: the document's (page null), then those of file attachment annotations (their page), as pdfdetach lists them. */
+  attachments: Array<{ name: string; size: number | null; mimeType: string | null; description: string | null; relationship: string | null; page: number | null }>;
   outline: OutlineEntry[];
   form: { fields: FormFieldFacts[] };
 };
@@ -95,7 +96,7 @@ export function pdfFacts(doc: PDFDocument, header: Uint8Array, encryption: Input
   };
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
+const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** The header's version, or the catalog's /Version when it names a later one (ISO 32000-1 7.7.2). */
 function pdfVersion(doc: PDFDocument, header: Uint8Array): string {
@@ -164,48 +165,76 @@ function nameTreeLeaves(doc: PDFDocument, root: PDFObject | undefined): Array<[s
 }
 
 function attachments(doc: PDFDocument): PdfFacts['attachments'] {
+  const listed: PdfFacts['attachments'] = [];
   const names = doc.catalog.lookup(PDFName.of('Names'));
-  if (!(names instanceof PDFDict)) return [];
-  return nameTreeLeaves(doc, names.get(PDFName.of('EmbeddedFiles'))).map(([key, spec]) => {
-    const dict = spec instanceof PDFDict ? spec : undefined;
-    const name = text(dict?.lookup(PDFName.of('UF'))) ?? text(dict?.lookup(PDFName.of('F'))) ?? key;
-    const ef = dict?.lookup(PDFName.of('EF'));
-    const file = ef instanceof PDFDict ? (ef.lookup(PDFName.of('UF')) ?? ef.lookup(PDFName.of('F'))) : undefined;
-    const params = file instanceof PDFRawStream ? file.dict.lookup(PDFName.of('Params')) : undefined;
-    const size = params instanceof PDFDict ? params.lookup(PDFName.of('Size')) : undefined;
-    const subtype = file instanceof PDFRawStream ? file.dict.lookup(PDFName.of('Subtype')) : undefined;
-    return {
-      name,
-      size: size instanceof PDFNumber ? size.asNumber() : null,
-      mimeType: subtype instanceof PDFName ? subtype.decodeText() : null,
-      description: text(dict?.lookup(PDFName.of('Desc'))),
-      relationship: text(dict?.lookup(PDFName.of('AFRelationship'))),
-    };
+  if (names instanceof PDFDict) {
+    for (const [key, spec] of nameTreeLeaves(doc, names.get(PDFName.of('EmbeddedFiles')))) listed.push(fileFacts(spec, key, null));
+  }
+  doc.getPages().forEach((page, index) => {
+    for (const annot of page.node.Annots()?.asArray() ?? []) {
+      if (listed.length >= MAX_LISTED) return;
+      const dict = doc.context.lookup(annot);
+      if (dict instanceof PDFDict && dict.lookup(PDFName.of('Subtype')) === PDFName.of('FileAttachment')) {
+        listed.push(fileFacts(dict.lookup(PDFName.of('FS')), '', index + 1));
+      }
+    }
   });
+  return listed;
 }
 
-/** The outline's titles as a tree, each item once (a loop of /Next links ends there), at most MAX_LISTED. */
+/** A file specification's name (UF, else F, else its key in the name tree), declared size, type, description and relationship. */
+function fileFacts(spec: PDFObject | undefined, key: string, page: number | null): PdfFacts['attachments'][number] {
+  const dict = spec instanceof PDFDict ? spec : undefined;
+  const name = text(dict?.lookup(PDFName.of('UF'))) ?? text(dict?.lookup(PDFName.of('F'))) ?? key;
+  const ef = dict?.lookup(PDFName.of('EF'));
+  const file = ef instanceof PDFDict ? (ef.lookup(PDFName.of('UF')) ?? ef.lookup(PDFName.of('F'))) : undefined;
+  const params = file instanceof PDFRawStream ? file.dict.lookup(PDFName.of('Params')) : undefined;
+  const size = params instanceof PDFDict ? params.lookup(PDFName.of('Size')) : undefined;
+  const subtype = file instanceof PDFRawStream ? file.dict.lookup(PDFName.of('Subtype')) : undefined;
+  return {
+    name,
+    size: size instanceof PDFNumber ? size.asNumber() : null,
+    mimeType: subtype instanceof PDFName ? subtype.decodeText() : null,
+    description: text(dict?.lookup(PDFName.of('Desc'))),
+    relationship: text(dict?.lookup(PDFName.of('AFRelationship'))),
+    page,
+  };
+}
+
+/** Deepest outline level read (qpdf's bound). */
+const MAX_OUTLINE_DEPTH = 50;
+
+/**
+ * The outline's titles as a tree, read as qpdf reads it: each sibling chain
+ * followed until an item repeats in it, an item's children read on its first
+ * visit only and at most 50 levels deep, so a loop ends and every item is
+ * listed where a link leads to it; at most MAX_LISTED entries.
+ */
 function outline(doc: PDFDocument): OutlineEntry[] {
   const root = doc.catalog.lookup(PDFName.of('Outlines'));
   const top: OutlineEntry[] = [];
   if (!(root instanceof PDFDict)) return top;
-  const seen = new Set<PDFDict>();
-  const pending: Array<{ item: PDFObject | undefined; into: OutlineEntry[] }> = [{ item: root.lookup(PDFName.of('First')), into: top }];
+  const visited = new Set<PDFDict>();
   let listed = 0;
-  while (pending.length > 0 && listed < MAX_LISTED) {
-    const { item, into } = pending.pop()!;
-    let next = item;
-    const siblings: Array<{ item: PDFObject | undefined; into: OutlineEntry[] }> = [];
-    while (next instanceof PDFDict && !seen.has(next) && listed < MAX_LISTED) {
-      seen.add(next);
-      const entry: OutlineEntry = { title: text(next.lookup(PDFName.of('Title'))) ?? '', children: [] };
+  const chain = (first: PDFObject | undefined, depth: number, into: OutlineEntry[]) => {
+    const siblings = new Set<PDFDict>();
+    let next = first;
+    while (listed < MAX_LISTED) {
+      const item = doc.context.lookup(next);
+      if (!(item instanceof PDFDict) || siblings.has(item)) return;
+      siblings.add(item);
+      const entry: OutlineEntry = { title: text(item.lookup(PDFName.of('Title'))) ?? '', children: [] };
       into.push(entry);
       listed++;
-      siblings.push({ item: next.lookup(PDFName.of('First')), into: entry.children });
-      next = next.lookup(PDFName.of('Next'));
+      if (depth <= MAX_OUTLINE_DEPTH && !visited.has(item)) {
+        visited.add(item);
+        // Recursion at most MAX_OUTLINE_DEPTH deep.
+        chain(item.get(PDFName.of('First')), depth + 1, entry.children);
+      }
+      next = item.get(PDFName.of('Next'));
     }
-    pending.push(...siblings.reverse());
-  }
+  };
+  chain(root.get(PDFName.of('First')), 1, top);
   return top;
 }
 

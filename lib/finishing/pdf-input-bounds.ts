@@ -19,6 +19,7 @@ import { constants, inflateSync } from 'node:zlib';
 import {
   ParseSpeeds,
   PDFArray,
+  PDFBool,
   PDFDocument,
   PDFHexString,
   PDFString,
@@ -140,7 +141,7 @@ function checkParsedStream(stream: PDFRawStream, budget: ParseBudget): void {
 export const MAX_PARSER_RECOVERIES = 10_000;
 
 /** What an encrypted input's encryption dictionary says: the handler, its version and revision, the key length, the permission bits. */
-export type InputEncryption = { filter: string; version: number; revision: number; keyBits: number; permissions: number };
+export type InputEncryption = { filter: string; version: number; revision: number; keyBits: number; permissions: number; metadataEncrypted: boolean };
 
 /** Why a PDF is refused: `password` when it is encrypted and the password is missing or wrong. */
 export type PdfInputProblem = { problem: string; password?: true };
@@ -235,6 +236,8 @@ function encryptionFacts(context: PDFContext, dict: PDFDict): InputEncryption {
     revision: number('R', 0),
     keyBits: version >= 5 ? 256 : number('Length', 40),
     permissions: number('P', 0),
+    // Version 4 and later may leave the XMP packet in clear (ISO 32000-1 Table 20).
+    metadataEncrypted: context.lookup(dict.get(PDFName.of('EncryptMetadata'))) !== PDFBool.False,
   };
 }
 

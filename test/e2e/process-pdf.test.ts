@@ -107,7 +107,7 @@ describe('POST /v1/pdf/process', () => {
       pages: Array<{ width: number; height: number; rotation: number }>;
       metadata: { info: Record<string, string> };
       encryption: unknown;
-      attachments: Array<{ name: string; size: number | null; mimeType: string | null; description: string | null }>;
+      attachments: Array<{ name: string; size: number | null; mimeType: string | null; description: string | null; page: number | null }>;
       form: { fields: Array<{ name: string; type: string; value: unknown; options?: string[]; required: boolean; readOnly: boolean }> };
     };
     const info = pdfinfo(form).stdout;
@@ -115,7 +115,7 @@ describe('POST /v1/pdf/process', () => {
     assert.deepEqual(facts.pages.map((p) => [p.width, p.height, p.rotation]), [[595, 842, 0], [842, 595, 90]]);
     assert.equal(facts.metadata.info.Title, 'Form to fill');
     assert.equal(facts.encryption, null);
-    assert.deepEqual(facts.attachments.map((a) => [a.name, a.size, a.description]), [['data.csv', 8, 'The data']]);
+    assert.deepEqual(facts.attachments.map((a) => [a.name, a.size, a.description, a.page]), [['data.csv', 8, 'The data', null]]);
     const qpdfFields = (qpdfJson(form) as { acroform: { fields: Array<{ fullname: string; fieldtype: string }> } }).acroform.fields;
     assert.deepEqual(facts.form.fields.map((f) => f.name).sort(), [...new Set(qpdfFields.map((f) => f.fullname))].sort());
     const byName = Object.fromEntries(facts.form.fields.map((f) => [f.name, f]));

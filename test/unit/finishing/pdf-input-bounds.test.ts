@@ -31,7 +31,7 @@ describe('pdf input bounds', () => {
     const encrypted = await doc.save({ useObjectStreams: true });
     assert.deepEqual(await readPdfInput(encrypted, { decrypt: true, password: 'open-sesame' }), {
       pages: 3,
-      encryption: { filter: 'Standard', version: 5, revision: 6, keyBits: 256, permissions: -3904 },
+      encryption: { filter: 'Standard', version: 5, revision: 6, keyBits: 256, permissions: -3904, metadataEncrypted: true },
     });
     assert.equal(((await readPdfInput(encrypted, { decrypt: true, password: 'owner' })) as { pages: number }).pages, 3);
     assert.deepEqual(await readPdfInput(encrypted, { decrypt: true }), { problem: 'Is encrypted: give its password', password: true });
