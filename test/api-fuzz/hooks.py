@@ -92,6 +92,8 @@ class Rule:
 # Operations that merge the request over a stored template before checking it.
 TEMPLATE_RENDERS = ("renderTemplate", "renderTemplateSync", "renderTemplateAsync")
 MERGES = ("mergePdf", "mergePdfSync", "mergePdfAsync")
+# Operations that process an existing PDF (lib/schemas/process-requests.ts).
+PROCESSES = ("processPdf", "processPdfSync", "processPdfAsync")
 
 # What the options merged over a stored template are refused for (lib/schemas/render-requests.ts and
 # render-options.ts): the rules between fields, and fields a whole object needs that the request left to the template.
@@ -198,6 +200,32 @@ BEYOND_JSON_SCHEMA = (
         "streams and what they inflate to, nesting, page tree, pages and their size: lib/finishing/"
         "pdf-input-bounds.ts): what the decoded file holds has no JSON Schema form.",
         MERGES,
+    ),
+    Rule(
+        r"^(document|password)$",
+        r"^(Is not a readable PDF|Has no pages|Must have at most|Must not|Its |Is encrypted|The password does not open"
+        r"|Give exactly one of document and documentUrl)",
+        "The PDF to process must parse within the decoder's bounds (lib/finishing/pdf-input-bounds.ts) and open with "
+        "password when it is encrypted: what the decoded file holds has no JSON Schema form. Exactly one of document "
+        "and documentUrl is a rule between two nullable fields, stated in the description.",
+        PROCESSES,
+    ),
+    Rule(
+        r"^documentUrl$",
+        r"^(Answered \d+|Could not be fetched|Refused by the network rules|No complete answer|Must be at most"
+        r"|Give exactly one of document and documentUrl)",
+        "documentUrl is fetched when the render runs: what its host answers (a status, a body that is no PDF, its "
+        "size) is the host's, not the request's.",
+        PROCESSES,
+    ),
+    Rule(
+        r"^(pdf|pdf\.pdfua|pdf\.eInvoice\.xmlTemplate)$",
+        r"^(The JSON answer describes the document as given|Does not apply to an existing PDF"
+        r"|An existing PDF has no page\.templateData)",
+        "The process body's pdf shares the render's finishing fields (one schema for both): pdfua and an invoice "
+        "xmlTemplate exist there but need a print, and pdf with output JSON is a rule between two fields; each is "
+        "said in the description.",
+        PROCESSES,
     ),
     Rule(
         r"^(page|screenshot)\.",
