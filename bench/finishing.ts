@@ -7,9 +7,11 @@
  * has no counterpart: a PDF/A-3b, an e-invoice, a protected and a
  * watermarked 1-page PDF against the plain one, a signed one (PAdES B-B with
  * the development software key) too, with one KMS Sign round trip against
- * moto measured apart, and a merge of three 1-page parts against three single renders.
+ * moto measured apart, a merge of three 1-page parts against three single renders, and
+ * an existing PDF (1 and 50 pages) stamped through /v1/pdf/process against rendering as many pages.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { invoiceXml } from '../test/conformance/invoices.js';
 import { measureKmsRoundTrip } from './kms-round-trip.js';
 import { SMALL_HTML } from './pages.js';
@@ -21,6 +23,21 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 type Variant = { id: string; title: string; calls: Array<{ endpoint: string; body: unknown }> };
 
 const page = { html: b64(SMALL_HTML) };
+
+/** An existing PDF of `pages` A4 pages of text (pdf-lib's, not the service's print), base64. */
+async function existingPdf(pages: number): Promise<string> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= pages; i++) {
+    const sheet = doc.addPage([595, 842]);
+    for (let line = 0; line < 40; line++) sheet.drawText(`Page ${i}, line ${line + 1}: an existing statement, stamped on its way out.`, { x: 50, y: 790 - line * 18, size: 10, font });
+  }
+  return Buffer.from(await doc.save()).toString('base64');
+}
+const [existing1, existing50] = await Promise.all([existingPdf(1), existingPdf(50)]);
+const stamp = { watermark: { text: 'COPY', rotation: 45, opacity: 0.3 } };
+/** 50 pages of the small page's kind: one printed page each. */
+const fiftyPages = { html: b64(Array.from({ length: 50 }, (_, i) => `<section style="break-after: page"><h1>Page ${i + 1}</h1><p>${'An existing statement. '.repeat(40)}</p></section>`).join('')) };
 const VARIANTS: Variant[] = [
   { id: 'plain', title: '1-page PDF, plain', calls: [{ endpoint: '/v1/pdf', body: { page } }] },
   { id: 'pdfa3b', title: '1-page PDF, PDF/A-3b', calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { pdfa: 'PDF/A-3b' } } }] },
@@ -50,6 +67,17 @@ const VARIANTS: Variant[] = [
     calls: [{ endpoint: '/v1/pdf/merge', body: { parts: [{ page }, { page }, { page }] } }],
   },
   {
+    id: 'process1',
+    title: 'existing 1-page PDF stamped (POST /v1/pdf/process)',
+    calls: [{ endpoint: '/v1/pdf/process', body: { document: existing1, pdf: stamp } }],
+  },
+  { id: 'render50', title: '50-page PDF rendered', calls: [{ endpoint: '/v1/pdf', body: { page: fiftyPages } }] },
+  {
+    id: 'process50',
+    title: 'existing 50-page PDF stamped (POST /v1/pdf/process)',
+    calls: [{ endpoint: '/v1/pdf/process', body: { document: existing50, pdf: stamp } }],
+  },
+  {
     id: 'singles3',
     title: 'three single 1-page renders (three requests, summed)',
     calls: [1, 2, 3].map(() => ({ endpoint: '/v1/pdf', body: { page } })),
@@ -59,7 +87,17 @@ const VARIANTS: Variant[] = [
 /** Medians per variant, and the same-run ratios the issue asks about. */
 export type FinishingResult = {
   variants: Array<{ id: string; title: string; ms: Summary }>;
-  ratios: { pdfaVsPlain: number; eInvoiceVsPlain: number; protectedVsPlain: number; watermarkedVsPlain: number; signedVsPlain: number; merge3VsSingles3: number };
+  ratios: {
+    pdfaVsPlain: number;
+    eInvoiceVsPlain: number;
+    protectedVsPlain: number;
+    watermarkedVsPlain: number;
+    signedVsPlain: number;
+    merge3VsSingles3: number;
+    /** An existing 1-page PDF stamped through /v1/pdf/process against rendering one page, and the same for 50 pages. */
+    process1VsPlain: number;
+    process50VsRender50: number;
+  };
   /** One KMS Sign round trip against moto on loopback, measured apart when `signed` runs (not part of any ratio). */
   kmsRoundTrip?: Summary;
 };
@@ -100,6 +138,8 @@ export async function measureFinishing(
       watermarkedVsPlain: ratio('watermarked', 'plain'),
       signedVsPlain: ratio('signed', 'plain'),
       merge3VsSingles3: ratio('merge3', 'singles3'),
+      process1VsPlain: ratio('process1', 'plain'),
+      process50VsRender50: ratio('process50', 'render50'),
     },
     ...(times.has('signed') ? { kmsRoundTrip: await measureKmsRoundTrip(opts.runs) } : {}),
   };
@@ -109,9 +149,10 @@ export async function measureFinishing(
 export function printFinishing(result: FinishingResult): string {
   const lines = ['', 'Finishing (service against itself, same run; medians in ms):'];
   for (const variant of result.variants) lines.push(`  ${variant.title.padEnd(56)} ${String(variant.ms.median).padStart(8)}  (min ${variant.ms.min}, max ${variant.ms.max}, n ${variant.ms.n})`);
-  const { pdfaVsPlain, eInvoiceVsPlain, protectedVsPlain, watermarkedVsPlain, signedVsPlain, merge3VsSingles3 } = result.ratios;
+  const { pdfaVsPlain, eInvoiceVsPlain, protectedVsPlain, watermarkedVsPlain, signedVsPlain, merge3VsSingles3, process1VsPlain, process50VsRender50 } = result.ratios;
   lines.push(
     `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain}, signed / plain ${signedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
+    `  existing PDF stamped (process) / rendered, same page count: 1 page ${process1VsPlain}, 50 pages ${process50VsRender50}`,
   );
   if (result.kmsRoundTrip) {
     const trip = result.kmsRoundTrip;
