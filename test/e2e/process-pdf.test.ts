@@ -8,6 +8,7 @@ import { degrees, PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { pdfinfo, pdftotext, qpdf, qpdfJson } from '../helpers/pdf-tools.js';
+import { deepNestingPdf, encryptedObjectStreamBombPdf, kidsLoopPdf, objectStreamBombPdf, referenceChainPdf } from '../helpers/hostile-pdfs.js';
 
 /**
  * POST /v1/pdf/process through the API of `npm start`: an existing PDF
@@ -69,6 +70,22 @@ describe('POST /v1/pdf/process', () => {
       '/statement.pdf': (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/pdf' });
         res.end(Buffer.from(plain));
+      },
+      // Says it is 60 MB: refused on the header, before a byte of it is read.
+      '/huge.pdf': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(60 * 1024 * 1024) });
+        res.write('%PDF-1.7\n');
+      },
+      // 51 MB without a length: refused once the cap is passed.
+      '/endless.pdf': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/pdf' });
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        for (let i = 0; i < 51; i++) res.write(chunk);
+        res.end();
+      },
+      '/moved.pdf': (_req, res) => {
+        res.writeHead(302, { location: '/statement.pdf' });
+        res.end();
       },
     });
     service = await startService();
@@ -170,6 +187,39 @@ describe('POST /v1/pdf/process', () => {
     const body = (await res.json()) as { code: string; fields: Record<string, string> };
     assert.equal(body.code, 'pdf.conformance');
     assert.match(body.fields['pdf.pdfa'] ?? '', /Helvetica is not embedded/);
+    assert.equal(await usage(), used);
+  });
+
+  it('holds hostile files to the input bounds (a 400 naming document, nothing charged) and serves the next request as ever', async () => {
+    const used = await usage();
+    const cases: Array<[string, Buffer, RegExp]> = [
+      ['an object stream inflating to 200 MB', objectStreamBombPdf(200_000_000), /inflate to at most 32 MB/],
+      ['the same bomb encrypted (found once decrypted)', encryptedObjectStreamBombPdf(200_000_000), /inflate to at most 32 MB/],
+      ['arrays nested 100,000 deep', deepNestingPdf(100_000), /more than 64 levels deep/],
+      ['a page tree that loops', kidsLoopPdf(), /page tree loops/],
+      ['a chain of 5,000 references', referenceChainPdf(5_000), /more than 1000 levels of references/],
+    ];
+    for (const [label, bytes, problem] of cases) {
+      for (const output of ['PDF', 'JSON']) {
+        const res = await service.request('/v1/pdf/process', { json: { document: bytes.toString('base64'), output } });
+        assert.equal(res.status, 400, `${label} (${output})`);
+        assert.match(((await res.json()) as { fields: Record<string, string> }).fields.document ?? '', problem, label);
+      }
+    }
+    assert.equal(await usage(), used);
+    const res = await service.request('/v1/pdf/process', { json: { document: b64pdf(plain), output: 'JSON' } });
+    assert.equal(res.status, 200);
+  });
+
+  it('refuses a documentUrl past 50 MB (declared or read) and a redirect, naming documentUrl, nothing charged', async () => {
+    const used = await usage();
+    for (const [path, problem] of [['/huge.pdf', /at most 50 MB/], ['/endless.pdf', /at most 50 MB/], ['/moved.pdf', /302 \(redirects are not followed\)/]] as const) {
+      const res = await service.request('/v1/pdf/process', { json: { documentUrl: `${server.url}${path}` } });
+      assert.equal(res.status, 400, path);
+      const body = (await res.json()) as { code: string; fields: Record<string, string> };
+      assert.equal(body.code, 'process.document');
+      assert.match(body.fields.documentUrl ?? '', problem, path);
+    }
     assert.equal(await usage(), used);
   });
 
