@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { pdfsig } from '../helpers/pades.js';
 import { pdfinfo, pdftotext, qpdf, qpdfJson, outlineOf, type OutlineItem, type ToolRun } from '../helpers/pdf-tools.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
-import { veraPdf, type Level } from './validators/run-validators.js';
+import { invoiceXml } from './invoices.js';
+import { mustang, veraPdf, type Level } from './validators/run-validators.js';
 import { spawnSync } from 'node:child_process';
 
 /**
@@ -167,7 +168,7 @@ describe('POST /v1/pdf/process on a corpus of real PDFs (qpdf test files)', () =
     }
   });
 
-  it('makes a processed simple PDF PDF/A-2b and -3b that veraPDF passes, and every corpus file it did not refuse', async () => {
+  it('makes a processed simple PDF PDF/A-2b and -3b that veraPDF passes (and every corpus file it did not refuse), and an e-invoice Mustang passes', async () => {
     // The pdfTeX file embeds its font: it is made PDF/A-3b, and veraPDF judges it with the rest.
     assert.ok(toValidate.some(([, , file]) => file === 'qpdfjob-ctest3.pdf'), 'the pdfTeX file was made PDF/A');
     // A simple PDF, printed by the service and then processed as a file someone already has.
@@ -184,5 +185,13 @@ describe('POST /v1/pdf/process on a corpus of real PDFs (qpdf test files)', () =
     for (const [i, result] of results.entries()) {
       assert.ok(result.compliant, `${toValidate[i]?.[2]}: ${JSON.stringify(result.failed ?? result.error)}`);
     }
+
+    // The same simple PDF made a Factur-X e-invoice (EN 16931) after the fact: Mustang validates the PDF/A-3, the XMP and the XML.
+    const invoiced = await service.request('/v1/pdf/process', { json: { document: simple.toString('base64'), pdf: { eInvoice: { xml: b64(invoiceXml('EN 16931')) } } } });
+    assert.equal(invoiced.status, 200, await invoiced.clone().text());
+    const invoicePath = join(dir, 'simple-einvoice.pdf');
+    writeFileSync(invoicePath, Buffer.from(await invoiced.arrayBuffer()));
+    const [verdict] = await mustang([invoicePath]);
+    assert.ok(verdict?.valid, verdict?.report.slice(0, 2000));
   });
 });
