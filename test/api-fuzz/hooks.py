@@ -5,7 +5,7 @@
    ALLOW_PRIVATE_HOSTS lets them through (run.ts lets 127.0.0.1 through). So
    in the schema-valid (positive) cases, every URL the service would fetch or
    call (page.url, a template's variables.page.url, a merge part's page.url,
-   storage.preSignedUrl, webhook.url) is pointed at run.ts's local receiver,
+   storage.preSignedUrl, webhook.url, a process request's documentUrl) is pointed at run.ts's local receiver,
    which answers 200 with a small page. Likewise the base64 HTML fields
    (page.html, htmlTemplate, pdf.headerHtml, footerHtml) are re-encoded as the
    UTF-8 of their bytes, a rule the document cannot state (see 2), so that the
@@ -73,6 +73,9 @@ def before_call(context, case, **kwargs):
             _point_at_receiver(holder, section, field)
         for section, field in TEXT_FIELDS:
             _as_utf8(holder, section, field)
+    # A process request's documentUrl is fetched: the receiver answers it (with a page, which is no PDF).
+    if isinstance(body.get("documentUrl"), str):
+        body["documentUrl"] = f"{RECEIVER}/documentUrl"
 
 
 @dataclass(frozen=True)
@@ -213,9 +216,10 @@ BEYOND_JSON_SCHEMA = (
     Rule(
         r"^documentUrl$",
         r"^(Answered \d+|Could not be fetched|Refused by the network rules|No complete answer|Must be at most"
-        r"|Give exactly one of document and documentUrl)",
-        "documentUrl is fetched when the render runs: what its host answers (a status, a body that is no PDF, its "
-        "size) is the host's, not the request's.",
+        r"|Give exactly one of document and documentUrl|Is not a readable PDF|Has no pages|Must have at most|Must not|Its "
+        r"|Is encrypted|The password does not open)",
+        "documentUrl is fetched when the render runs: what its host answers (a status, a body that is no PDF or "
+        "breaks the decoder's bounds, its size) is the host's, not the request's.",
         PROCESSES,
     ),
     Rule(
