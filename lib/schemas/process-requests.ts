@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { closedObject } from './closed-object.js';
 import { publicHttpUrl } from './http-url.js';
 import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES } from './merge-requests.js';
-import { base64Bytes, pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
+import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { StorageOptionsSchema, WebhookOptionsSchema } from './render-options.js';
@@ -101,7 +101,8 @@ const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 const DocumentSchema = v.pipe(
   v.string('Must be a string'),
-  v.check((document) => BASE64.test(document) && base64Bytes(document) !== undefined, 'Must be a base64 PDF'),
+  // As a merge part's document: base64 as the OpenAPI pattern states it (lib/openapi/json-schema-rules.ts), decoded leniently.
+  v.regex(BASE64, 'Must be a base64 PDF'),
   v.check((document) => Buffer.from(document.slice(0, 16), 'base64').subarray(0, 5).toString('latin1') === '%PDF-', 'Must be a PDF (it starts with %PDF-)'),
   v.metadata({
     description:
