@@ -9,8 +9,9 @@
  * the development software key) too, with one KMS Sign round trip against
  * moto measured apart, a merge of three 1-page parts against three single renders, a 20-page
  * table with a running header and footer (pdf.header, pdf.footer) against the same with Chromium's
- * own (displayHeaderFooter), the TOC report filled (pdf.toc) against one print of it, and
- * the compression of a photo-heavy catalogue against Ghostscript /ebook over its plain print.
+ * own (displayHeaderFooter), the TOC report filled (pdf.toc) against one print of it,
+ * the compression of a photo-heavy catalogue against Ghostscript /ebook over its plain print, and
+ * an existing PDF (1 and 50 pages) stamped through /v1/pdf/process against rendering as many pages.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { invoiceXml } from '../test/conformance/invoices.js';
 import { catalogueHtml, WAIT_FOR_PHOTOS } from '../test/helpers/compress-corpus.js';
 import { measureKmsRoundTrip } from './kms-round-trip.js';
@@ -39,6 +41,21 @@ const BAND_FOOTER = '<div style="font:9px sans-serif;width:100%;text-align:cente
 const tocReport = { html: b64(reportHtml(reportToc())) };
 /** The photo-heavy document of the compression proof: eight 2400×1600 photos drawn by the page, 27 MB printed plain. */
 const catalogue = { html: b64(catalogueHtml()), waitForFunction: WAIT_FOR_PHOTOS };
+
+/** An existing PDF of `pages` A4 pages of text (pdf-lib's, not the service's print), base64. */
+async function existingPdf(pages: number): Promise<string> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= pages; i++) {
+    const sheet = doc.addPage([595, 842]);
+    for (let line = 0; line < 40; line++) sheet.drawText(`Page ${i}, line ${line + 1}: an existing statement, stamped on its way out.`, { x: 50, y: 790 - line * 18, size: 10, font });
+  }
+  return Buffer.from(await doc.save()).toString('base64');
+}
+const [existing1, existing50] = await Promise.all([existingPdf(1), existingPdf(50)]);
+const stamp = { watermark: { text: 'COPY', rotation: 45, opacity: 0.3 } };
+/** 50 pages of the small page's kind: one printed page each. */
+const fiftyPages = { html: b64(Array.from({ length: 50 }, (_, i) => `<section style="break-after: page"><h1>Page ${i + 1}</h1><p>${'An existing statement. '.repeat(40)}</p></section>`).join('')) };
 const VARIANTS: Variant[] = [
   { id: 'plain', title: '1-page PDF, plain', calls: [{ endpoint: '/v1/pdf', body: { page } }] },
   { id: 'pdfa3b', title: '1-page PDF, PDF/A-3b', calls: [{ endpoint: '/v1/pdf', body: { page, pdf: { pdfa: 'PDF/A-3b' } } }] },
@@ -73,6 +90,17 @@ const VARIANTS: Variant[] = [
     calls: [{ endpoint: '/v1/pdf/merge', body: { parts: [{ page }, { page }, { page }] } }],
   },
   {
+    id: 'process1',
+    title: 'existing 1-page PDF stamped (POST /v1/pdf/process)',
+    calls: [{ endpoint: '/v1/pdf/process', body: { document: existing1, pdf: stamp } }],
+  },
+  { id: 'render50', title: '50-page PDF rendered', calls: [{ endpoint: '/v1/pdf', body: { page: fiftyPages } }] },
+  {
+    id: 'process50',
+    title: 'existing 50-page PDF stamped (POST /v1/pdf/process)',
+    calls: [{ endpoint: '/v1/pdf/process', body: { document: existing50, pdf: stamp } }],
+  },
+  {
     id: 'singles3',
     title: 'three single 1-page renders (three requests, summed)',
     calls: [1, 2, 3].map(() => ({ endpoint: '/v1/pdf', body: { page } })),
@@ -105,6 +133,9 @@ export type FinishingResult = {
     bandsVsBuiltin?: number;
     /** The TOC report filled (two or three prints) against one print of it. */
     tocVsOnce?: number;
+    /** An existing 1-page PDF stamped through /v1/pdf/process against rendering one page, and the same for 50 pages. */
+    process1VsPlain?: number;
+    process50VsRender50?: number;
   };
   /** One KMS Sign round trip against moto on loopback, measured apart when `signed` runs (not part of any ratio). */
   kmsRoundTrip?: Summary;
@@ -179,6 +210,8 @@ export async function measureFinishing(
       merge3VsSingles3: ratio('merge3', 'singles3'),
       ...(times.has('table-bands') && times.has('table-builtin') ? { bandsVsBuiltin: ratio('table-bands', 'table-builtin') } : {}),
       ...(times.has('toc') && times.has('toc-once') ? { tocVsOnce: ratio('toc', 'toc-once') } : {}),
+      ...(times.has('process1') ? { process1VsPlain: ratio('process1', 'plain') } : {}),
+      ...(times.has('process50') && times.has('render50') ? { process50VsRender50: ratio('process50', 'render50') } : {}),
     },
     ...(times.has('signed') ? { kmsRoundTrip: await measureKmsRoundTrip(opts.runs) } : {}),
     ...(times.has('compressed') ? { compression: await measureGhostscript(bench, opts.runs, compressedBytes) } : {}),
@@ -189,9 +222,10 @@ export async function measureFinishing(
 export function printFinishing(result: FinishingResult): string {
   const lines = ['', 'Finishing (service against itself, same run; medians in ms):'];
   for (const variant of result.variants) lines.push(`  ${variant.title.padEnd(56)} ${String(variant.ms.median).padStart(8)}  (min ${variant.ms.min}, max ${variant.ms.max}, n ${variant.ms.n})`);
-  const { pdfaVsPlain, eInvoiceVsPlain, protectedVsPlain, watermarkedVsPlain, signedVsPlain, merge3VsSingles3 } = result.ratios;
+  const { pdfaVsPlain, eInvoiceVsPlain, protectedVsPlain, watermarkedVsPlain, signedVsPlain, merge3VsSingles3, process1VsPlain, process50VsRender50 } = result.ratios;
   lines.push(
     `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain}, signed / plain ${signedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
+    `  existing PDF stamped (process) / rendered, same page count: 1 page ${process1VsPlain}, 50 pages ${process50VsRender50}`,
   );
   if (result.ratios.bandsVsBuiltin !== undefined) lines.push(`  20-page table: pdf.header + pdf.footer / Chromium's header and footer ${result.ratios.bandsVsBuiltin}`);
   if (result.ratios.tocVsOnce !== undefined) lines.push(`  TOC report: pdf.toc / one print ${result.ratios.tocVsOnce}`);

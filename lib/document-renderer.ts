@@ -16,7 +16,10 @@ import { buildRenderPlan } from './plan/build-plan.js';
 import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
 import { PlanStepError } from './render/errors.js';
-import type { DocumentPlan, MergePlan, PdfPlan } from './render/render-plan.js';
+import type { DocumentPlan, MergePlan, PdfPlan, ProcessPlan } from './render/render-plan.js';
+import { fetchDocument } from './delivery/fetch-document.js';
+import { MAX_PROCESS_URL_BYTES } from './schemas/process-requests.js';
+import { processFailure } from './plan/request-errors.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
 
 /** Sessions a merge keeps ready or opening ahead of its parts: the one printing next, and the one after. */
@@ -24,6 +27,9 @@ const MERGE_SESSIONS_AHEAD = 2;
 
 /** Whether `plan` is a merge of parts rather than one render. */
 export const isMergePlan = (plan: DocumentPlan): plan is MergePlan => 'merge' in plan;
+
+/** Whether `plan` processes an existing PDF. */
+export const isProcessPlan = (plan: DocumentPlan): plan is ProcessPlan => 'process' in plan;
 
 /**
  * The one finishing pipeline behind a renderer: a PDF whose plan asks for
@@ -99,6 +105,39 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     return finishResult(rendered, steps, deadline);
   };
 
+  /**
+   * An existing PDF: fetched when given by URL, read within the input bounds and decrypted,
+   * then described (JSON) or finished like a print (a PDF/A it cannot reach is a 422 first).
+   */
+  const processDocument = async (plan: ProcessPlan, deadline: Deadline): Promise<RenderResult> => {
+    const started = Date.now();
+    const timings: Record<string, number> = {};
+    try {
+      const bytes =
+        plan.source.kind === 'bytes' ? plan.source.bytes : await fetchDocument(plan.source.url, { maxBytes: MAX_PROCESS_URL_BYTES, timeoutMs: deadline.remaining() });
+      if (plan.source.kind === 'url') timings.fetch = Date.now() - started;
+      const { openExistingPdf } = await import('./finishing/existing-pdf.js');
+      const existing = await withinDeadline(openExistingPdf(bytes, plan.password), deadline);
+      timings.read = Date.now() - started - (timings.fetch ?? 0);
+      if (plan.output === 'JSON') {
+        return { body: Buffer.from(JSON.stringify(existing.facts())), contentType: 'application/json', output: 'JSON', timings };
+      }
+      const level = plan.finishing.archive?.pdfa;
+      if (level) {
+        const problems = existing.pdfaProblems(level);
+        if (problems.length > 0) {
+          const { PdfaConformanceError } = await import('./finishing/errors.js');
+          throw new PdfaConformanceError(problems);
+        }
+      }
+      const result: RenderResult = { body: Buffer.from(existing.bytes.buffer, existing.bytes.byteOffset, existing.bytes.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
+      if (!wantsFinishing(plan.finishing)) return result;
+      return await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline);
+    } catch (error) {
+      throw processFailure(error, plan);
+    }
+  };
+
   /** One plan printed, then finished when it asks for it. */
   const single = async (plan: PdfPlan, deadline: Deadline): Promise<RenderResult> => {
     // The bands print in sessions of their own, side by side, once the body is printed: they open while it
@@ -118,6 +157,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   return {
     ...renderer,
     render: async (plan, options) => {
+      if (isProcessPlan(plan)) return processDocument(plan, startDeadline(options?.timeoutMs ?? defaultTimeoutMs));
       if (!isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands))) return renderer.render(plan, options);
       const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
       return isMergePlan(plan) ? merge(plan, deadline) : single(plan, deadline);

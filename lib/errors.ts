@@ -32,8 +32,8 @@ export class ValidationError extends ServiceError {
   readonly code: string;
   readonly fields: FieldErrors;
 
-  constructor(fields: FieldErrors, options: { message?: string; code?: string; cause?: unknown } = {}) {
-    super(options.message ?? 'Validation failed', 400, { cause: options.cause });
+  constructor(fields: FieldErrors, options: { message?: string; code?: string; cause?: unknown; statusCode?: 400 | 422 } = {}) {
+    super(options.message ?? 'Validation failed', options.statusCode ?? 400, { cause: options.cause });
     this.code = options.code ?? 'api.validation';
     this.fields = fields;
   }
@@ -44,6 +44,16 @@ export class ValidationError extends ServiceError {
  * are the part's, under `parts.<index>.`): nothing of it is charged.
  */
 export const MERGE_PART_CODE = 'merge.part';
+
+/**
+ * The code of a process request whose document could not be used (not a PDF,
+ * damaged, encrypted without the right password, too large, not fetched):
+ * a 400 naming `document`, `documentUrl` or `password`; nothing is charged.
+ */
+export const PROCESS_DOCUMENT_CODE = 'process.document';
+
+/** The code of a 422: the document cannot be made to conform to what `pdf` asks (PDF/A); nothing is charged. */
+export const CONFORMANCE_CODE = 'pdf.conformance';
 
 /** The page could not be loaded: DNS failure, refused, blocked, navigation timeout. */
 export class NavigationError extends ValidationError {

@@ -9,6 +9,8 @@ import type { HttpRequest, HttpResult } from '../http/types.js';
 import { newJobId } from '../jobs/job-ids.js';
 import { submitJob } from '../jobs/submit-job.js';
 import { mergeInput, mergeUnits } from '../plan/merge-input.js';
+import { checkProcessDocument } from '../plan/process-input.js';
+import { PROCESS_REQUEST_SCHEMAS, processInput, type ProcessRequestOutput } from '../schemas/process-requests.js';
 import { buildDocumentPlan } from '../plan/build-plan.js';
 import { templatesFor } from '../templates/template-engine.js';
 import { renderForRequest } from '../plan/request-errors.js';
@@ -46,10 +48,12 @@ type Source = {
   input?: (body: RenderBody) => RenderInput;
   /** A merge's parts, templates resolved and existing PDFs checked (before any quota is spent). */
   merge?: true;
+  /** An existing PDF to process: a document in the body checked (before any quota is spent). */
+  process?: true;
 };
 
 /** The sources of the table: the body schema of each delivery, and what to render. */
-const SOURCES: Record<RenderSource | 'merge', Source> = {
+const SOURCES: Record<RenderSource | 'merge' | 'process', Source> = {
   pdf: {
     schemas: RENDER_REQUEST_SCHEMAS.pdf,
     input: (body) => ({ output: 'PDF', page: body.page, pdf: body.pdf }),
@@ -64,6 +68,10 @@ const SOURCES: Record<RenderSource | 'merge', Source> = {
   merge: {
     schemas: MERGE_REQUEST_SCHEMAS,
     merge: true,
+  },
+  process: {
+    schemas: PROCESS_REQUEST_SCHEMAS,
+    process: true,
   },
 };
 
@@ -119,13 +127,13 @@ export async function prepareRender(input: DocumentInput, config: Pick<AppDeps['
 
 /**
  * One of the twelve render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
- * `/v1/template/{id}/async`, `/v1/pdf/merge`…): the source's schema for the delivery, the
+ * `/v1/template/{id}/async`, `/v1/pdf/merge`, `/v1/pdf/process`…): the source's schema for the delivery, the
  * template loaded first for a template (404 before 400), the render plan
  * built before the quota is spent (a 400 of the merged options ranks
  * before a 402), then the delivery.
  */
-export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 'merge', delivery: D, deps: DeliveryDeps[D]) {
-  const { schemas, input, merge } = SOURCES[source];
+export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 'merge' | 'process', delivery: D, deps: DeliveryDeps[D]) {
+  const { schemas, input, merge, process } = SOURCES[source];
   const deliver = DELIVERIES[delivery] as Deliver<D>;
   return httpEndpoint<v.GenericSchema, Template | undefined, Prepared>(
     {
@@ -135,9 +143,10 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 
       spendsQuota: merge ? (prepared) => mergeUnits(prepared.input as MergeInput) : true,
       begin: 'renderer' in deps ? () => deps.renderer.anticipate() : undefined,
       // Template loads (a template render's, a merge's template parts) read the caller's account.
-      readsAccount: !input,
-      preload: input || merge ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
+      readsAccount: !input && !process,
+      preload: input || merge || process ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: async ({ body, caller }, template) => {
+        if (process) return prepareRender(await checkProcessDocument(processInput(body as ProcessRequestOutput)), deps.config);
         if (merge) return prepareRender(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config);
         return prepareRender(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
       },

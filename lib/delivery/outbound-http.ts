@@ -140,7 +140,7 @@ function statusOutcome(statusCode: number): Omit<OutboundResult, 'durationMs'> {
 }
 
 /** A reason without the URL: the error code and Node's message minus any address details. */
-function networkReason(error: NodeJS.ErrnoException): string {
+export function networkReason(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case 'ECONNREFUSED':
       return 'connection refused';

@@ -19,6 +19,10 @@ import { constants, inflateSync } from 'node:zlib';
 import {
   ParseSpeeds,
   PDFArray,
+  PDFBool,
+  PDFDocument,
+  PDFHexString,
+  PDFString,
   PDFCatalog,
   PDFDict,
   PDFName,
@@ -58,7 +62,23 @@ function objectHeaders(bytes: Uint8Array): number {
 }
 
 /** What the parse has spent so far of the document's bounds. */
-type ParseBudget = { objects: number; streams: number; inflated: number; xrefEntries: number };
+type ParseBudget = {
+  objects: number;
+  streams: number;
+  inflated: number;
+  xrefEntries: number;
+  /**
+   * Set for the two parses of an encrypted file: the one that only locates its encryption dictionary
+   * leaves an object stream that is not Flate data (it is encrypted) undecoded, and the one that
+   * decrypts does the same with a cross-reference stream (never encrypted, yet decrypted by the
+   * library's parser: garbage it fails on as well); each is counted here rather than refused.
+   */
+  undecodable?: number;
+  tolerates?: 'ObjStm' | 'XRef';
+};
+
+/** The type an undecodable object stream is given in the locating parse, so the parser does not decode it. */
+const SKIPPED_STREAM = PDFName.of('DocRenderUndecoded');
 
 /**
  * Holds an object or cross-reference stream the parser has just read, and is
@@ -81,6 +101,11 @@ function checkParsedStream(stream: PDFRawStream, budget: ParseBudget): void {
     budget.inflated += filters.length === 0 ? stream.contents.length : inflateSync(stream.contents, { maxOutputLength: left + 1, finishFlush: constants.Z_SYNC_FLUSH }).length;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') {
+      if (budget.undecodable !== undefined && budget.tolerates === (objectStream ? 'ObjStm' : 'XRef')) {
+        budget.undecodable++;
+        dict.set(PDFName.of('Type'), SKIPPED_STREAM);
+        return;
+      }
       throw new PdfBoundError('Its object and cross-reference streams must be valid Flate data (an encrypted file must be decrypted first)');
     }
     budget.inflated = Infinity;
@@ -115,27 +140,133 @@ function checkParsedStream(stream: PDFRawStream, budget: ParseBudget): void {
  */
 export const MAX_PARSER_RECOVERIES = 10_000;
 
+/** What an encrypted input's encryption dictionary says: the handler, its version and revision, the key length, the permission bits. */
+export type InputEncryption = { filter: string; version: number; revision: number; keyBits: number; permissions: number; metadataEncrypted: boolean };
+
+/** Why a PDF is refused: `password` when it is encrypted and the password is missing or wrong. */
+export type PdfInputProblem = { problem: string; password?: true };
+
 /**
  * Reads a caller's PDF within the bounds: its object headers counted, then
  * parsed by pdf-lib's parser with its object streams and its recovery from
  * junk bounded (`boundedParse`), then the parsed objects checked
- * (`parsedPdfProblem`); not encrypted, with pages.
- * Answers its page count, or why it is refused. Whatever the parser throws
- * (a stack overflow on deep nesting among it) is the file's fault.
+ * (`parsedPdfProblem`); with pages, and not encrypted unless `decrypt`
+ * (an existing PDF to process): an encrypted file is then located by one
+ * parse and read within the same bounds by a second that decrypts as it
+ * reads, with `password` (an empty user password opens it without one).
+ * Answers its page count (and its encryption), or why it is refused. Whatever
+ * the parser throws (a stack overflow on deep nesting among it) is the file's fault.
  */
-export async function readPdfInput(bytes: Uint8Array): Promise<{ pages: number } | { problem: string }> {
+export async function readPdfInput(
+  bytes: Uint8Array,
+  options: { decrypt?: boolean; password?: string } = {},
+): Promise<{ pages: number; encryption?: InputEncryption } | PdfInputProblem> {
   const headers = objectHeaders(bytes);
   if (headers > MAX_DOCUMENT_OBJECTS) return { problem: tooManyObjects };
   let context: PDFContext;
+  const locating = options.decrypt === true;
+  const budget: Partial<ParseBudget> = locating ? { undecodable: 0, tolerates: 'ObjStm' } : {};
   try {
-    context = await boundedParse(bytes, headers);
+    context = await boundedParse(bytes, headers, budget);
   } catch (error) {
     return { problem: error instanceof PdfBoundError ? error.message : 'Is not a readable PDF' };
   }
+  const encryptDict = context.lookup(context.trailerInfo.Encrypt);
+  if (!encryptDict) {
+    if ((budget.undecodable ?? 0) > 0) return { problem: 'Its object and cross-reference streams must be valid Flate data' };
+  } else {
+    if (!locating) return { problem: 'Must not be encrypted: remove its password first' };
+    if (!(encryptDict instanceof PDFDict)) return { problem: 'Is not a readable PDF: its encryption dictionary is damaged' };
+    const opened = await decryptingParse(bytes, headers, context, encryptDict, options.password);
+    if ('problem' in opened) return opened;
+    const parsed = parsedPdfProblem(opened.context);
+    if (typeof parsed === 'string') return { problem: parsed };
+    return parsed.pages === 0 ? { problem: 'Has no pages' } : { ...parsed, encryption: opened.encryption };
+  }
   const parsed = parsedPdfProblem(context);
   if (typeof parsed === 'string') return { problem: parsed };
-  if (context.lookup(context.trailerInfo.Encrypt)) return { problem: 'Must not be encrypted: remove its password first' };
   return parsed.pages === 0 ? { problem: 'Has no pages' } : parsed;
+}
+
+/** The decryption pdf-lib's parser takes (the library does not export its class: see `cipherFactoryClass`). */
+type CipherFactory = NonNullable<Parameters<typeof PDFParser.forBytesWithOptions>[5]>;
+type CipherFactoryClass = new (dict: PDFDict, fileId: Uint8Array, password?: string) => CipherFactory;
+
+let cipherFactory: Promise<CipherFactoryClass> | undefined;
+
+/**
+ * pdf-lib's CipherTransformFactory, which its package does not export: taken
+ * once from the parser call `PDFDocument.load` makes for a file it encrypted
+ * itself. The decryption tests fail if an upgrade changes that call.
+ */
+function cipherFactoryClass(): Promise<CipherFactoryClass> {
+  cipherFactory ??= (async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([10, 10]);
+    doc.encrypt({ userPassword: 'u', ownerPassword: 'o' });
+    const sample = await doc.save();
+    const original = PDFParser.forBytesWithOptions;
+    let found: CipherFactoryClass | undefined;
+    PDFParser.forBytesWithOptions = (...args: Parameters<typeof original>) => {
+      if (args[5]) found = args[5].constructor as CipherFactoryClass;
+      return original(...args);
+    };
+    try {
+      await PDFDocument.load(sample, { password: 'u' });
+    } finally {
+      PDFParser.forBytesWithOptions = original;
+    }
+    if (!found) throw new Error('pdf-lib decrypts without a CipherTransformFactory: see cipherFactoryClass');
+    return found;
+  })();
+  return cipherFactory;
+}
+
+/** The numbers of the encryption dictionary, as a JSON answer and a log can show them. */
+function encryptionFacts(context: PDFContext, dict: PDFDict): InputEncryption {
+  const number = (key: string, fallback: number) => {
+    const value = context.lookup(dict.get(PDFName.of(key)));
+    return value instanceof PDFNumber ? value.asNumber() : fallback;
+  };
+  const filter = context.lookup(dict.get(PDFName.of('Filter')));
+  const version = number('V', 0);
+  return {
+    filter: filter instanceof PDFName ? filter.decodeText() : '',
+    version,
+    revision: number('R', 0),
+    keyBits: version >= 5 ? 256 : number('Length', 40),
+    permissions: number('P', 0),
+    // Version 4 and later may leave the XMP packet in clear (ISO 32000-1 Table 20).
+    metadataEncrypted: context.lookup(dict.get(PDFName.of('EncryptMetadata'))) !== PDFBool.False,
+  };
+}
+
+/** The second parse of an encrypted file: decrypted as it is read, within the bounds; a wrong or missing password is said so. */
+async function decryptingParse(
+  bytes: Uint8Array,
+  headers: number,
+  located: PDFContext,
+  encryptDict: PDFDict,
+  password: string | undefined,
+): Promise<{ context: PDFContext; encryption: InputEncryption } | PdfInputProblem> {
+  const ids = located.lookup(located.trailerInfo.ID);
+  const first = ids instanceof PDFArray ? located.lookup(ids.get(0)) : undefined;
+  const fileId = first instanceof PDFHexString || first instanceof PDFString ? first.asBytes() : new Uint8Array();
+  const Factory = await cipherFactoryClass();
+  let factory: CipherFactory;
+  try {
+    factory = new Factory(encryptDict, fileId, password ?? '');
+  } catch (error) {
+    if (/password/i.test((error as Error).message)) {
+      return password == null ? { problem: 'Is encrypted: give its password', password: true } : { problem: 'The password does not open this PDF', password: true };
+    }
+    return { problem: 'Is encrypted with a method this service cannot open', password: true };
+  }
+  try {
+    return { context: await boundedParse(bytes, headers, { undecodable: 0, tolerates: 'XRef' }, factory), encryption: encryptionFacts(located, encryptDict) };
+  } catch (error) {
+    return { problem: error instanceof PdfBoundError ? error.message : 'Is not a readable PDF' };
+  }
 }
 
 /** A bound the parse met: its message is the field's problem. */
@@ -154,12 +285,13 @@ class PdfBoundError extends Error {}
  * Both hooks are methods the library does not publish: the bounds' tests (a
  * bomb, junk) fail if an upgrade renames them.
  */
-async function boundedParse(bytes: Uint8Array, objects: number): Promise<PDFContext> {
-  const parser = PDFParser.forBytesWithOptions(bytes, ParseSpeeds.Slow, true);
+async function boundedParse(bytes: Uint8Array, objects: number, budgetSeed: Partial<ParseBudget> = {}, decryption?: CipherFactory): Promise<PDFContext> {
+  const parser = PDFParser.forBytesWithOptions(bytes, ParseSpeeds.Slow, true, undefined, undefined, decryption);
   const hooks = parser as unknown as { matchIndirectObjectHeader: () => boolean; parseObject: (ref?: PDFRef) => PDFObject };
   const matchHeader = hooks.matchIndirectObjectHeader.bind(parser);
   const parseObject = hooks.parseObject.bind(parser);
-  const budget: ParseBudget = { objects, streams: 0, inflated: 0, xrefEntries: 0 };
+  // The seed is the caller's to read afterwards (the undecodable count of a locating parse).
+  const budget = Object.assign(budgetSeed, { objects, streams: 0, inflated: 0, xrefEntries: 0 }) as ParseBudget;
   // The parser catches what its steps throw and throws its own error instead: the breach is kept to be answered.
   let breach: PdfBoundError | undefined;
   const guard = <T>(step: () => T): T => {

@@ -30,7 +30,7 @@ export function errorMapper(opts: { logger: Logger }): MiddlewareObj<HttpEvent, 
 /** The HTTP response for an error (exported for handlers that build responses outside middy). */
 export function toResponse(error: unknown, logger?: Logger): HttpResult {
   if (error instanceof ValidationError) {
-    return json(400, { message: error.message, code: error.code, fields: error.fields }, error.headers);
+    return json(error.statusCode, { message: error.message, code: error.code, fields: error.fields }, error.headers);
   }
   if (error instanceof ServiceError) {
     if (error.statusCode >= 500) logger?.error('request failed', { error });

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { MERGE_PART_CODE, ServiceError, ValidationError } from '../errors.js';
+import { CONFORMANCE_CODE, MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, ServiceError, ValidationError } from '../errors.js';
 import { refundQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import { SignerNotGrantedError } from '../signing/errors.js';
@@ -14,7 +14,8 @@ import type { CallerContext, HttpResult } from './types.js';
 export function earnsRefund(outcome: unknown): boolean {
   if (typeof outcome === 'number') return outcome >= 500;
   // A merge that failed on one of its parts delivers nothing: none of its parts is charged.
-  if (outcome instanceof ValidationError) return outcome.code === 'api.validation' || outcome.code === MERGE_PART_CODE;
+  // A document to process that cannot be used, or cannot conform, delivers nothing either.
+  if (outcome instanceof ValidationError) return [ 'api.validation', MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, CONFORMANCE_CODE ].includes(outcome.code);
   // A signer the token may not use is refused before anything renders (it needs the admitted caller, so it comes after the spend).
   if (outcome instanceof SignerNotGrantedError) return true;
   return !(outcome instanceof ServiceError) || outcome.statusCode >= 500;

@@ -75,7 +75,7 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   }
 
   let outcome: RunOutcome;
-  const kind = job.output === 'PDF' ? 'pdf' : 'screenshot';
+  const kind = job.output === 'IMAGE' ? 'screenshot' : 'pdf';
   const startedAt = now();
   const refused = job.batchItem ? await deps.batchItems?.refusal(job) : undefined;
   if (refused) outcome = { status: 'FAILED', error: refused };
@@ -224,6 +224,8 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
 function checkedInput(input: DocumentInput): DocumentInput {
   // A merge's parts were checked when queued (templates resolved, documents parsed); each part's render checks its own.
   if ('parts' in input) return input;
+  // A process request's document is read (within its bounds) by the render itself, as at the edge.
+  if ('process' in input) return input;
   if (input.output === 'PDF') {
     const { page, pdf } = parseMergedOptions({ page: input.page, pdf: input.pdf });
     return { output: 'PDF', page, pdf };

@@ -24,7 +24,9 @@ export type RouteDoc = {
   /** Request body component; absent for routes without a body. */
   body?: RequestBodyName;
   /** Success status and what it carries. */
-  success: { status: string; description: string; schema?: string; content?: 'pdf-or-image' | 'html' | 'javascript' | 'script-or-style' | 'json' };
+  success: { status: string; description: string; schema?: string; content?: 'pdf-or-image' | 'pdf-or-facts' | 'html' | 'javascript' | 'script-or-style' | 'json' };
+  /** Answers 422 when the document cannot be made to conform to what `pdf` asks (PDF/A). */
+  conformance?: true;
   /** False for the routes anyone may read (the document and the docs page). */
   auth?: boolean;
   /** Spends quota (402) and renders (504 on an exceeded time budget). */
@@ -62,6 +64,12 @@ const BATCH_ITEMS =
 const MERGE_PARTS =
   'Up to 20 parts, in order: {page, pdf?} rendered like /v1/pdf, {templateId, page?, pdf?} from a saved PDF template, or {document} an existing PDF (base64, at most 5 MB, not encrypted); each may have a title for its outline entry. The top-level pdf (outline, protection, watermark) applies to the merged file. Quota: one unit per rendered part; an existing PDF costs nothing, a failed merge nothing. A part that fails fails the merge: code merge.part, its fields under parts.<index>.';
 
+const PROCESS =
+  'An existing PDF: document (base64) or documentUrl (fetched, at most 50 MB, through the network rules of page.url), password when it is encrypted. ' +
+  'pdf takes the finishing options (watermark, metadata, pdfa, attachments, eInvoice with xml, protection, signature); print options and pdfua are a 400 naming them. ' +
+  'output JSON answers the facts of the document (PdfFacts) instead of a file. A document that cannot be used is a 400 on document, documentUrl or password (code process.document); ' +
+  'a PDF/A it cannot reach is a 422 naming pdf.pdfa with the reasons (code pdf.conformance). Quota: one unit per call; nothing for a 4xx.';
+
 /** Every route the service serves: serverless.yml's httpApi events, one to one (a test holds them equal). */
 export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: '/v1/pdf', operationId: 'createPdf', summary: 'Render a PDF, answered with the file', tag: 'PDF', body: 'PdfRequest', renders: true, success: { status: '200', description: 'The PDF. Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, description: RENDER_SOURCES },
@@ -76,6 +84,9 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: '/v1/pdf/merge', operationId: 'mergePdf', summary: 'Render and merge parts into one PDF, answered with the file', tag: 'PDF', body: 'MergeRequest', renders: true, success: { status: '200', description: 'The merged PDF. Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'post', path: '/v1/pdf/merge/sync', operationId: 'mergePdfSync', summary: 'Render and merge parts into one PDF, answered with a download URL', tag: 'PDF', body: 'MergeSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'post', path: '/v1/pdf/merge/async', operationId: 'mergePdfAsync', summary: 'Queue a merge; the webhook gets the result', tag: 'PDF', body: 'MergeAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
+  { method: 'post', path: '/v1/pdf/process', operationId: 'processPdf', summary: 'Finish or describe an existing PDF, answered with the file or its facts', tag: 'PDF', body: 'ProcessRequest', renders: true, conformance: true, success: { status: '200', description: 'The finished PDF (over 6 MB: 303 to a temporary download URL), or with output JSON its facts.', content: 'pdf-or-facts' }, description: PROCESS },
+  { method: 'post', path: '/v1/pdf/process/sync', operationId: 'processPdfSync', summary: 'Finish or describe an existing PDF, answered with a download URL', tag: 'PDF', body: 'ProcessSyncRequest', renders: true, conformance: true, success: { status: '200', description: 'The stored file (the PDF, or the facts as a .json file).', schema: 'SyncResult' }, description: PROCESS },
+  { method: 'post', path: '/v1/pdf/process/async', operationId: 'processPdfAsync', summary: 'Queue the processing of an existing PDF; the webhook gets the result', tag: 'PDF', body: 'ProcessAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: PROCESS },
   { method: 'get', path: '/v1/jobs/{id}', operationId: 'getJob', summary: 'Status of an async job (addition)', tag: 'Jobs', byId: true, success: { status: '200', description: 'The job.', schema: 'Job' } },
   { method: 'post', path: '/v1/batches', operationId: 'createBatch', summary: 'Queue a batch of renders; one webhook at its end (addition)', tag: 'Batches', body: 'BatchRequest', renders: true, next: BATCH_NEXT, success: { status: '202', description: 'The batch, accepted.', schema: 'AcceptedBatch' }, description: BATCH_ITEMS },
   { method: 'get', path: '/v1/batches/{id}', operationId: 'getBatch', summary: 'Status, counts and results manifest of a batch (addition)', tag: 'Batches', byId: true, success: { status: '200', description: 'The batch.', schema: 'Batch' } },
@@ -113,6 +124,8 @@ function successContent(success: RouteDoc['success']) {
       return Object.fromEntries(
         ['application/pdf', 'image/png', 'image/jpeg', 'image/webp'].map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
       );
+    case 'pdf-or-facts':
+      return { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } }, 'application/json': { schema: { $ref: '#/components/schemas/PdfFacts' } } };
     case 'html':
       return { 'text/html': { schema: { type: 'string' } } };
     case 'javascript':
@@ -150,11 +163,12 @@ function operation(route: RouteDoc) {
   if (route.success.status === '201' || route.success.status === '202') {
     responses[route.success.status]!.headers = { location: { description: 'Path of what was created: /v1/jobs/{id}, /v1/templates/{id} or /v1/batches/{id}.', schema: { type: 'string' } } };
   }
-  if (route.success.content === 'pdf-or-image') {
+  if (route.success.content === 'pdf-or-image' || route.success.content === 'pdf-or-facts') {
     responses['303'] = { description: 'The file is larger than a Lambda answer: Location is a temporary download URL (1 hour).', headers: { location: { schema: { type: 'string', format: 'uri' } } } };
   }
   if (route.body || route.query) responses['400'] = errorResponse('Validation failed (code api.validation), or the page could not be loaded (code render.navigation).', 'ValidationError');
   if (auth && route.renders) responses['402'] = errorResponse('The monthly quota is spent.');
+  if (route.conformance) responses['422'] = errorResponse('The document cannot be made PDF/A: fields["pdf.pdfa"] names the reasons (code pdf.conformance).', 'ValidationError');
   if (route.byId) responses['404'] = errorResponse('No such id for this account.');
   else if (route.notFound) responses['404'] = errorResponse(route.notFound);
   if (route.body) responses['413'] = errorResponse('The request body is over the limit (5 MiB by default).');

@@ -14,6 +14,7 @@ import { base64TextPattern } from '../schemas/base64-text.js';
 import { CSS_VALUE } from '../schemas/css-value.js';
 import { JS_WHITESPACE } from '../schemas/js-whitespace.js';
 import { DocumentPartSchema, MERGED_FILE_ONLY, MergePdfOptionsSchema } from '../schemas/merge-requests.js';
+import { PROCESS_REQUEST_SCHEMAS, ProcessPdfOptionsSchema } from '../schemas/process-requests.js';
 import { PageOrderSchema, PageRangesSchema } from '../schemas/page-ranges.js';
 import { pdfFinishingEntries, PDFA_LEVELS } from '../schemas/pdf-finishing.js';
 import { AppearanceSchema } from '../schemas/pdf-signature.js';
@@ -230,6 +231,28 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       ),
   ],
   [lastOf(MergePdfOptionsSchema), finishingRules],
+  // /v1/pdf/process: its pdf has the render's finishing fields, less pdfua and an invoice template (process-requests.ts).
+  [
+    lastOf(ProcessPdfOptionsSchema.pipe[2] as GenericSchema),
+    (pdf) =>
+      withRules(finishingRules(pdf), {
+        properties: {
+          pdfua: { not: { const: true } },
+          eInvoice: { anyOf: [{ type: 'null' }, { type: 'object', properties: { xmlTemplate: { type: 'null' } } }] },
+        },
+      }),
+  ],
+  // Exactly one of document (base64 of a file starting %PDF-) and documentUrl; no pdf with the JSON answer.
+  ...Object.values(PROCESS_REQUEST_SCHEMAS).map((schema): [unknown, (converted: Schema) => Schema] => [
+    lastOf(schema),
+    (body) => {
+      Object.assign(stringOf(body, 'document'), { pattern: base64StartingWith(PDF_MAGIC), contentEncoding: 'base64', contentMediaType: 'application/pdf' });
+      return withRules(body, exactlyOne(['document', 'string'], ['documentUrl', 'string']), {
+        if: { required: ['output'], properties: { output: { const: 'JSON' } } },
+        then: { properties: { pdf: { type: 'null' } } },
+      });
+    },
+  ]),
   // A page given as HTML has no site: each cookie names its url or domain, and a Cookie header, which would
   // be for the page's site, stays empty (lib/plan, cookiePlan and cookiesOfHeader).
   [

@@ -14,6 +14,7 @@ import {
 import { BatchRequestSchema } from '../schemas/batch-requests.js';
 import { TemplateCreateSchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
 import { withJsonSchemaRules, withPartPdfRules } from './json-schema-rules.js';
+import { PROCESS_REQUEST_SCHEMAS } from '../schemas/process-requests.js';
 import { DocumentPartSchema, MERGE_REQUEST_SCHEMAS, MergePartSchema, PagePartSchema, TemplatePartSchema } from '../schemas/merge-requests.js';
 
 /** Shared pieces, referenced from the request bodies as `#/components/schemas/<name>`. */
@@ -38,6 +39,9 @@ export const REQUEST_BODIES = {
   MergeRequest: MERGE_REQUEST_SCHEMAS.raw,
   MergeSyncRequest: MERGE_REQUEST_SCHEMAS.sync,
   MergeAsyncRequest: MERGE_REQUEST_SCHEMAS.async,
+  ProcessRequest: PROCESS_REQUEST_SCHEMAS.raw,
+  ProcessSyncRequest: PROCESS_REQUEST_SCHEMAS.sync,
+  ProcessAsyncRequest: PROCESS_REQUEST_SCHEMAS.async,
   TemplateCreateRequest: TemplateCreateSchema,
   TemplateUpdateRequest: TemplateUpdateSchema,
   BatchRequest: BatchRequestSchema,

@@ -211,6 +211,115 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     },
     required: ['data'],
   },
+  PdfFacts: {
+    type: 'object',
+    description:
+      'The facts of an existing PDF (POST /v1/pdf/process with output JSON), read from the file as given (decrypted with password). ' +
+      'Sizes in points (the crop box, as pdfinfo shows it), rotation in degrees clockwise.',
+    properties: {
+      pdfVersion: { type: 'string', examples: ['1.7'], description: "The header's version, or the catalog's /Version when later." },
+      pageCount: { type: 'integer', minimum: 1 },
+      pages: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { number: { type: 'integer', minimum: 1 }, width: { type: 'number' }, height: { type: 'number' }, rotation: { type: 'integer', enum: [0, 90, 180, 270] } },
+          required: ['number', 'width', 'height', 'rotation'],
+        },
+      },
+      metadata: {
+        type: 'object',
+        properties: {
+          info: { type: 'object', additionalProperties: { type: 'string' }, description: 'The Info dictionary (Title, Author, Subject, Keywords, Creator, Producer, CreationDate, ModDate…) as text.' },
+          xmp: { type: ['string', 'null'], description: 'The XMP packet (at most 4 MB), or null.' },
+        },
+        required: ['info', 'xmp'],
+      },
+      conformance: {
+        type: 'object',
+        description: 'What the XMP claims (pdfaid, pdfuaid): a claim, not a validation.',
+        properties: {
+          pdfa: { type: ['object', 'null'], properties: { part: { type: 'integer' }, conformance: { type: 'string' } }, required: ['part', 'conformance'] },
+          pdfua: { type: ['object', 'null'], properties: { part: { type: 'integer' } }, required: ['part'] },
+        },
+        required: ['pdfa', 'pdfua'],
+      },
+      encryption: {
+        type: ['object', 'null'],
+        description: 'null when the file is not encrypted.',
+        properties: {
+          filter: { type: 'string', examples: ['Standard'] },
+          version: { type: 'integer', description: '/V: 1–2 RC4, 4 AES-128 or RC4, 5 AES-256.' },
+          revision: { type: 'integer' },
+          keyBits: { type: 'integer' },
+          metadataEncrypted: { type: 'boolean' },
+          permissions: {
+            type: 'object',
+            description: 'The permission bits in the words of pdf.protection.permissions.',
+            properties: {
+              print: { type: 'string', enum: ['none', 'lowResolution', 'highResolution'] },
+              modify: { type: 'boolean' },
+              copy: { type: 'boolean' },
+              annotate: { type: 'boolean' },
+              fillForms: { type: 'boolean' },
+              accessibility: { type: 'boolean' },
+              assemble: { type: 'boolean' },
+            },
+            required: ['print', 'modify', 'copy', 'annotate', 'fillForms', 'accessibility', 'assemble'],
+          },
+        },
+        required: ['filter', 'version', 'revision', 'keyBits', 'metadataEncrypted', 'permissions'],
+      },
+      attachments: {
+        type: 'array',
+        description: "Embedded files: the document's (page null), then those of file attachment annotations, as pdfdetach -list orders them.",
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            size: { type: ['integer', 'null'], description: 'As the file declares it (/Params /Size), or null.' },
+            mimeType: { type: ['string', 'null'] },
+            description: { type: ['string', 'null'] },
+            relationship: { type: ['string', 'null'], description: '/AFRelationship (Source, Data, Alternative, Supplement, Unspecified).' },
+            page: { type: ['integer', 'null'] },
+          },
+          required: ['name', 'size', 'mimeType', 'description', 'relationship', 'page'],
+        },
+      },
+      outline: { type: 'array', description: "The outline's titles as a tree (a looping outline read as qpdf reads it).", items: ref('OutlineEntry') },
+      form: {
+        type: 'object',
+        properties: {
+          fields: {
+            type: 'array',
+            description: "The AcroForm's fields, by fully qualified name.",
+            items: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                type: { type: 'string', enum: ['text', 'checkbox', 'radio', 'dropdown', 'list', 'button', 'signature'] },
+                value: {
+                  description: 'text: string or null; checkbox: boolean; radio: the chosen option or null; dropdown and list: the chosen options; button and signature: null.',
+                  oneOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }, { type: 'null' }],
+                },
+                options: { type: 'array', items: { type: 'string' }, description: 'radio, dropdown and list: what the field can take.' },
+                required: { type: 'boolean' },
+                readOnly: { type: 'boolean' },
+              },
+              required: ['name', 'type', 'value', 'required', 'readOnly'],
+            },
+          },
+        },
+        required: ['fields'],
+      },
+    },
+    required: ['pdfVersion', 'pageCount', 'pages', 'metadata', 'conformance', 'encryption', 'attachments', 'outline', 'form'],
+  },
+  OutlineEntry: {
+    type: 'object',
+    properties: { title: { type: 'string' }, children: { type: 'array', items: ref('OutlineEntry') } },
+    required: ['title', 'children'],
+  },
   WebhookEvent: {
     type: 'object',
     description:
@@ -220,7 +329,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     properties: {
       id: { type: 'string' },
       status: { type: 'string', enum: ['COMPLETED', 'FAILED'] },
-      output: { type: 'string', enum: ['PDF', 'IMAGE'] },
+      output: { type: 'string', enum: ['PDF', 'IMAGE', 'JSON'], description: 'JSON: the facts of a processed PDF (POST /v1/pdf/process/async with output JSON), as PdfFacts.' },
       contentType: { type: ['string', 'null'] },
       fileSize: { type: ['integer', 'null'] },
       fileUrl: { type: ['string', 'null'], description: 'receiveType URL: download URL valid for 1 hour; null when the job failed.' },

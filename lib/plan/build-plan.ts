@@ -19,6 +19,7 @@ import type {
   PagePlan,
   PageSource,
   PdfPlan,
+  ProcessPlan,
   RenderPlan,
   ScreenPlan,
   ShotTarget,
@@ -38,6 +39,7 @@ import {
   type ScreenshotOptionsOutput,
 } from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
+import type { ProcessInput } from '../schemas/process-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
 import { pdfFinishingPlan } from './pdf-finishing-plan.js';
@@ -56,6 +58,7 @@ export const HEADER_FOOTER_MARGIN = '1.5cm';
  * top-level pdf once. `templates` renders its templates: `templatesFor(input)` gives it when there are any.
  */
 export function buildDocumentPlan(input: DocumentInput, templates: TemplateRenderer | undefined): DocumentPlan {
+  if ('process' in input) return processPlan(input);
   if (!('parts' in input)) return buildRenderPlan(input, templates);
   const outline = input.pdf?.outline ?? false;
   const bands = bandsPlan(input.pdf, templates, firstPagePart(input.parts));
@@ -94,6 +97,19 @@ function bandsOverPart(plan: PdfPlan, bands: BandsPlan, index: number): void {
   }
   plan.sectionHeadings = bands.sectionHeadings;
   fitBands(plan.print, bands);
+}
+
+/** The plan of a process request: the document decoded once, its finishing planned as a render's (no page, so no template data). */
+function processPlan(input: ProcessInput): ProcessPlan {
+  const source: ProcessPlan['source'] =
+    'document' in input.process ? { kind: 'bytes', bytes: Buffer.from(input.process.document, 'base64') } : { kind: 'url', url: input.process.documentUrl };
+  return {
+    output: input.output,
+    process: true,
+    source,
+    ...(input.password != null ? { password: input.password } : {}),
+    finishing: pdfFinishingPlan(input.pdf),
+  };
 }
 
 /** The plan of a validated request (a direct render's body, or a template's merged options); `templates` as for `buildDocumentPlan`. */

@@ -3,9 +3,11 @@
  * failed (lib/render/errors.ts); here, where the plan's origin in the request
  * is known, that becomes the contract's 400 naming the request's fields.
  */
-import { NavigationError, ValidationError } from '../errors.js';
+import { CONFORMANCE_CODE, NavigationError, PROCESS_DOCUMENT_CODE, ValidationError } from '../errors.js';
+import { DocumentFetchError } from '../delivery/fetch-document.js';
+import { InputPdfError, PdfaConformanceError } from '../finishing/errors.js';
 import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
-import type { DocumentPlan, RenderPlan } from '../render/render-plan.js';
+import type { DocumentPlan, ProcessPlan, RenderPlan } from '../render/render-plan.js';
 import type { DocumentRenderer, RenderResult } from '../render/types.js';
 
 /** The request field each step of the plan was built from. */
@@ -44,6 +46,28 @@ export function toRequestError(error: unknown, plan: RenderPlan): unknown {
 }
 
 /**
+ * What failed in processing an existing PDF, in the request's terms: the
+ * document (or the password that should open it) named with a 400, a PDF/A
+ * it cannot reach a 422 naming `pdf.pdfa` with each reason.
+ */
+export function processFailure(error: unknown, plan: ProcessPlan): unknown {
+  const field = plan.source.kind === 'bytes' ? 'document' : 'documentUrl';
+  if (error instanceof DocumentFetchError) {
+    return new ValidationError({ documentUrl: error.message }, { message: 'The document could not be fetched', code: PROCESS_DOCUMENT_CODE, cause: error });
+  }
+  if (error instanceof InputPdfError) {
+    return new ValidationError({ [error.password ? 'password' : field]: error.message }, { message: 'The document cannot be used', code: PROCESS_DOCUMENT_CODE, cause: error });
+  }
+  if (error instanceof PdfaConformanceError) {
+    return new ValidationError(
+      { 'pdf.pdfa': error.reasons.join('; ') },
+      { message: 'The document cannot be made PDF/A', code: CONFORMANCE_CODE, statusCode: 422, cause: error },
+    );
+  }
+  return error;
+}
+
+/**
  * Renders a plan built from a request; what the layers throw comes back in
  * the request's terms (a merge names its parts' fields itself: lib/document-renderer.ts).
  */
@@ -55,6 +79,6 @@ export async function renderForRequest(
   try {
     return await renderer.render(plan, options);
   } catch (error) {
-    throw 'merge' in plan ? error : toRequestError(error, plan);
+    throw 'merge' in plan || 'process' in plan ? error : toRequestError(error, plan);
   }
 }

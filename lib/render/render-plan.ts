@@ -133,5 +133,17 @@ export type MergePlan = {
   finishing: FinishingPlan;
 };
 
-/** What the document renderer (lib/document-renderer.ts) produces: one render, or a merge. */
-export type DocumentPlan = RenderPlan | MergePlan;
+/**
+ * An existing PDF (/v1/pdf/process): where its bytes come from, the password
+ * that opens it, and either its facts (JSON) or the finishing of it (PDF).
+ */
+export type ProcessPlan = {
+  output: 'PDF' | 'JSON';
+  process: true;
+  source: { kind: 'bytes'; bytes: Uint8Array } | { kind: 'url'; url: string };
+  password?: string;
+  finishing: FinishingPlan;
+};
+
+/** What the document renderer (lib/document-renderer.ts) produces: one render, a merge, or an existing PDF processed. */
+export type DocumentPlan = RenderPlan | MergePlan | ProcessPlan;

@@ -13,6 +13,7 @@ import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
 import { BAND_ENTRIES, PageOverridesSchema, PdfOptionsSchema, StorageOptionsSchema, WebhookOptionsSchema, type PageOptionsOutput, type PdfOptionsOutput } from './render-options.js';
+import type { ProcessInput } from './process-requests.js';
 import { PageWithSourceSchema, type RenderInput } from './render-requests.js';
 
 /** Most parts in one merge. */
@@ -168,5 +169,5 @@ export type MergePartInput =
 /** A merge (`POST /v1/pdf/merge`) checked and its templates resolved: what a job stores and the plan is built from. */
 export type MergeInput = { output: 'PDF'; parts: MergePartInput[]; pdf?: MergePdfOptionsOutput | null };
 
-/** What a delivery or a job produces: one render, or a merge of several. */
-export type DocumentInput = RenderInput | MergeInput;
+/** What a delivery or a job produces: one render, a merge of several, or an existing PDF processed. */
+export type DocumentInput = RenderInput | MergeInput | ProcessInput;

@@ -5,7 +5,7 @@
    ALLOW_PRIVATE_HOSTS lets them through (run.ts lets 127.0.0.1 through). So
    in the schema-valid (positive) cases, every URL the service would fetch or
    call (page.url, a template's variables.page.url, a merge part's page.url,
-   storage.preSignedUrl, webhook.url) is pointed at run.ts's local receiver,
+   storage.preSignedUrl, webhook.url, a process request's documentUrl) is pointed at run.ts's local receiver,
    which answers 200 with a small page. Likewise the base64 HTML fields
    (page.html, htmlTemplate, pdf.headerHtml, footerHtml) are re-encoded as the
    UTF-8 of their bytes, a rule the document cannot state (see 2), so that the
@@ -75,6 +75,9 @@ def before_call(context, case, **kwargs):
             _point_at_receiver(holder, section, field)
         for section, field in TEXT_FIELDS:
             _as_utf8(holder, section, field)
+    # A process request's documentUrl is fetched: the receiver answers it (with a page, which is no PDF).
+    if isinstance(body.get("documentUrl"), str):
+        body["documentUrl"] = f"{RECEIVER}/documentUrl"
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class Rule:
 # Operations that merge the request over a stored template before checking it.
 TEMPLATE_RENDERS = ("renderTemplate", "renderTemplateSync", "renderTemplateAsync")
 MERGES = ("mergePdf", "mergePdfSync", "mergePdfAsync")
+# Operations that process an existing PDF (lib/schemas/process-requests.ts).
+PROCESSES = ("processPdf", "processPdfSync", "processPdfAsync")
 
 # What the options merged over a stored template are refused for (lib/schemas/render-requests.ts and
 # render-options.ts): the rules between fields, and fields a whole object needs that the request left to the template.
@@ -212,6 +217,33 @@ BEYOND_JSON_SCHEMA = (
         "streams and what they inflate to, nesting, page tree, pages and their size: lib/finishing/"
         "pdf-input-bounds.ts): what the decoded file holds has no JSON Schema form.",
         MERGES,
+    ),
+    Rule(
+        r"^(document|password)$",
+        r"^(Is not a readable PDF|Has no pages|Must have at most|Must not|Its |Is encrypted|The password does not open"
+        r"|Give exactly one of document and documentUrl)",
+        "The PDF to process must parse within the decoder's bounds (lib/finishing/pdf-input-bounds.ts) and open with "
+        "password when it is encrypted: what the decoded file holds has no JSON Schema form. Exactly one of document "
+        "and documentUrl is a rule between two nullable fields, stated in the description.",
+        PROCESSES,
+    ),
+    Rule(
+        r"^documentUrl$",
+        r"^(Answered \d+|Could not be fetched|Refused by the network rules|No complete answer|Must be at most"
+        r"|Give exactly one of document and documentUrl|Is not a readable PDF|Has no pages|Must have at most|Must not|Its "
+        r"|Is encrypted|The password does not open)",
+        "documentUrl is fetched when the render runs: what its host answers (a status, a body that is no PDF or "
+        "breaks the decoder's bounds, its size) is the host's, not the request's.",
+        PROCESSES,
+    ),
+    Rule(
+        r"^(pdf|pdf\.pdfua|pdf\.eInvoice\.xmlTemplate)$",
+        r"^(The JSON answer describes the document as given|Does not apply to an existing PDF"
+        r"|An existing PDF has no page\.templateData)",
+        "The process body's pdf shares the render's finishing fields (one schema for both): pdfua and an invoice "
+        "xmlTemplate exist there but need a print, and pdf with output JSON is a rule between two fields; each is "
+        "said in the description.",
+        PROCESSES,
     ),
     Rule(
         r"^(page|screenshot)\.",

@@ -54,9 +54,22 @@ const FILE_SERVERS = ['openapi', 'studio'];
  * that is a PDF is read at the edge (lib/plan/merge-input.ts), so the PDF library is a
  * chunk of theirs, loaded on demand by pdf-merge-async only.
  */
-const PDF_AT_THE_EDGE = ['pdf-async', 'screenshot-async', 'template-render-async', 'pdf-merge-async', 'batch-create'];
+const PDF_AT_THE_EDGE = ['pdf-async', 'screenshot-async', 'template-render-async', 'pdf-merge-async', 'pdf-process-async', 'batch-create'];
 
-const RENDERERS = ['pdf', 'screenshot', 'template-render', 'pdf-sync', 'screenshot-sync', 'template-render-sync', 'pdf-merge', 'pdf-merge-sync', 'jobs-consume', 'batch-items-consume'];
+const RENDERERS = [
+  'pdf',
+  'screenshot',
+  'template-render',
+  'pdf-sync',
+  'screenshot-sync',
+  'template-render-sync',
+  'pdf-merge',
+  'pdf-merge-sync',
+  'pdf-process',
+  'pdf-process-sync',
+  'jobs-consume',
+  'batch-items-consume',
+];
 
 const ROUTES: Record<string, string> = {
   'POST /v1/pdf': 'pdf',
@@ -71,6 +84,9 @@ const ROUTES: Record<string, string> = {
   'POST /v1/pdf/merge': 'pdf-merge',
   'POST /v1/pdf/merge/sync': 'pdf-merge-sync',
   'POST /v1/pdf/merge/async': 'pdf-merge-async',
+  'POST /v1/pdf/process': 'pdf-process',
+  'POST /v1/pdf/process/sync': 'pdf-process-sync',
+  'POST /v1/pdf/process/async': 'pdf-process-async',
   'POST /v1/templates': 'template-create',
   'GET /v1/templates': 'template-list',
   'GET /v1/templates/{id}': 'template-get',
@@ -151,6 +167,9 @@ const PERMISSIONS: Record<string, string[]> = {
   'pdf-merge': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
   'pdf-merge-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
   'pdf-merge-async': [...SPEND, ...READ_TEMPLATE, ...SUBMIT_JOB],
+  'pdf-process': [...SPEND, ...STORE_FILES, ...SIGN],
+  'pdf-process-sync': [...SPEND, ...STORE_FILES, ...SIGN],
+  'pdf-process-async': [...SPEND, ...SUBMIT_JOB],
   'job-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'template-create': [...AUTH, 'dynamodb:PutItem TemplatesTable', 's3:PutObject FilesBucket/templates/*'],
   'template-list': [...AUTH, 'dynamodb:Query TemplatesTable/index/byAccount'],

@@ -168,8 +168,18 @@ describe('GET /v1/openapi.json', () => {
     await call('POST', '/v1/pdf/merge/sync', { json: { parts: [{ page: { html } }] } });
     await call('POST', '/v1/pdf/merge/async', { json: { parts: [{ page: { html } }], webhook: { url: `${receiver.url}/hook` } } });
 
+    // An existing PDF: the file, its facts (held to PdfFacts), sync, async, and a PDF/A it cannot reach (422)
+    const existing = Buffer.from(await (await service.request('/v1/pdf', { json: { page: { html } } })).arrayBuffer()).toString('base64');
+    await call('POST', '/v1/pdf/process', { json: { document: existing, pdf: { watermark: { text: 'Spec' } } } });
+    await call('POST', '/v1/pdf/process', { json: { document: existing, output: 'JSON' } });
+    await call('POST', '/v1/pdf/process/sync', { json: { document: existing } });
+    await call('POST', '/v1/pdf/process/async', { json: { document: existing, output: 'JSON', webhook: { url: `${receiver.url}/hook` } } });
+    await call('POST', '/v1/pdf/process', { json: { document: b64('%PDF-1.7 not a PDF') } });
+    const helvetica = '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Resources<</Font<</F1<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>>>>>>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n';
+    await call('POST', '/v1/pdf/process', { json: { document: b64(helvetica), pdf: { pdfa: 'PDF/A-2b' } } });
+
     // Jobs, account, the document and the docs
-    await waitFor('the webhook calls', () => (receiver.requests.length >= 3 ? true : undefined));
+    await waitFor('the webhook calls', () => (receiver.requests.length >= 4 ? true : undefined));
     await call('GET', '/v1/jobs/{id}', { realPath: `/v1/jobs/${pdfJob.id}` });
     await call('GET', '/v1/devices');
     await call('GET', '/v1/usage');

@@ -3,6 +3,7 @@
  * well-formed file (objects, a cross-reference table, a trailer) whose
  * content is what a hostile caller would send.
  */
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 
 /** A PDF of the given objects (numbered from 1, object 1 the catalog), with a correct cross-reference table. */
@@ -57,4 +58,47 @@ export const manyObjectsPdf = (count: number) => pdfOf([CATALOG, '<< /Type /Page
 export function referenceChainPdf(links: number): Buffer {
   const chain = Array.from({ length: links }, (_, i) => (i === links - 1 ? '[1]' : `[${i + 5} 0 R]`));
   return pdfOf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', page('/Chain 4 0 R '), ...chain]);
+}
+
+/** RC4, for the encrypted hostile files (Node's OpenSSL no longer offers it). */
+function rc4(key: Buffer, data: Buffer): Buffer {
+  const s = Array.from({ length: 256 }, (_, i) => i);
+  for (let i = 0, j = 0; i < 256; i++) {
+    j = (j + s[i]! + key[i % key.length]!) & 255;
+    [s[i], s[j]] = [s[j]!, s[i]!];
+  }
+  const out = Buffer.alloc(data.length);
+  for (let n = 0, i = 0, j = 0; n < data.length; n++) {
+    i = (i + 1) & 255;
+    j = (j + s[i]!) & 255;
+    [s[i], s[j]] = [s[j]!, s[i]!];
+    out[n] = data[n]! ^ s[(s[i]! + s[j]!) & 255]!;
+  }
+  return out;
+}
+
+/**
+ * `objectStreamBombPdf` encrypted (RC4 128-bit, V 2 R 3, an empty user
+ * password, so any reader opens it): its object stream is encrypted, so only
+ * a parse that decrypts as it reads finds the bomb.
+ */
+export function encryptedObjectStreamBombPdf(inflated: number): Buffer {
+  const md5 = (...parts: Buffer[]) => createHash('md5').update(Buffer.concat(parts)).digest();
+  const padding = Buffer.from('28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A', 'hex');
+  const id = Buffer.alloc(16, 7);
+  const owner = Buffer.alloc(32, 9);
+  const permissions = Buffer.alloc(4);
+  permissions.writeInt32LE(-4);
+  let key = md5(padding, owner, permissions, id);
+  for (let i = 0; i < 50; i++) key = md5(key);
+  let user = rc4(key, md5(padding, id));
+  for (let i = 1; i <= 19; i++) user = rc4(Buffer.from(key.map((byte) => byte ^ i)), user);
+  user = Buffer.concat([user, Buffer.alloc(16)]);
+  const objectKey = (num: number) => md5(key, Buffer.from([num & 255, (num >> 8) & 255, (num >> 16) & 255, 0, 0]));
+  const data = rc4(objectKey(4), deflateSync(Buffer.concat([Buffer.from('6 0 null'), Buffer.alloc(inflated - 8, ' ')]), { level: 9 }));
+  const stream = Buffer.concat([Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
+  const encrypt = `<< /Filter /Standard /V 2 /R 3 /Length 128 /P -4 /O <${owner.toString('hex')}> /U <${user.toString('hex')}> >>`;
+  const file = pdfOf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', page(), stream, encrypt]);
+  // The trailer names the encryption dictionary (object 5) and the file identifier the key is made from.
+  return Buffer.from(file.toString('latin1').replace('/Root 1 0 R >>', `/Root 1 0 R /Encrypt 5 0 R /ID [<${id.toString('hex')}> <${id.toString('hex')}>] >>`), 'latin1');
 }

@@ -7,6 +7,7 @@ import { MAX_DOCUMENT_NESTING, MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES, MAX_PAG
 import {
   deepDictionaryPdf,
   deepNestingPdf,
+  encryptedObjectStreamBombPdf,
   kidsLoopPdf,
   manyObjectsPdf,
   manyPagesPdf,
@@ -23,6 +24,33 @@ async function verdict(bytes: Uint8Array): Promise<string> {
 }
 
 describe('pdf input bounds', () => {
+  it('open an encrypted PDF to process with its password, read within the same bounds as it is decrypted', async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < 3; i++) doc.addPage([300, 300]).drawText(`Page ${i + 1}`);
+    doc.encrypt({ userPassword: 'open-sesame', ownerPassword: 'owner' });
+    const encrypted = await doc.save({ useObjectStreams: true });
+    assert.deepEqual(await readPdfInput(encrypted, { decrypt: true, password: 'open-sesame' }), {
+      pages: 3,
+      encryption: { filter: 'Standard', version: 5, revision: 6, keyBits: 256, permissions: -3904, metadataEncrypted: true },
+    });
+    assert.equal(((await readPdfInput(encrypted, { decrypt: true, password: 'owner' })) as { pages: number }).pages, 3);
+    assert.deepEqual(await readPdfInput(encrypted, { decrypt: true }), { problem: 'Is encrypted: give its password', password: true });
+    assert.deepEqual(await readPdfInput(encrypted, { decrypt: true, password: 'nope' }), { problem: 'The password does not open this PDF', password: true });
+    // A merge part must still come unencrypted.
+    assert.match(await verdict(encrypted), /encrypted/);
+    // An empty user password opens without one, as in any reader; its encrypted object stream is bounded once decrypted.
+    assert.equal(((await readPdfInput(encryptedObjectStreamBombPdf(1_000_000), { decrypt: true })) as { pages: number }).pages, 1);
+    assert.deepEqual(await readPdfInput(encryptedObjectStreamBombPdf(200_000_000), { decrypt: true }), {
+      problem: 'Its object and cross-reference streams must inflate to at most 32 MB together',
+    });
+  });
+
+  it('refuse each hostile file the same way when it is read to be processed (decrypt mode)', async () => {
+    for (const bytes of [deepNestingPdf(MAX_DOCUMENT_NESTING), objectStreamBombPdf(200_000_000), kidsLoopPdf(), manyPagesPdf(MAX_DOCUMENT_PAGES + 1)]) {
+      assert.deepEqual(await readPdfInput(bytes, { decrypt: true }), await readPdfInput(bytes));
+    }
+  });
+
   it('accept the files pdf-lib writes, object and cross-reference streams included, and each hostile file at its bound', async () => {
     const doc = await PDFDocument.create();
     for (let i = 0; i < 30; i++) doc.addPage([MAX_PAGE_EDGE_POINTS, 300]).drawText(`Page ${i + 1}`);

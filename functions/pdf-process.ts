@@ -1,0 +1,7 @@
+import { renderingHandler } from '../lib/render-app.js';
+
+// Imported dynamically, so that it loads while Chromium starts (see renderingHandler).
+export const handler = await renderingHandler(async () => {
+  const { renderEndpoint } = await import('../lib/api/render-endpoints.js');
+  return (deps) => renderEndpoint('process', 'raw', deps);
+});

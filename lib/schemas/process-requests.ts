@@ -1,0 +1,195 @@
+/**
+ * Request bodies of `POST /v1/pdf/process` (raw, `/sync`, `/async`): a PDF
+ * the caller already has (`document`, base64, or `documentUrl`), opened with
+ * `password` when it is encrypted, put through the finishing options that
+ * apply to an existing PDF (`pdf`), answered as a PDF or as its facts (`output: "JSON"`).
+ */
+import * as v from 'valibot';
+import { closedObject } from './closed-object.js';
+import { publicHttpUrl } from './http-url.js';
+import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES } from './merge-requests.js';
+import { PAGE_FORM_ENTRIES } from './page-form-options.js';
+import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
+import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
+import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
+import { StorageOptionsSchema, WebhookOptionsSchema } from './render-options.js';
+
+/** Largest PDF fetched from `documentUrl`. */
+export const MAX_PROCESS_URL_BYTES = 50 * 1024 * 1024;
+/** Longest password of an encrypted input (PDF 2.0 passwords are at most 127 bytes of UTF-8). */
+export const MAX_PASSWORD_LENGTH = 127;
+
+/**
+ * The `pdf` options of a render that make no sense on a PDF that exists: how
+ * a page is printed, and what only a print can write (an outline and tags come
+ * from the page's structure, running bands from the margins a print leaves
+ * them). Named with a 400 of their own, so a template's options are not
+ * dropped silently.
+ */
+export const PRINT_ONLY_PDF_OPTIONS = [
+  'scale',
+  'displayHeaderFooter',
+  'headerHtml',
+  'footerHtml',
+  'printBackground',
+  'landscape',
+  'pageRanges',
+  'format',
+  'width',
+  'height',
+  'preferCSSPageSize',
+  'margin',
+  'omitBackground',
+  'outline',
+  'tagged',
+  'header',
+  'footer',
+  'toc',
+  'sectionHeadings',
+] as const;
+
+/** Finishing options refused on an existing PDF, with the reason (the field exists in `pdf` for renders). */
+export const NOT_FOR_EXISTING_PDF: Readonly<Record<string, string>> = {
+  pdfua: 'Does not apply to an existing PDF: PDF/UA needs the structure a print of the page writes, which cannot be checked on a file that exists',
+};
+
+const PRINT_ONLY_MESSAGE = 'Applies to printing a page, not to an existing PDF';
+
+/** The finishing options, as a render's `pdf` has them, less those that need the print. */
+const ProcessPdfObjectSchema = closedObject({
+  ...PAGE_FORM_ENTRIES,
+  ...pdfFinishingEntries,
+  ...PDF_FINISHING_ENTRIES,
+  ...PDF_SIGNATURE_ENTRIES,
+});
+
+/**
+ * `pdf` of a process request: the finishing options (watermark, metadata,
+ * PDF/A, attachments, e-invoice, protection, signature, and every option the
+ * finishing stage gains), the rules between them as on a render; a print
+ * option is a 400 naming it.
+ */
+export const ProcessPdfOptionsSchema = v.pipe(
+  v.unknown(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const input = dataset.value;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return;
+    const given = input as Record<string, unknown>;
+    for (const key of PRINT_ONLY_PDF_OPTIONS) {
+      if (Object.hasOwn(given, key)) addIssue({ message: PRINT_ONLY_MESSAGE, path: [{ type: 'object', origin: 'value', input: given, key, value: given[key] }] });
+    }
+    for (const [key, message] of Object.entries(NOT_FOR_EXISTING_PDF)) {
+      if (given[key] != null && given[key] !== false) addIssue({ message, path: [{ type: 'object', origin: 'value', input: given, key, value: given[key] }] });
+    }
+    const invoice = given.eInvoice as Record<string, unknown> | null | undefined;
+    if (invoice && typeof invoice === 'object' && invoice.xmlTemplate != null) {
+      addIssue({
+        message: 'An existing PDF has no page.templateData to fill a template with: give the invoice XML itself (xml)',
+        path: [
+          { type: 'object', origin: 'value', input: given, key: 'eInvoice', value: invoice },
+          { type: 'object', origin: 'value', input: invoice, key: 'xmlTemplate', value: invoice.xmlTemplate },
+        ],
+      });
+    }
+  }),
+  v.pipe(ProcessPdfObjectSchema, pdfFinishingCheck(), protectionConflictRule(), signatureConflictRule()),
+);
+
+/** What a process request answers: the finished PDF, or the document's facts. */
+export const PROCESS_OUTPUTS = ['PDF', 'JSON'] as const;
+export type ProcessOutput = (typeof PROCESS_OUTPUTS)[number];
+
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+const DocumentSchema = v.pipe(
+  v.string('Must be a string'),
+  // As a merge part's document: base64 as the OpenAPI pattern states it (lib/openapi/json-schema-rules.ts), decoded leniently.
+  v.regex(BASE64, 'Must be a base64 PDF'),
+  v.check((document) => Buffer.from(document.slice(0, 16), 'base64').subarray(0, 5).toString('latin1') === '%PDF-', 'Must be a PDF (it starts with %PDF-)'),
+  v.metadata({
+    description:
+      'The PDF, base64, within the request body limit (use documentUrl for larger files). Held to the bounds of a merge part before it is used: ' +
+      `at most ${MAX_DOCUMENT_OBJECTS} objects and ${MAX_DOCUMENT_PAGES} pages, streams inflating within bounds, nesting bounded, a page tree without loops.`,
+  }),
+);
+
+const DocumentUrlSchema = v.pipe(
+  publicHttpUrl('document URL'),
+  v.metadata({
+    description:
+      `An http(s) URL the PDF is fetched from (GET, no redirects, at most ${MAX_PROCESS_URL_BYTES / 1024 / 1024} MB, within the render's time budget), ` +
+      'through the same network rules as page.url: private, loopback and metadata addresses are refused.',
+  }),
+);
+
+const PasswordSchema = v.pipe(
+  v.string('Must be a string'),
+  v.maxLength(MAX_PASSWORD_LENGTH, `Must be at most ${MAX_PASSWORD_LENGTH} characters`),
+  v.metadata({ description: 'Opens an encrypted PDF (its user or owner password). Never logged, never echoed. The file is processed decrypted; pdf.protection encrypts it again.' }),
+);
+
+const OutputSchema = v.pipe(
+  v.picklist(PROCESS_OUTPUTS, `Must be one of: ${PROCESS_OUTPUTS.join(', ')}`),
+  v.metadata({ default: 'PDF', description: 'PDF: the finished file. JSON: the facts of the document as given (pages, metadata, encryption, attachments, outline, form fields); pdf must then be absent.' }),
+);
+
+const entries = {
+  document: v.nullish(DocumentSchema),
+  documentUrl: v.nullish(DocumentUrlSchema),
+  password: v.nullish(PasswordSchema),
+  pdf: v.nullish(ProcessPdfOptionsSchema),
+  output: v.nullish(OutputSchema),
+};
+
+type ProcessFields = { document?: string | null; documentUrl?: string | null; pdf?: unknown; output?: string | null };
+
+/** Exactly one of `document` and `documentUrl`; `pdf` only with a PDF answer. */
+function processRules<T extends ProcessFields>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value;
+    const issue = (key: keyof ProcessFields, message: string) =>
+      addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
+    if (input.document == null && input.documentUrl == null) issue('document', 'Give exactly one of document and documentUrl');
+    if (input.document != null && input.documentUrl != null) {
+      issue('document', 'Give exactly one of document and documentUrl');
+      issue('documentUrl', 'Give exactly one of document and documentUrl');
+    }
+    if (input.output === 'JSON' && input.pdf != null) issue('pdf', 'The JSON answer describes the document as given: leave pdf out, or ask for output PDF');
+  });
+}
+
+function processRequest<const E extends v.ObjectEntries>(extra: E) {
+  return v.pipe(closedObject({ ...entries, ...extra }), processRules());
+}
+
+/** POST /v1/pdf/process */
+export const ProcessRequestSchema = processRequest({});
+/** POST /v1/pdf/process/sync */
+export const ProcessSyncRequestSchema = processRequest({ storage: v.nullish(StorageOptionsSchema) });
+/** POST /v1/pdf/process/async */
+export const ProcessAsyncRequestSchema = processRequest({ storage: v.nullish(StorageOptionsSchema), webhook: WebhookOptionsSchema });
+
+/** The process body schema of each delivery. */
+export const PROCESS_REQUEST_SCHEMAS = { raw: ProcessRequestSchema, sync: ProcessSyncRequestSchema, async: ProcessAsyncRequestSchema } as const;
+
+export type ProcessPdfOptionsOutput = v.InferOutput<typeof ProcessPdfOptionsSchema>;
+export type ProcessRequestOutput = v.InferOutput<typeof ProcessRequestSchema>;
+
+/** A process request as checked: what a job stores and the plan is built from. The password is kept only as long as the job. */
+export type ProcessInput = {
+  output: ProcessOutput;
+  process: { document: string } | { documentUrl: string };
+  password?: string | null;
+  pdf?: ProcessPdfOptionsOutput | null;
+};
+
+/** The validated body as the input the plan is built from. */
+export function processInput(body: ProcessRequestOutput): ProcessInput {
+  return {
+    output: body.output ?? 'PDF',
+    process: body.document != null ? { document: body.document } : { documentUrl: body.documentUrl as string },
+    ...(body.password != null ? { password: body.password } : {}),
+    pdf: body.pdf ?? null,
+  };
+}
