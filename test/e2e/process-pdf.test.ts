@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { degrees, PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { applicationForm } from '../helpers/acroform.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { pdfinfo, pdftotext, qpdf, qpdfJson } from '../helpers/pdf-tools.js';
@@ -98,6 +99,38 @@ describe('POST /v1/pdf/process', () => {
 
   const usage = async () => ((await (await service.request('/v1/usage')).json()) as Usage).quota.used;
   const b64pdf = (pdf: Uint8Array) => Buffer.from(pdf).toString('base64');
+
+  it('lists a form\'s fields as JSON, then fills it from JSON and flattens it: no field remains, the values (CJK too) are page text', async () => {
+    // Prepare
+    const application = b64pdf(await applicationForm());
+
+    // Act
+    const listed = await service.request('/v1/pdf/process', { json: { document: application, output: 'JSON' } });
+    const filled = await service.request('/v1/pdf/process', {
+      json: {
+        document: application,
+        pdf: { form: { fields: { 'applicant.name': 'Jane Doe', 'applicant.city': '東京都', agree: true, plan: 'premium', languages: ['en', 'ja'] }, flatten: true } },
+      },
+    });
+    const unknown = await service.request('/v1/pdf/process', { json: { document: application, pdf: { form: { fields: { 'applicant.age': '42' } } } } });
+
+    // Assess
+    assert.equal(listed.status, 200, await listed.clone().text());
+    const facts = (await listed.json()) as { form: { fields: Array<{ name: string; type: string }> } };
+    assert.deepEqual(
+      facts.form.fields.map((field) => field.name).sort(),
+      ['agree', 'applicant.city', 'applicant.name', 'country', 'languages', 'plan'],
+    );
+    assert.equal(filled.status, 200, await filled.clone().text());
+    const pdf = new Uint8Array(await filled.arrayBuffer());
+    assert.equal(qpdf(pdf, ['--check']).status, 0);
+    const { acroform } = qpdfJson(pdf, ['--json-key=acroform']) as { acroform: { hasacroform: boolean; fields: unknown[] } };
+    assert.deepEqual([acroform.hasacroform, acroform.fields.length], [false, 0]);
+    const text = pdftotext(pdf).stdout;
+    for (const value of ['Application form', 'Jane Doe', '東京都']) assert.ok(text.includes(value), `${value} in: ${text}`);
+    assert.equal(unknown.status, 400);
+    assert.deepEqual(Object.keys(((await unknown.json()) as { fields: Record<string, string> }).fields), ['pdf.form.fields.applicant.age']);
+  });
 
   it('stamps and encrypts a PDF it is given: qpdf clean, the stamp in the text, AES-256, one unit', async () => {
     const used = await usage();

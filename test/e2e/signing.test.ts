@@ -54,6 +54,35 @@ describe('signing through the API', () => {
   });
   after(() => service?.stop());
 
+  it('countersigns a signed PDF through /v1/pdf/process: the new signature is an incremental update, both stay valid; certifying it is a 400', async () => {
+    // Prepare: a document signed (and certified for form filling) by its first party.
+    const first = await service.request('/v1/pdf', { token: granted, json: { page, pdf: { signature: { level: 'B-B', reason: 'Offered', certify: 'formFilling' } } } });
+    assert.equal(first.status, 200, await first.clone().text());
+    const offered = new Uint8Array(await first.arrayBuffer());
+
+    // Act
+    const res = await service.request('/v1/pdf/process', {
+      token: granted,
+      json: { document: Buffer.from(offered).toString('base64'), pdf: { signature: { level: 'B-T', reason: 'Accepted' } } },
+    });
+    const certify = await service.request('/v1/pdf/process', {
+      token: granted,
+      json: { document: Buffer.from(offered).toString('base64'), pdf: { signature: { certify: 'noChanges' } } },
+    });
+
+    // Assess
+    assert.equal(res.status, 200, await res.clone().text());
+    const countersigned = new Uint8Array(await res.arrayBuffer());
+    assert.deepEqual(Buffer.from(countersigned.subarray(0, offered.length)), Buffer.from(offered), 'the signed bytes are kept as they were');
+    const { statuses, stderr } = validatePades(countersigned, caPem);
+    assert.equal(statuses?.length, 2, stderr);
+    for (const status of statuses ?? []) assert.ok(status.intact && status.valid && status.trusted, `${status.summary} ${stderr}`);
+    assert.equal(pdfsig(countersigned).stdout.match(/Signature Validation: Signature is Valid\./g)?.length, 2);
+    assert.equal(certify.status, 400);
+    const body = (await certify.json()) as { fields?: Record<string, string> };
+    assert.deepEqual(Object.keys(body.fields ?? {}), ['pdf.signature.certify']);
+  });
+
   it('signs a raw render at B-T with a visible signature drawn where it was asked', async () => {
     const rect = { page: 1, x: 300, y: 60, width: 240, height: 70 };
     const res = await service.request('/v1/pdf', {
