@@ -37,8 +37,10 @@ import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { imageSize } from 'image-size';
+import { PNG } from 'pngjs';
 import { markdownFiles, readMarkdown, repoRoot, type FencedBlock } from '../helpers/markdown.js';
-import { outlineOf, pageCountOf, pdfinfo, pdftotext, qpdf } from '../helpers/pdf-tools.js';
+import { applicationForm } from '../helpers/acroform.js';
+import { outlineOf, pageCountOf, pdfimages, pdfinfo, pdftotext, qpdf } from '../helpers/pdf-tools.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { html, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -194,7 +196,7 @@ const CHECKS: Record<string, Check> = {
     },
   },
   'finishing-recipes': {
-    answers: [[200, PDF], [200, PDF], [200, PDF]],
+    answers: [[200, PDF], [200, PDF], [200, PDF], [200, PDF], [200, PDF]],
     assess: (run) => {
       const statement = run.file('statement.pdf');
       assert.notEqual(qpdf(statement, ['--check']).status, 0, 'it does not open without the password');
@@ -213,6 +215,36 @@ const CHECKS: Record<string, Check> = {
       assert.equal(pageCountOf(report), 3);
       assert.match(textOf(report), /Cover letter.*Quarter Q3.*Terms and conditions/);
       assert.deepEqual(outlineOf(report).map((item) => item.title), ['Cover', 'Report', 'Terms and conditions']);
+
+      const catalogue = run.file('catalogue.pdf');
+      assert.match(textOf(catalogue), /Spring catalogue/);
+      // The photo (1,600 px wide, drawn 4 inches wide) is downsampled to 120 dpi: 480 px.
+      assert.match(pdfimages(catalogue), /^\s*1\s+0\s+image\s+480\s+300\s+(rgb|icc)\s+3\s+8\s+jpeg/m);
+
+      const reordered = run.file('reordered.pdf');
+      assert.equal(pageCountOf(reordered), 8);
+      const pages = pdfinfo(reordered, ['-f', '1', '-l', '8']).stdout;
+      assert.match(pages, /Page +5 rot: +90/);
+      assert.match(textOf(reordered, ['-f', '1', '-l', '1']), /Chapter 9/);
+      assert.match(textOf(reordered, ['-f', '2', '-l', '2']), /Chapter 2/);
+    },
+  },
+  'process-recipes': {
+    answers: [[200, PDF], [200, JSON_TYPE], [200, PDF]],
+    assess: (run) => {
+      const contract = run.file('contract-protected.pdf');
+      assert.match(qpdf(contract, [`--password=${CUSTOMER_PASSWORD}`, '--show-encryption']).stdout, /R = 6/);
+      assert.match(textOf(contract, ['-upw', CUSTOMER_PASSWORD]), /Supply contract/);
+      assert.match(textOf(contract, ['-upw', CUSTOMER_PASSWORD]).replace(/\s/g, ''), /CONFIDENTIAL/);
+
+      const facts = JSON.parse(run.file('application.json').toString('utf8')) as { pageCount: number; form: { fields: Array<{ name: string }> } };
+      assert.equal(facts.pageCount, 1);
+      assert.ok(facts.form.fields.some((field) => field.name === 'applicant.name'), 'the form lists applicant.name');
+
+      const filled = run.file('application-filled.pdf');
+      assert.equal(qpdf(filled, ['--check']).status, 0);
+      assert.doesNotMatch(qpdf(filled, ['--json', '--json-key=acroform']).stdout, /"hasacroform": true/);
+      for (const value of ['Jane Doe', '東京都千代田区']) assert.ok(textOf(filled).includes(value), value);
     },
   },
   templates: {
@@ -241,6 +273,22 @@ const CHECKS: Record<string, Check> = {
     },
   },
 };
+
+/** A photo-like PNG (smooth colour with a little grain) of `width` × `height`, opaque. */
+function photo(width: number, height: number): Buffer {
+  const image = new PNG({ width, height });
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = (y * width + x) * 4;
+      const grain = ((x * 7 + y * 13) % 5) - 2;
+      image.data[at] = Math.round((255 * x) / width) + grain;
+      image.data[at + 1] = Math.round((255 * y) / height) + grain;
+      image.data[at + 2] = 128 + grain;
+      image.data[at + 3] = 255;
+    }
+  }
+  return PNG.sync.write(image);
+}
 
 /** Every marked block of every Markdown file. */
 function markedBlocks(): FencedBlock[] {
@@ -311,10 +359,15 @@ describe('the docs\' examples', () => {
   let context: Context;
   let stackFile: string;
   let workRoot: string;
+  let applicationPdf: Uint8Array;
+  let photoPng: Buffer;
 
   before(async () => {
     const ok = (_req: unknown, res: ServerResponse) => res.writeHead(204).end();
+    applicationPdf = await applicationForm();
+    photoPng = photo(1600, 1000);
     const site = await startTestServer({
+      '/forms/application.pdf': (_req, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from(applicationPdf)),
       '/': html('<!doctype html><html lang="en"><head><title>Example Domain</title></head><body><h1>Example Domain</h1><p>This domain is for use in documentation examples.</p></body></html>'),
     });
     const receiver = await startTestServer({ '/hooks/docrender': ok, '/hooks/verify': ok, '/report.pdf': (_req, res) => res.writeHead(200).end() });
@@ -387,6 +440,17 @@ describe('the docs\' examples', () => {
       const terms = await context.service.request('/v1/pdf', { json: { page: { html: b64('<h1>Terms and conditions</h1>') } } });
       assert.equal(terms.status, 200);
       writeFileSync(join(dir, 'terms.pdf'), Buffer.from(await terms.arrayBuffer()));
+      const contract = await context.service.request('/v1/pdf', { json: { page: { html: b64('<h1>Supply contract</h1><p>The parties agree.</p>') } } });
+      assert.equal(contract.status, 200);
+      writeFileSync(join(dir, 'contract.pdf'), Buffer.from(await contract.arrayBuffer()));
+      writeFileSync(join(dir, 'application.pdf'), applicationPdf);
+      // A photo 1,600 px wide shown 4 inches wide: 400 dpi as printed.
+      writeFileSync(
+        join(dir, 'catalogue.html'),
+        `<!doctype html><title>Catalogue</title><h1>Spring catalogue</h1><img style="width:4in" src="data:image/png;base64,${photoPng.toString('base64')}">`,
+      );
+      const chapters = Array.from({ length: 9 }, (_, i) => `<section style="break-after:page"><h1>Chapter ${i + 1}</h1></section>`).join('');
+      writeFileSync(join(dir, 'report.html'), `<!doctype html><title>Report</title>${chapters}`);
 
       // Act
       const started = Date.now();

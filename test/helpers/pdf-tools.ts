@@ -39,6 +39,11 @@ export function qpdfJson(pdf: Uint8Array, args: string[] = []): Record<string, u
   return JSON.parse(out.stdout) as Record<string, unknown>;
 }
 
+/** `pdfimages -list <pdf>`: one line per image drawn (page, kind, width, height, colour, encoding…). */
+export function pdfimages(pdf: Uint8Array): string {
+  return withFile(pdf, (path) => run('pdfimages', ['-list', path])).stdout;
+}
+
 /** `pdfinfo [args] <pdf>`. */
 export function pdfinfo(pdf: Uint8Array, args: string[] = []): ToolRun {
   return withFile(pdf, (path) => run('pdfinfo', [...args, path]));
