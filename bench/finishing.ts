@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { invoiceXml } from '../test/conformance/invoices.js';
+import { applicationForm } from '../test/helpers/acroform.js';
 import { catalogueHtml, WAIT_FOR_PHOTOS } from '../test/helpers/compress-corpus.js';
 import { measureKmsRoundTrip } from './kms-round-trip.js';
 import { reportHtml, reportToc } from '../test/helpers/report.js';
@@ -54,6 +55,9 @@ async function existingPdf(pages: number): Promise<string> {
 }
 const [existing1, existing50] = await Promise.all([existingPdf(1), existingPdf(50)]);
 const stamp = { watermark: { text: 'COPY', rotation: 45, opacity: 0.3 } };
+/** The tests' application form (six fields of every kind), filled with Latin and Japanese values. */
+const application = Buffer.from(await applicationForm()).toString('base64');
+const FORM_VALUES = { 'applicant.name': 'Jane Doe', 'applicant.city': '東京都千代田区', agree: true, plan: 'premium', languages: ['en', 'ja'] };
 /** 50 pages of the small page's kind: one printed page each. */
 const fiftyPages = { html: b64(Array.from({ length: 50 }, (_, i) => `<section style="break-after: page"><h1>Page ${i + 1}</h1><p>${'An existing statement. '.repeat(40)}</p></section>`).join('')) };
 const VARIANTS: Variant[] = [
@@ -93,6 +97,11 @@ const VARIANTS: Variant[] = [
     id: 'process1',
     title: 'existing 1-page PDF stamped (POST /v1/pdf/process)',
     calls: [{ endpoint: '/v1/pdf/process', body: { document: existing1, pdf: stamp } }],
+  },
+  {
+    id: 'form',
+    title: 'existing 1-page form filled and flattened (process)',
+    calls: [{ endpoint: '/v1/pdf/process', body: { document: application, pdf: { form: { fields: FORM_VALUES, flatten: true } } } }],
   },
   { id: 'render50', title: '50-page PDF rendered', calls: [{ endpoint: '/v1/pdf', body: { page: fiftyPages } }] },
   {
@@ -136,6 +145,8 @@ export type FinishingResult = {
     /** An existing 1-page PDF stamped through /v1/pdf/process against rendering one page, and the same for 50 pages. */
     process1VsPlain?: number;
     process50VsRender50?: number;
+    /** An existing 1-page form filled (CJK too) and flattened through /v1/pdf/process against rendering one page. */
+    formVsPlain?: number;
   };
   /** One KMS Sign round trip against moto on loopback, measured apart when `signed` runs (not part of any ratio). */
   kmsRoundTrip?: Summary;
@@ -211,6 +222,7 @@ export async function measureFinishing(
       ...(times.has('table-bands') && times.has('table-builtin') ? { bandsVsBuiltin: ratio('table-bands', 'table-builtin') } : {}),
       ...(times.has('toc') && times.has('toc-once') ? { tocVsOnce: ratio('toc', 'toc-once') } : {}),
       ...(times.has('process1') ? { process1VsPlain: ratio('process1', 'plain') } : {}),
+      ...(times.has('form') ? { formVsPlain: ratio('form', 'plain') } : {}),
       ...(times.has('process50') && times.has('render50') ? { process50VsRender50: ratio('process50', 'render50') } : {}),
     },
     ...(times.has('signed') ? { kmsRoundTrip: await measureKmsRoundTrip(opts.runs) } : {}),
@@ -227,6 +239,7 @@ export function printFinishing(result: FinishingResult): string {
     `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain}, signed / plain ${signedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
     `  existing PDF stamped (process) / rendered, same page count: 1 page ${process1VsPlain}, 50 pages ${process50VsRender50}`,
   );
+  if (result.ratios.formVsPlain !== undefined) lines.push(`  existing form filled and flattened (process) / 1-page render ${result.ratios.formVsPlain}`);
   if (result.ratios.bandsVsBuiltin !== undefined) lines.push(`  20-page table: pdf.header + pdf.footer / Chromium's header and footer ${result.ratios.bandsVsBuiltin}`);
   if (result.ratios.tocVsOnce !== undefined) lines.push(`  TOC report: pdf.toc / one print ${result.ratios.tocVsOnce}`);
   if (result.kmsRoundTrip) {

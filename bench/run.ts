@@ -48,7 +48,7 @@ const USAGE = `Usage: npm run bench [-- --quick] [--runs N] [--only latency,fini
   --think MS    the think-time client's wait between an answer and its next request (default 1000)
   --only LIST   run only these phases
   --scenarios   run only these latency scenarios (ids as printed)
-  --finishing LIST  run only these finishing variants (pdfa3b, einvoice, protected, watermarked, signed, compressed, merge3, singles3, table-bands, table-builtin, toc, toc-once, process1, render50, process50; plain always runs)
+  --finishing LIST  run only these finishing variants (pdfa3b, einvoice, protected, watermarked, signed, compressed, merge3, singles3, table-bands, table-builtin, toc, toc-once, process1, form, render50, process50; plain always runs)
   --out FILE    JSON file to write (default bench/results/bench-<time>.json, also latest.json)
   --memory MB   the function memory whose CPU share (1,769 MB = 1 vCPU) the Lambda-like runs get (default ${CONFIGURED_MEMORY_MB}, serverless.yml's)
   --no-cpu-limit  do not limit CPU (the Lambda-like runs are then only frozen between invocations)
