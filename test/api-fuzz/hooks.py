@@ -163,6 +163,13 @@ BEYOND_JSON_SCHEMA = (
         "draw a value: known once the document is printed or merged, not from the request.",
     ),
     Rule(
+        r"^pdf\.signature\.certify$",
+        r"^The document is signed already",
+        "Only a first signature may certify: whether the PDF to process carries a signature is in the file, not "
+        "the request.",
+        PROCESSES,
+    ),
+    Rule(
         r"(^|\.)(page|webhook)\.headers$",
         r"^Headers may take",
         "Header names and values may take 8 KB together: a sum over the whole object.",
