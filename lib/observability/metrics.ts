@@ -14,12 +14,12 @@ import { ValidationError } from '../errors.js';
  *
  * Metrics:
  * - `Renders` (Count) and `RenderDuration` (Milliseconds), by `kind`
- *   (pdf, screenshot, template), `mode` (raw, sync, async) and `outcome`;
+ *   (pdf, screenshot, template, merge, process), `mode` (raw, sync, async) and `outcome`;
  * - `QueueAge` (Milliseconds) by `queue`: how long a message waited before a consumer got it;
  * - `WebhookFailures` (Count) by `final` (no: it will be retried; yes: given up).
  */
 
-export type RenderKind = 'pdf' | 'screenshot' | 'template';
+export type RenderKind = 'pdf' | 'screenshot' | 'template' | 'merge' | 'process';
 export type RenderMode = 'raw' | 'sync' | 'async';
 /**
  * `success`; `page_error` (the page could not be loaded: the caller's page);
@@ -117,12 +117,12 @@ export function renderOutcomeOfResponse(status: number, error: unknown): RenderO
 
 /**
  * The kind and mode of an HTTP endpoint that renders, from its log name
- * (`render-pdf`, `render-template-sync`…); undefined for one that does not
+ * (`render-pdf`, `render-template-sync`, `render-merge`, `render-process-sync`…); undefined for one that does not
  * render here (templates, jobs, and the async endpoints, whose render is
  * counted when the job runs).
  */
 export function renderEndpoint(name: string): { kind: RenderKind; mode: RenderMode } | undefined {
-  const match = /^render-(pdf|screenshot|template)(?:-(sync))?$/.exec(name);
+  const match = /^render-(pdf|screenshot|template|merge|process)(?:-(sync))?$/.exec(name);
   if (!match) return undefined;
   return { kind: match[1] as RenderKind, mode: match[2] === 'sync' ? 'sync' : 'raw' };
 }

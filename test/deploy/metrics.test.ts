@@ -127,6 +127,25 @@ describe('observability on Lambda', () => {
     assert.deepEqual([emf?.kind, emf?.mode, emf?.outcome], ['template', 'sync', 'timeout']);
   });
 
+  it('counts merges and processed PDFs under kinds of their own, raw and sync', async () => {
+    // Prepare
+    const done = async (context: CallerContext): Promise<HttpResult> => {
+      context.quota = 'spent';
+      return { statusCode: 200, body: 'pdf' };
+    };
+    // Act
+    await endpoint('render-merge', done)(event(), lambdaContext('docrender-prod-pdf-merge'));
+    await endpoint('render-process-sync', done)(event(), lambdaContext('docrender-prod-pdf-process-sync'));
+    // Assess
+    assert.deepEqual(
+      emfLines().map((emf) => [emf.kind, emf.mode, emf.outcome]),
+      [
+        ['merge', 'raw', 'success'],
+        ['process', 'sync', 'success'],
+      ],
+    );
+  });
+
   it('counts nothing for a request refused before it rendered', async () => {
     // Prepare: no quota spent, as for a 401 or a 400
     const handler = endpoint('render-pdf', async () => ({ statusCode: 401, body: '{"message":"no"}' }));
