@@ -30,7 +30,7 @@ export const COLD_STARTS_PER_1000 = 10;
 /**
  * The AWS calls one render makes besides its own invocation, per mode: every
  * request is admitted in one conditional write to the token's item (token,
- * rate window and quota together; README "Tokens"); sync
+ * rate window and quota together; docs/settings-and-tokens.md "Tokens"); sync
  * stores the file (and the client fetches it); async also writes the job
  * three times, goes through the jobs queue and the webhooks queue (send,
  * receive, delete each), and invokes the webhook sender.

@@ -119,7 +119,7 @@ export function coldSummaries(runs: ColdRun[]) {
 
 /**
  * The small PDF's handler duration before the post-response phase existed
- * (the README's run of 2026-11-24 04:08 UTC, Lambda-like at 1,536 MB): what
+ * (the run docs/performance.md showed on 2026-11-24 04:08 UTC, Lambda-like at 1,536 MB): what
  * issue 24 says the billed duration must stay within 1.1× of. A figure of
  * another run on a shared machine: read that target with care.
  */

@@ -1,7 +1,7 @@
 /**
  * `npm run -s signing -- csr --key-id <arn> --subject "CN=…,O=…,C=…"`: prints
  * a certificate signing request (PEM) for an AWS KMS key, signed by KMS, for
- * a CA to issue the certificate of a `kms` signer (README, "Sign and seal").
+ * a CA to issue the certificate of a `kms` signer (docs/finishing.md, "Sign and seal").
  * Uses the normal AWS credential chain and region.
  */
 import { KMSClient } from '@aws-sdk/client-kms';

@@ -14,7 +14,7 @@
  * Chromium processes, and the latency of the first and the last quarter (at
  * most 500 renders each), the slowest render and the count of renders over
  * 5 s. Loopback traffic only: the pages and the webhook receiver are served
- * here. A script, not a test: the figures go in the README.
+ * here. A script, not a test: the figures go in docs/performance.md.
  */
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';

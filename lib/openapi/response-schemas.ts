@@ -1,6 +1,6 @@
 /**
- * The answers of the API as JSON Schema (2020-12), as decisions.md and the
- * README describe them. Answers are built in code rather than parsed, so
+ * The answers of the API as JSON Schema (2020-12), as decisions.md and
+ * docs/api.md describe them. Answers are built in code rather than parsed, so
  * these are written here; the e2e suite checks live answers against them.
  */
 import type { JsonSchema } from '@valibot/to-json-schema';

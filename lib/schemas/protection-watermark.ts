@@ -22,7 +22,7 @@ export const MAX_WATERMARK_IMAGE_BYTES = 1024 * 1024;
  * Most pixels a watermark image may declare (16 megapixels, 4096 × 4096: a
  * full page at 300 dpi is 8.7). pdf-lib decodes a PNG to 4 bytes a pixel and
  * splits that again: at this bound a 16-bit RGBA PNG took 3.4 s and 260 MB
- * to embed and save (8-bit grey 1.0 s and 140 MB; README, Security).
+ * to embed and save (8-bit grey 1.0 s and 140 MB; docs/security.md).
  */
 export const MAX_WATERMARK_IMAGE_PIXELS = 4096 * 4096;
 /** Longest side of a watermark image in pixels: 85 inches at the 96 dpi it is drawn at. */

@@ -25,7 +25,7 @@ import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js
 import { WEBHOOK_SIGNATURE_HEADER_NAMES } from '../webhook-signature-headers.js';
 
 // ---------------------------------------------------------------------------
-// Limits the contract leaves open (documented in the README's API section)
+// Limits the contract leaves open (documented in docs/api.md)
 // ---------------------------------------------------------------------------
 
 /**

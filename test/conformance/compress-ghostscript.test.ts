@@ -21,7 +21,7 @@ import { veraPdf } from './validators/run-validators.js';
  * catalogue of full-resolution photos and a scanned letter, `compress: true`
  * gives at most 1.2× the size of `gs -dPDFSETTINGS=/ebook` with every page,
  * at 100 dpi, an SSIM of at least 0.95 against the uncompressed page. The
- * table is printed for the README and the report.
+ * table is printed for docs/finishing.md and the report.
  */
 
 /** The file behind an answer: the body, or the download a 303 points to when it was too large to answer directly. */

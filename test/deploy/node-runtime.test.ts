@@ -13,7 +13,7 @@ import { PROJECT_SERVERLESS_FILE } from '../../lib/local/service-definition.js';
  * Node that npm puts first on PATH for its scripts: the `node` package of
  * devDependencies (node_modules/.bin/node), whose process.execPath the local
  * runtime starts every instance with. Moving to another runtime
- * (README "Deploy": nodejs24.x) means moving all of these together.
+ * (docs/deploy-and-operations.md: nodejs24.x) means moving all of these together.
  */
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -98,7 +98,7 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
         res.writeHead(flakyCalls <= 2 ? 503 : 200).end();
       },
     });
-    // BATCH_E2E_INSTANCES=1|2|4 measures the throughput of that many consumer instances (README "Batches").
+    // BATCH_E2E_INSTANCES=1|2|4 measures the throughput of that many consumer instances (docs/batches.md, "Throughput").
     const instances = process.env.BATCH_E2E_INSTANCES ? ['--instances', process.env.BATCH_E2E_INSTANCES] : [];
     service = await startService({ WEBHOOK_RETRY_DELAYS: '1,1,1,1,1', BATCH_CHECK_SECONDS: '5', DEV_STACK_FILE: stackFile }, ['--idle-seconds', '3600', ...instances]);
     account = JSON.parse((await service.tokens('create', '--json', '--limit', String(ITEMS + 300), '--rate', '1000')).stdout) as Account;

@@ -275,7 +275,7 @@ describe('protect, stamp and assemble through the API', () => {
     assert.equal(await used(), before, 'no part rendered, nothing spent');
   });
 
-  it('returns a template\'s stored password on read, as saved (README: why)', async () => {
+  it('returns a template\'s stored password on read, as saved (docs/finishing.md: why)', async () => {
     // Act
     const created = await post('/v1/templates', { name: 'Statement', variables: { pdf: { protection: { userPassword: 'stored-pass' } } } });
     const { id } = (await created.json()) as { id: string };

@@ -1,6 +1,6 @@
 /**
  * The headers the OpenAPI document declares on each answer are the ones the
- * service sends (decisions.md "Rate-limit headers", README "Errors"): the
+ * service sends (decisions.md "Rate-limit headers", docs/api.md "Errors"): the
  * x-ratelimit-* headers on every answer given after authentication, errors
  * included; Retry-After on 429 and 503; WWW-Authenticate on 401.
  */
