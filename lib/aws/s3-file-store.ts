@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -55,6 +56,43 @@ export function createS3FileStore(opts: { s3: S3Client; bucket: string }): FileS
         throw storageError(`Storing a file in bucket ${bucket}`, error);
       }
       return { key, contentType, size: body.length, createdAt };
+    },
+
+    async putStream(accountId, body, contentType) {
+      const key = newFileKey(accountId, contentType);
+      const createdAt = new Date().toISOString();
+      let size = 0;
+      const counted = Readable.from(
+        (async function* () {
+          for await (const chunk of body) {
+            size += chunk.length;
+            yield chunk;
+          }
+        })(),
+      );
+      try {
+        // At most queueSize + 1 parts of PART_BYTES in memory, whatever the file's size.
+        await new Upload({
+          client: s3,
+          params: { Bucket: bucket, Key: key, Body: counted, ContentType: contentType },
+          partSize: PART_BYTES,
+          queueSize: 2,
+          leavePartsOnError: false,
+        }).done();
+      } catch (error) {
+        throw storageError(`Storing a file in bucket ${bucket}`, error);
+      }
+      return { key, contentType, size, createdAt };
+    },
+
+    async readStream(key) {
+      try {
+        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return object.Body as Readable;
+      } catch (error) {
+        if (awsErrorName(error) === 'NoSuchKey') return undefined;
+        throw storageError(`Reading a file from bucket ${bucket}`, error);
+      }
     },
 
     async read(key) {

@@ -74,6 +74,12 @@ export const BatchItemSchema = v.lazy((input: unknown) => {
   return PdfItemSchema;
 });
 
+/** `output`: beside the files stored one by one, one archive of them all and/or one PDF of the PDF items in order. */
+export const BatchOutputSchema = closedObject({
+  zip: v.nullish(v.boolean('Must be true or false')),
+  merge: v.nullish(v.boolean('Must be true or false')),
+});
+
 /** POST /v1/batches */
 export const BatchRequestSchema = v.pipe(
   closedObject({
@@ -83,11 +89,13 @@ export const BatchRequestSchema = v.pipe(
       v.maxLength(MAX_BATCH_ITEMS, `Must be at most ${MAX_BATCH_ITEMS} items`),
     ),
     defaults: v.nullish(BatchDefaultsSchema),
+    output: v.nullish(BatchOutputSchema),
     webhook: v.nullish(WebhookOptionsSchema),
   }),
   v.metadata({ required: ['items'] }),
 );
 
+export type BatchOutputOptions = v.InferOutput<typeof BatchOutputSchema>;
 export type BatchItemEntryOutput = v.InferOutput<typeof BatchItemEntrySchema>;
 export type BatchItemOutput = v.InferOutput<typeof BatchItemSchema>;
 export type BatchRequestInput = v.InferInput<typeof BatchRequestSchema>;

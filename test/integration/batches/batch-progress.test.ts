@@ -43,7 +43,7 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
   async function finishedBatch(total: number, failing: readonly number[] = []): Promise<{ key: BatchKey; items: Job[] }> {
     const key = { accountId: ACCOUNT, batchId: newBatchId() };
     const now = new Date();
-    await deps.batches.create({ ...key, tokenHash: 'hash', total, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
+    await deps.batches.create({ ...key, tokenHash: 'hash', total, output: { zip: false, merge: false }, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
     const items: Job[] = [];
     for (let index = 0; index < total; index++) {
       const file = await deps.files.put(ACCOUNT, Buffer.from(`%PDF-1.4 item ${index}`), 'application/pdf');
