@@ -39,28 +39,32 @@ const PART_BYTES = 8 * 1024 * 1024;
  */
 export function createS3FileStore(opts: { s3: S3Client; bucket: string }): FileStore {
   const { s3, bucket } = opts;
+
+  /** Stores a new file under a fresh key, as one PutObject or a multipart upload of PART_BYTES parts, `queueSize` at once. */
+  const upload = async (accountId: string, body: Buffer | Readable, contentType: string, queueSize: number) => {
+    const key = newFileKey(accountId, contentType);
+    const createdAt = new Date().toISOString();
+    try {
+      await new Upload({
+        client: s3,
+        params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+        partSize: PART_BYTES,
+        queueSize,
+        // A part that failed for good aborts the upload: no orphaned parts are billed.
+        leavePartsOnError: false,
+      }).done();
+    } catch (error) {
+      throw storageError(`Storing a file in bucket ${bucket}`, error);
+    }
+    return { key, contentType, createdAt };
+  };
+
   return {
     async put(accountId, body, contentType) {
-      const key = newFileKey(accountId, contentType);
-      const createdAt = new Date().toISOString();
-      try {
-        await new Upload({
-          client: s3,
-          params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
-          partSize: PART_BYTES,
-          queueSize: 4,
-          // A part that failed for good aborts the upload: no orphaned parts are billed.
-          leavePartsOnError: false,
-        }).done();
-      } catch (error) {
-        throw storageError(`Storing a file in bucket ${bucket}`, error);
-      }
-      return { key, contentType, size: body.length, createdAt };
+      return { ...(await upload(accountId, body, contentType, 4)), size: body.length };
     },
 
     async putStream(accountId, body, contentType) {
-      const key = newFileKey(accountId, contentType);
-      const createdAt = new Date().toISOString();
       let size = 0;
       const counted = Readable.from(
         (async function* () {
@@ -70,19 +74,9 @@ export function createS3FileStore(opts: { s3: S3Client; bucket: string }): FileS
           }
         })(),
       );
-      try {
-        // At most queueSize + 1 parts of PART_BYTES in memory, whatever the file's size.
-        await new Upload({
-          client: s3,
-          params: { Bucket: bucket, Key: key, Body: counted, ContentType: contentType },
-          partSize: PART_BYTES,
-          queueSize: 2,
-          leavePartsOnError: false,
-        }).done();
-      } catch (error) {
-        throw storageError(`Storing a file in bucket ${bucket}`, error);
-      }
-      return { key, contentType, size, createdAt };
+      // At most queueSize + 1 parts of PART_BYTES in memory, whatever the file's size.
+      const stored = await upload(accountId, counted, contentType, 2);
+      return { ...stored, size };
     },
 
     async readStream(key) {

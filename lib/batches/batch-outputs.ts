@@ -15,6 +15,27 @@ type OutputDeps = { files: Pick<FileStore, 'put' | 'putStream' | 'read' | 'readS
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
+/** Items' files fetched ahead of the one being written: S3's latency overlaps, memory stays a few files' worth. */
+const READ_AHEAD = 4;
+
+/**
+ * `start(item)` for each item in order, at most `ahead` started before the
+ * one being consumed; yields their results in order. A rejection surfaces
+ * when its turn comes (caught meanwhile, so it is never unhandled).
+ */
+async function* readAhead<T, R>(items: T[], start: (item: T) => Promise<R>, ahead = READ_AHEAD): AsyncGenerator<[T, R]> {
+  const started: Promise<R>[] = [];
+  for (let i = 0; i < items.length; i++) {
+    while (started.length < i + ahead && started.length < items.length) {
+      const loading = start(items[started.length]!);
+      loading.catch(() => undefined);
+      started.push(loading);
+    }
+    yield [items[i]!, await started[i]!];
+    delete started[i];
+  }
+}
+
 /** An item's name in the archive: its `name` (its index when it had none) with its file's extension unless it ends so already. */
 export function archiveName(item: BatchItemRecord): string {
   const extension = EXTENSIONS[item.file?.contentType ?? ''] ?? 'bin';
@@ -29,20 +50,17 @@ export function archiveName(item: BatchItemRecord): string {
  */
 async function writeZip(key: BatchKey, items: BatchItemRecord[], deps: OutputDeps): Promise<StoredFile> {
   const used = new Set<string>();
-  const entries: ZipEntry[] = items.map((item) => {
-    let name = archiveName(item);
-    if (used.has(name)) name = `${item.batchItem.index}-${name}`;
-    used.add(name);
-    return {
-      name,
-      open: async () => {
-        const body = await deps.files.readStream(item.file!.key);
-        if (!body) throw new Error(`Item ${item.batchItem.index}'s file has expired`);
-        return body;
-      },
-    };
-  });
-  return deps.files.putStream(key.accountId, zipStream(entries), 'application/zip');
+  async function* entries(): AsyncGenerator<ZipEntry> {
+    // Each file's stream opened a few items ahead; its bytes flow only when the archive reaches it.
+    for await (const [item, body] of readAhead(items, (entry) => deps.files.readStream(entry.file!.key))) {
+      if (!body) throw new Error(`Item ${item.batchItem.index}'s file has expired`);
+      let name = archiveName(item);
+      if (used.has(name)) name = `${item.batchItem.index}-${name}`;
+      used.add(name);
+      yield { name, open: async () => body };
+    }
+  }
+  return deps.files.putStream(key.accountId, zipStream(entries()), 'application/zip');
 }
 
 /**
@@ -53,8 +71,7 @@ async function writeZip(key: BatchKey, items: BatchItemRecord[], deps: OutputDep
  */
 async function writeMerged(key: BatchKey, items: BatchItemRecord[], deps: OutputDeps): Promise<StoredFile> {
   async function* parts(): AsyncGenerator<AssemblyPart> {
-    for (const item of items) {
-      const pdf = await deps.files.read(item.file!.key);
+    for await (const [item, pdf] of readAhead(items, (entry) => deps.files.read(entry.file!.key))) {
       if (!pdf) throw new Error(`Item ${item.batchItem.index}'s file has expired`);
       yield { pdf, title: item.batchItem.name };
     }

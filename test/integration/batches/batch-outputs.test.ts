@@ -3,13 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
-import { createDynamoBatchStore } from '../../../lib/aws/dynamo-batch-store.js';
-import { createDynamoJobStore } from '../../../lib/aws/dynamo-job-store.js';
-import { createS3FileStore } from '../../../lib/aws/s3-file-store.js';
-import { createSqsBatchQueue } from '../../../lib/aws/sqs-batch-queue.js';
-import { createSqsJobQueue } from '../../../lib/aws/sqs-job-queue.js';
 import { batchItemJobId, newBatchId } from '../../../lib/batches/batch-ids.js';
 import { checkBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
 import { batchResponse } from '../../../lib/batches/batch-response.js';
@@ -17,6 +11,7 @@ import type { BatchKey, BatchOutput } from '../../../lib/batches/batch-store.js'
 import type { StoredFile } from '../../../lib/files/file-store.js';
 import type { Job } from '../../../lib/jobs/job-store.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
+import { batchProgressDeps } from '../../helpers/batch-progress-deps.js';
 import { withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
 import { outlineOf, pageCountOf, pdfinfo } from '../../helpers/pdf-tools.js';
 import { b64 } from '../../helpers/service.js';
@@ -42,17 +37,7 @@ describe('batch outputs: output.zip and output.merge made by the closer', () => 
 
   before(async () => {
     aws = await withLocalAws();
-    const { dynamo, s3, sqs } = aws.clients;
-    const { config } = aws;
-    deps = {
-      jobs: createDynamoJobStore({ dynamo, s3, tableName: config.tables.jobs, bucket: config.filesBucket }),
-      batches: createDynamoBatchStore({ dynamo, tableName: config.tables.jobs }),
-      batchQueue: createSqsBatchQueue({ sqs, queueUrl: config.batchItemsQueueUrl }),
-      queue: createSqsJobQueue({ sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),
-      files: createS3FileStore({ s3, bucket: config.filesBucket }),
-      logger: new Logger({ serviceName: 'batch-outputs', logLevel: 'SILENT' }),
-      config: { fileLifetimeSeconds: 3600, webhookRetryDelaysSeconds: [1], batchCheckSeconds: 1 },
-    };
+    deps = batchProgressDeps(aws, 'batch-outputs');
   });
   after(() => aws.stop());
 
