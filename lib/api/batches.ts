@@ -36,6 +36,7 @@ export function createBatchEndpoint(deps: BatchDeps) {
           tokenHash: caller.token.tokenHash,
           spend,
           items,
+          output: { zip: body.output?.zip === true, merge: body.output?.merge === true },
           webhook: body.webhook ?? null,
         });
         return json(202, { id: batch.batchId, status: 'PENDING', total: batch.total }, { location: `/v1/batches/${batch.batchId}` });

@@ -24,6 +24,8 @@ type Item = {
   pending: number;
   cancelled?: boolean;
   batch?: BatchSummary;
+  /** The request's `output` (`output` itself is a job's output type, which the webhook code reads). */
+  batchOutput?: Batch['output'];
   webhook: Batch['webhook'];
   webhookStatus: Batch['webhookStatus'];
   webhookAttempts: number;
@@ -80,6 +82,7 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
         done: 0,
         failed: 0,
         pending: batch.total,
+        batchOutput: batch.output,
         webhook: batch.webhook,
         webhookStatus: 'PENDING',
         webhookAttempts: 0,
@@ -210,6 +213,9 @@ function toBatch(item: Item): Batch {
     cancelled: item.cancelled === true,
     closed: item.status === 'COMPLETED',
     ...(item.batch ? { manifest: item.batch.manifest } : {}),
+    ...(item.batch?.zip ? { zip: item.batch.zip } : {}),
+    ...(item.batch?.merged ? { merged: item.batch.merged } : {}),
+    output: { zip: item.batchOutput?.zip === true, merge: item.batchOutput?.merge === true },
     webhook: item.webhook ?? null,
     webhookStatus: item.webhookStatus ?? 'PENDING',
     webhookAttempts: Number(item.webhookAttempts ?? 0),

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -38,23 +39,54 @@ const PART_BYTES = 8 * 1024 * 1024;
  */
 export function createS3FileStore(opts: { s3: S3Client; bucket: string }): FileStore {
   const { s3, bucket } = opts;
+
+  /** Stores a new file under a fresh key, as one PutObject or a multipart upload of PART_BYTES parts, `queueSize` at once. */
+  const upload = async (accountId: string, body: Buffer | Readable, contentType: string, queueSize: number) => {
+    const key = newFileKey(accountId, contentType);
+    const createdAt = new Date().toISOString();
+    try {
+      await new Upload({
+        client: s3,
+        params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+        partSize: PART_BYTES,
+        queueSize,
+        // A part that failed for good aborts the upload: no orphaned parts are billed.
+        leavePartsOnError: false,
+      }).done();
+    } catch (error) {
+      throw storageError(`Storing a file in bucket ${bucket}`, error);
+    }
+    return { key, contentType, createdAt };
+  };
+
   return {
     async put(accountId, body, contentType) {
-      const key = newFileKey(accountId, contentType);
-      const createdAt = new Date().toISOString();
+      return { ...(await upload(accountId, body, contentType, 4)), size: body.length };
+    },
+
+    async putStream(accountId, body, contentType) {
+      let size = 0;
+      const counted = Readable.from(
+        (async function* () {
+          for await (const chunk of body) {
+            size += chunk.length;
+            yield chunk;
+          }
+        })(),
+      );
+      // At most queueSize + 1 parts of PART_BYTES in memory, whatever the file's size.
+      const stored = await upload(accountId, counted, contentType, 2);
+      return { ...stored, size };
+    },
+
+    async readStream(key) {
       try {
-        await new Upload({
-          client: s3,
-          params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
-          partSize: PART_BYTES,
-          queueSize: 4,
-          // A part that failed for good aborts the upload: no orphaned parts are billed.
-          leavePartsOnError: false,
-        }).done();
+        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return object.Body as Readable;
       } catch (error) {
-        throw storageError(`Storing a file in bucket ${bucket}`, error);
+        if (awsErrorName(error) === 'NoSuchKey') return undefined;
+        throw storageError(`Reading a file from bucket ${bucket}`, error);
       }
-      return { key, contentType, size: body.length, createdAt };
     },
 
     async read(key) {

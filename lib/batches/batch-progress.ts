@@ -6,6 +6,7 @@ import type { BatchItemHooks } from '../job-runner/run-job.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { isFinished, type BatchSummary, type Job, type JobError, type JobStore } from '../jobs/job-store.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
+import { writeBatchOutputs, type BatchOutputFiles } from './batch-outputs.js';
 import type { BatchQueue } from './batch-queue.js';
 import type { BatchItemRecord, BatchKey, BatchStore } from './batch-store.js';
 
@@ -15,7 +16,7 @@ export type BatchProgressDeps = {
   batchQueue: BatchQueue;
   /** Where the batch's one webhook is queued (the webhooks queue, as for jobs). */
   queue: JobQueue;
-  files: Pick<FileStore, 'put' | 'downloadUrl'>;
+  files: Pick<FileStore, 'put' | 'putStream' | 'read' | 'readStream' | 'downloadUrl'>;
   logger: Logger;
   config: Pick<Config, 'fileLifetimeSeconds' | 'webhookRetryDelaysSeconds' | 'batchCheckSeconds'>;
 };
@@ -88,9 +89,23 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, now = D
   const done = items.filter((item) => item.status === 'COMPLETED').length;
   const failed = batch.total - done;
   const status: BatchSummary['status'] = batch.cancelled ? 'CANCELLED' : done === 0 ? 'FAILED' : failed > 0 ? 'COMPLETED_WITH_ERRORS' : 'COMPLETED';
+  // The batch-wide files come first, so the manifest, the batch's answer and its webhook can give their URLs.
+  const outputs = await writeBatchOutputs(key, batch.output, items, deps);
   const completedAt = new Date(now()).toISOString();
-  const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, deps);
-  const closed = await deps.batches.close(key, { status, total: batch.total, done, failed, manifest }, now());
+  const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, outputs, deps);
+  const closed = await deps.batches.close(
+    key,
+    {
+      status,
+      total: batch.total,
+      done,
+      failed,
+      manifest,
+      ...(outputs.zip && 'file' in outputs.zip ? { zip: outputs.zip.file } : {}),
+      ...(outputs.merged && 'file' in outputs.merged ? { merged: outputs.merged.file } : {}),
+    },
+    now(),
+  );
   if (!closed) return true;
   deps.logger.info('batch closed', { batchId: key.batchId, status, total: batch.total, done, failed });
   if (closed.webhook) await queueWebhookAttempt(deps.queue, { accountId: key.accountId, jobId: key.batchId }, 1, deps.config.webhookRetryDelaysSeconds);
@@ -124,6 +139,7 @@ async function writeManifest(
   key: BatchKey,
   head: { status: BatchSummary['status']; total: number; done: number; failed: number; createdAt: string; completedAt: string },
   items: BatchItemRecord[],
+  outputs: BatchOutputFiles,
   deps: BatchProgressDeps,
 ): Promise<StoredFile> {
   const entries: ManifestEntry[] = [];
@@ -136,6 +152,10 @@ async function writeManifest(
       entries.push({ ...base, status: 'FAILED', ...(item.error ? { error: item.error } : {}) });
     }
   }
-  const body = Buffer.from(JSON.stringify({ id: key.batchId, ...head, items: entries }));
+  const output = async (made: BatchOutputFiles['zip']) =>
+    made && 'file' in made ? { fileUrl: (await temporaryFileUrl(deps.files, made.file, deps.config.fileLifetimeSeconds)) ?? null, fileSize: made.file.size } : made;
+  const zip = await output(outputs.zip);
+  const merged = await output(outputs.merged);
+  const body = Buffer.from(JSON.stringify({ id: key.batchId, ...head, ...(zip ? { zip } : {}), ...(merged ? { merged } : {}), items: entries }));
   return deps.files.put(key.accountId, body, 'application/json');
 }

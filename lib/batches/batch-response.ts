@@ -9,7 +9,8 @@ import type { Batch } from './batch-store.js';
  * manifest's lifetime; the webhook's state when one was given.
  */
 export async function batchResponse(batch: Batch, deps: { files: Pick<FileStore, 'downloadUrl'>; lifetimeSeconds: number }, now = Date.now()) {
-  const manifestUrl = batch.closed && batch.manifest ? await temporaryFileUrl(deps.files, batch.manifest, deps.lifetimeSeconds, now) : undefined;
+  const url = async (file: Batch['manifest']) => (batch.closed && file ? await temporaryFileUrl(deps.files, file, deps.lifetimeSeconds, now) : undefined);
+  const manifestUrl = await url(batch.manifest);
   return {
     id: batch.batchId,
     status: batch.status,
@@ -19,6 +20,8 @@ export async function batchResponse(batch: Batch, deps: { files: Pick<FileStore,
     updatedAt: batch.updatedAt,
     ...(batch.completedAt ? { completedAt: batch.completedAt } : {}),
     ...(batch.closed ? { manifestUrl: manifestUrl ?? null } : {}),
+    ...(batch.closed && batch.output.zip ? { zipUrl: (await url(batch.zip)) ?? null } : {}),
+    ...(batch.closed && batch.output.merge ? { mergedUrl: (await url(batch.merged)) ?? null } : {}),
     ...(batch.webhook ? { webhook: { status: batch.webhookStatus, attempts: batch.webhookAttempts } } : {}),
   };
 }

@@ -7,6 +7,9 @@ export type BatchStatus = 'PENDING' | 'RUNNING' | BatchSummary['status'];
 
 export type BatchKey = { accountId: string; batchId: string };
 
+/** `output`: the batch-wide files made when it closes, beside the items' own. */
+export type BatchOutput = { zip: boolean; merge: boolean };
+
 /** A batch: its counts, kept exact by conditional writes, and once closed its summary and manifest. */
 export type Batch = BatchKey & {
   tokenHash: string;
@@ -21,6 +24,10 @@ export type Batch = BatchKey & {
   /** The end was recorded (once): status, counts and manifest are final. */
   closed: boolean;
   manifest?: StoredFile;
+  /** Once closed: the archive and the merged PDF, when `output` asked and they were made. */
+  zip?: StoredFile;
+  merged?: StoredFile;
+  output: BatchOutput;
   webhook: WebhookOptionsOutput | null;
   webhookStatus: WebhookStatus;
   webhookAttempts: number;
@@ -33,6 +40,7 @@ export type Batch = BatchKey & {
 export type NewBatch = BatchKey & {
   tokenHash: string;
   total: number;
+  output: BatchOutput;
   webhook: WebhookOptionsOutput | null;
   createdAt: string;
   /** Epoch seconds after which DynamoDB may delete the record (TTL), as for jobs. */

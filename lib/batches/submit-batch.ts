@@ -5,7 +5,7 @@ import { unitSpend, type QuotaSpend } from '../quota/quota.js';
 import type { WebhookOptionsOutput } from '../schemas/render-options.js';
 import { batchItemJobId, newBatchId } from './batch-ids.js';
 import type { BatchQueue } from './batch-queue.js';
-import type { BatchKey, BatchStore } from './batch-store.js';
+import type { BatchKey, BatchOutput, BatchStore } from './batch-store.js';
 import type { PreparedItem } from './prepare-batch.js';
 
 export type BatchRequest = {
@@ -14,6 +14,7 @@ export type BatchRequest = {
   /** The batch's units, one per item (item i gives back unit i when it fails). */
   spend?: QuotaSpend;
   items: PreparedItem<unknown>[];
+  output: BatchOutput;
   webhook: WebhookOptionsOutput | null;
 };
 
@@ -42,6 +43,7 @@ export async function submitBatch(deps: SubmitBatchDeps, request: BatchRequest, 
     ...key,
     tokenHash: request.tokenHash,
     total,
+    output: request.output,
     webhook: request.webhook,
     createdAt: now.toISOString(),
     expiresAt: Math.floor(now.getTime() / 1000) + JOB_RETENTION_SECONDS,

@@ -16,6 +16,13 @@ export type StoredFile = {
 export interface FileStore {
   /** Stores a new file for `accountId` under a fresh unguessable key. */
   put(accountId: string, body: Buffer, contentType: string): Promise<StoredFile>;
+  /**
+   * Stores a new file whose bytes arrive as a stream (a batch's archive): sent
+   * as a multipart upload part by part, never held whole.
+   */
+  putStream(accountId: string, body: AsyncIterable<Uint8Array>, contentType: string): Promise<StoredFile>;
+  /** The file's bytes as a stream, or undefined once it is gone. */
+  readStream(key: string): Promise<AsyncIterable<Uint8Array> | undefined>;
   /** The file's bytes, or undefined once it is gone. */
   read(key: string): Promise<Buffer | undefined>;
   /** A URL anyone holding it can GET the file from, for `expiresInSeconds`. */

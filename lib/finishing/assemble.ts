@@ -17,32 +17,40 @@ type OutlineEntry = { title: string; dest: PDFObject[]; children: OutlineEntry[]
  * document (so `pdf.form` fills them after assembly).
  */
 export function assembleStep(first: { title?: string | null | undefined }, others: AssemblyPart[], nestOutlines: boolean): PdfStep {
-  return async (pdf) => {
-    const merged = await PDFDocument.create({ updateMetadata: false });
-    const entries: OutlineEntry[] = [];
-    const parts = [{ pdf, title: first.title }, ...others];
-    for (const [index, part] of parts.entries()) {
-      const source = await openPdf(part.pdf, 'assemble');
-      const copied = await merged.copyPages(source, source.getPageIndices());
-      const pageMap = new Map<string, PDFRef>();
-      source.getPages().forEach((page, i) => {
-        const target = copied[i];
-        if (!target) return;
-        merged.addPage(target);
-        pageMap.set(page.ref.toString(), target.ref);
-      });
-      carryFormFields(merged, source, copied);
-      const firstPage = copied[0]?.ref;
-      if (!firstPage) continue;
-      entries.push({
-        title: part.title ?? source.getTitle() ?? `Part ${index + 1}`,
-        dest: [firstPage, PDFName.of('Fit')],
-        children: nestOutlines ? readOutline(source, pageMap, firstPage) : [],
-      });
-    }
-    writeOutline(merged, entries);
-    return savePdf(merged, 'assemble');
-  };
+  return (pdf) => assembleParts([{ pdf, title: first.title }, ...others], nestOutlines);
+}
+
+/**
+ * The parts assembled into one PDF, as the `assemble` step does. The parts may
+ * come one at a time (a batch's merge reads each item's PDF from storage when
+ * its turn comes): only the merged document and the part being copied are held.
+ */
+export async function assembleParts(parts: AsyncIterable<AssemblyPart> | Iterable<AssemblyPart>, nestOutlines: boolean): Promise<Uint8Array> {
+  const merged = await PDFDocument.create({ updateMetadata: false });
+  const entries: OutlineEntry[] = [];
+  let index = -1;
+  for await (const part of parts) {
+    index += 1;
+    const source = await openPdf(part.pdf, 'assemble');
+    const copied = await merged.copyPages(source, source.getPageIndices());
+    const pageMap = new Map<string, PDFRef>();
+    source.getPages().forEach((page, i) => {
+      const target = copied[i];
+      if (!target) return;
+      merged.addPage(target);
+      pageMap.set(page.ref.toString(), target.ref);
+    });
+    carryFormFields(merged, source, copied);
+    const firstPage = copied[0]?.ref;
+    if (!firstPage) continue;
+    entries.push({
+      title: part.title ?? source.getTitle() ?? `Part ${index + 1}`,
+      dest: [firstPage, PDFName.of('Fit')],
+      children: nestOutlines ? readOutline(source, pageMap, firstPage) : [],
+    });
+  }
+  writeOutline(merged, entries);
+  return savePdf(merged, 'assemble');
 }
 
 /**

@@ -48,6 +48,10 @@ export type BatchSummary = {
   failed: number;
   /** The results manifest (JSON), a temporary file like the items' own. */
   manifest: StoredFile;
+  /** The archive of the items' files (`output.zip`), when made. */
+  zip?: StoredFile;
+  /** The PDF items merged (`output.merge`), when made. */
+  merged?: StoredFile;
 };
 
 /** An async render job. Every field the consumers and the job endpoint need lives here. */

@@ -125,7 +125,19 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         type: ['string', 'null'],
         format: 'uri',
         description:
-          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, error?}]} valid 1 hour from the end; null once expired.',
+          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, zip?, merged?, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, error?}]} valid 1 hour from the end; null once expired. zip and merged are {fileUrl, fileSize} or {error} when output asked for them.',
+      },
+      zipUrl: {
+        type: ['string', 'null'],
+        format: 'uri',
+        description:
+          'With output.zip, once the batch has ended: one ZIP archive of every completed item\'s file, named by the item\'s name (its index when it had none) and its extension; null when no item completed, it could not be made (the manifest says why) or it expired.',
+      },
+      mergedUrl: {
+        type: ['string', 'null'],
+        format: 'uri',
+        description:
+          'With output.merge, once the batch has ended: one PDF of every completed PDF item in order, one outline entry per item titled by its name; null when none completed, it could not be made (the manifest says why) or it expired.',
       },
       webhook: WEBHOOK_STATE,
     },

@@ -74,6 +74,19 @@ export const BatchItemSchema = v.lazy((input: unknown) => {
   return PdfItemSchema;
 });
 
+/**
+ * Items of a batch whose `output` asks for an archive or a merged PDF, at
+ * most: both are made by the consumer that closes the batch, within its
+ * invocation (120 s on Lambda), reading every item's file once each.
+ */
+export const MAX_OUTPUT_ITEMS = 1_000;
+
+/** `output`: beside the files stored one by one, one archive of them all and/or one PDF of the PDF items in order. */
+export const BatchOutputSchema = closedObject({
+  zip: v.nullish(v.boolean('Must be true or false')),
+  merge: v.nullish(v.boolean('Must be true or false')),
+});
+
 /** POST /v1/batches */
 export const BatchRequestSchema = v.pipe(
   closedObject({
@@ -83,11 +96,29 @@ export const BatchRequestSchema = v.pipe(
       v.maxLength(MAX_BATCH_ITEMS, `Must be at most ${MAX_BATCH_ITEMS} items`),
     ),
     defaults: v.nullish(BatchDefaultsSchema),
+    output: v.nullish(BatchOutputSchema),
     webhook: v.nullish(WebhookOptionsSchema),
   }),
+  v.forward(
+    v.partialCheck(
+      [['items'], ['output', 'zip']],
+      (body) => !(body.output?.zip && body.items.length > MAX_OUTPUT_ITEMS),
+      `Takes at most ${MAX_OUTPUT_ITEMS} items (the archive is made when the batch closes); download the files from the manifest instead`,
+    ),
+    ['output', 'zip'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['items'], ['output', 'merge']],
+      (body) => !(body.output?.merge && body.items.length > MAX_OUTPUT_ITEMS),
+      `Takes at most ${MAX_OUTPUT_ITEMS} items (the merged PDF is made when the batch closes)`,
+    ),
+    ['output', 'merge'],
+  ),
   v.metadata({ required: ['items'] }),
 );
 
+export type BatchOutputOptions = v.InferOutput<typeof BatchOutputSchema>;
 export type BatchItemEntryOutput = v.InferOutput<typeof BatchItemEntrySchema>;
 export type BatchItemOutput = v.InferOutput<typeof BatchItemSchema>;
 export type BatchRequestInput = v.InferInput<typeof BatchRequestSchema>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Config } from '../config.js';
 import { OUTBOUND_TIMEOUT_MS, sendOutbound, type OutboundRequest, type OutboundResult } from '../delivery/outbound-http.js';
-import type { FileStore } from '../files/file-store.js';
+import type { FileStore, StoredFile } from '../files/file-store.js';
 import { recordWebhookFailure } from '../observability/metrics.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
@@ -122,5 +122,10 @@ async function webhookFile(job: Job, deps: WebhookDeps, now: number): Promise<We
 
 /** A closed batch's webhook body: its manifest travels as a URL whatever the receive type (it may list 10,000 files). */
 async function batchBody(job: Job, summary: BatchSummary, deps: WebhookDeps, now: number) {
-  return batchWebhookBody(job, summary, await temporaryFileUrl(deps.files, summary.manifest, deps.config.fileLifetimeSeconds, now));
+  const url = (file: StoredFile) => temporaryFileUrl(deps.files, file, deps.config.fileLifetimeSeconds, now);
+  return batchWebhookBody(job, summary, {
+    manifestUrl: await url(summary.manifest),
+    ...(summary.zip ? { zipUrl: await url(summary.zip) } : {}),
+    ...(summary.merged ? { mergedUrl: await url(summary.merged) } : {}),
+  });
 }

@@ -52,13 +52,20 @@ export type BatchWebhookBody = {
   failed: number;
   /** The results manifest (JSON: one entry per item), valid for the rest of its file's lifetime. */
   manifestUrl: string | null;
+  /** `output.zip`'s archive and `output.merge`'s PDF, when asked (null when not made). */
+  zipUrl?: string | null;
+  mergedUrl?: string | null;
   metadata: Record<string, string>;
   createdAt: string;
   completedAt: string | null;
 };
 
 /** The body of a closed batch's webhook, from its record. */
-export function batchWebhookBody(job: Job, summary: BatchSummary, manifestUrl: string | undefined): BatchWebhookBody {
+export function batchWebhookBody(
+  job: Job,
+  summary: BatchSummary,
+  urls: { manifestUrl: string | undefined; zipUrl?: string | undefined; mergedUrl?: string | undefined },
+): BatchWebhookBody {
   return {
     id: job.jobId,
     type: 'batch',
@@ -66,7 +73,9 @@ export function batchWebhookBody(job: Job, summary: BatchSummary, manifestUrl: s
     total: summary.total,
     done: summary.done,
     failed: summary.failed,
-    manifestUrl: manifestUrl ?? null,
+    manifestUrl: urls.manifestUrl ?? null,
+    ...('zipUrl' in urls ? { zipUrl: urls.zipUrl ?? null } : {}),
+    ...('mergedUrl' in urls ? { mergedUrl: urls.mergedUrl ?? null } : {}),
     metadata: job.webhook?.metadata ?? {},
     createdAt: job.createdAt,
     completedAt: job.completedAt ?? null,

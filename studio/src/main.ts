@@ -5,6 +5,7 @@
 import './studio.css';
 import { ApiError, api, apiJson, describeApiError, forgetToken, storeToken, storedToken } from './api.js';
 import type { Template, TemplatePage, Usage, Variables } from './api.js';
+import { batchPanel } from './batch-progress.js';
 import { decodeBase64, encodeBase64 } from './base64.js';
 import { htmlEditor, jsonEditor, type CodeEditor } from './editors.js';
 import { curlCommand } from './curl-command.js';
@@ -75,6 +76,16 @@ const ui = {
   deleteName: $('delete-name'),
 };
 
+const batches = batchPanel({
+  form: $<HTMLFormElement>('batch-form'),
+  id: $<HTMLInputElement>('batch-id'),
+  box: $('batch-progress'),
+  status: $('batch-status'),
+  bar: $<HTMLProgressElement>('batch-bar'),
+  counts: $('batch-counts'),
+  links: $('batch-links'),
+});
+
 const state: {
   listPage: number;
   current?: Template;
@@ -141,6 +152,7 @@ ui.tokenForm.addEventListener('submit', (event) => {
 ui.forget.addEventListener('click', () => {
   forgetToken();
   state.previewAbort?.abort();
+  batches.stop();
   ui.workspace.hidden = true;
   ui.usage.textContent = '';
   closeTemplate();

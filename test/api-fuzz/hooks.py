@@ -343,6 +343,13 @@ BEYOND_JSON_SCHEMA = (
         "templateId must name a template of the caller's account (a 400 naming the item, not a 404).",
         ("createBatch",),
     ),
+    Rule(
+        r"^output\.(zip|merge)$",
+        r"^Takes at most 1000 items ",
+        "A batch's archive or merged PDF is made by the consumer that closes it (lib/schemas/batch-requests.ts "
+        "MAX_OUTPUT_ITEMS): a rule between output and the length of items.",
+        ("createBatch",),
+    ),
 )
 
 

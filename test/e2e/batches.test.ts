@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { processTree } from '../../lib/local/process-tree.js';
 import { readLiveDevStack } from '../../lib/local/dev-stack.js';
-import { pdftotext } from '../helpers/pdf-tools.js';
+import { outlineOf, pageCountOf, pdftotext } from '../helpers/pdf-tools.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { html, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -20,6 +21,8 @@ type BatchBody = {
   total: number;
   counts: { done: number; failed: number; pending: number };
   manifestUrl?: string | null;
+  zipUrl?: string | null;
+  mergedUrl?: string | null;
   webhook?: { status: string; attempts: number };
   fields?: Record<string, string>;
 };
@@ -58,6 +61,15 @@ function runsFunction(pid: number, name: string): boolean {
     return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`LOCAL_HANDLER_FILE=`) && readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`functions/${name}.`);
   } catch {
     return false;
+  }
+}
+
+/** A process's peak resident set so far (VmHWM), MB; 0 once it is gone. */
+function peakRssMb(pid: number): number {
+  try {
+    return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
   }
 }
 
@@ -153,7 +165,12 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
 
     // Act
     const startedAt = Date.now();
-    const queued = await post({ items, defaults: { templateId, pdf: { format: 'a5' } }, webhook: { url: `${receiver.url}/hook/batch`, metadata: { run: 'monthly' } } });
+    const queued = await post({
+      items,
+      defaults: { templateId, pdf: { format: 'a5' } },
+      output: { zip: true, merge: true },
+      webhook: { url: `${receiver.url}/hook/batch`, metadata: { run: 'monthly' } },
+    });
     assert.equal(queued.status, 202, JSON.stringify(queued.body));
     const batch = await ended(queued.body.id, 60_000 + ITEMS * 3_000);
     const seconds = (Date.now() - startedAt) / 1000;
@@ -194,6 +211,21 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     assert.deepEqual([hook.total, hook.done, hook.failed], [ITEMS, ITEMS, 0]);
     assert.deepEqual(hook.metadata, { run: 'monthly' });
     assert.equal(((await (await fetch(hook.manifestUrl as string)).json()) as Manifest).items.length, ITEMS);
+    // output.zip: one archive of every item's file, by name; output.merge: one PDF, one outline entry per item
+    assert.match(String(hook.zipUrl), /^http/);
+    assert.match(String(hook.mergedUrl), /^http/);
+    const dir = tempDir('docrender-batch-outputs-');
+    const zipPath = join(dir, 'batch.zip');
+    writeFileSync(zipPath, Buffer.from(await (await fetch(batch.zipUrl as string)).arrayBuffer()));
+    assert.deepEqual(execFileSync('unzip', ['-Z1', zipPath], { encoding: 'utf8' }).trim().split('\n'), items.map((item) => `${item.name}.pdf`));
+    execFileSync('unzip', ['-tq', zipPath]);
+    for (const i of [0, ITEMS - 1]) assert.ok(pdftotext(execFileSync('unzip', ['-p', zipPath, `statement-${i}.pdf`])).stdout.includes(items[i]!.page.templateData.ref));
+    const merged = new Uint8Array(await (await fetch(batch.mergedUrl as string)).arrayBuffer());
+    assert.equal(pageCountOf(merged), ITEMS, 'one A5 page per statement');
+    assert.deepEqual(outlineOf(merged).map((entry) => entry.title), items.map((item) => item.name));
+    // the finishing instance's memory: the peak resident set (VmHWM) of the consumer instances, one of which closed the batch
+    const peaks = processTree(process.pid).filter((pid) => runsFunction(pid, 'batch-items-consume')).map(peakRssMb);
+    console.log(`batch-items-consume instances' peak RSS after zip and merge of ${ITEMS}: ${peaks.join(', ')} MB`);
   });
 
   it('loses nothing and counts nothing twice when consumer instances and browsers are killed mid-batch, and calls a webhook that fails twice once more, once', async () => {

@@ -114,17 +114,19 @@ describe('template studio (GET /)', () => {
     await service?.stop();
   });
 
-  /** A studio page signed in with the service's token, its template list showing template `id`; `problems` collects its console errors. */
-  const signedInWith = async (id: string) => {
+  /** A studio page signed in with the service's token, once `ready` shows; `problems` collects its console errors. */
+  const signedIn = async (ready: string) => {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800 });
     const { problems } = watchProblems(page);
     await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
     await page.type('#token', service.token);
     await page.keyboard.press('Enter');
-    await page.waitForSelector(`.template-open[data-id="${id}"]`);
+    await page.waitForSelector(ready);
     return { page, problems };
   };
+  /** Signed in, its template list showing template `id`. */
+  const signedInWith = (id: string) => signedIn(`.template-open[data-id="${id}"]`);
 
   it("is linked from npm start's output", () => {
     assert.match(service.output(), new RegExp(`^Studio: ${service.baseUrl.replace(/[.]/g, '\\.')}/$`, 'm'));
@@ -484,6 +486,33 @@ describe('template studio (GET /)', () => {
     await shot(page, 'navigation-error');
     await page.close();
     await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
+  it("shows a batch's progress, polled until it ends, then its manifest, archive and merged PDF as links", async () => {
+    // Prepare: a batch of three PDFs asking for both outputs
+    const items = ['one', 'two', 'three'].map((name) => ({ name, page: { html: Buffer.from(`<h1>Batch ${name}</h1>`).toString('base64') } }));
+    const queued = await service.request('/v1/batches', { json: { items, output: { zip: true, merge: true } } });
+    assert.equal(queued.status, 202);
+    const { id } = (await queued.json()) as { id: string };
+    const { page, problems } = await signedIn('#workspace:not([hidden])');
+
+    // Act
+    await page.type('#batch-id', id);
+    await page.click('#batch-form button[type="submit"]');
+    // Guards against a hang, not measures: three renders on a loaded machine
+    await page.waitForFunction(() => document.querySelectorAll('#batch-links a').length === 3, { timeout: 120_000 });
+    await shot(page, 'batch-progress');
+
+    // Assess
+    assert.equal(await page.$eval('#batch-status', (element) => element.textContent), `${id}: COMPLETED`);
+    assert.deepEqual(await page.$eval('#batch-bar', (element) => [(element as HTMLProgressElement).value, (element as HTMLProgressElement).max]), [3, 3]);
+    assert.match(await page.$eval('#batch-counts', (element) => element.textContent ?? ''), /^3 of 3 finished · 3 done · 0 failed · 0 pending$/);
+    const links = await page.$$eval('#batch-links a', (anchors) => anchors.map((a) => [a.textContent, (a as HTMLAnchorElement).href]));
+    assert.deepEqual(links.map(([text]) => text), ['Manifest', 'Archive (ZIP)', 'Merged PDF']);
+    const merged = new Uint8Array(await (await fetch(links[2]![1]!)).arrayBuffer());
+    assert.equal(Buffer.from(merged.subarray(0, 5)).toString(), '%PDF-');
+    await page.close();
     assert.deepEqual(problems, []);
   });
 

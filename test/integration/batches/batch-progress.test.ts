@@ -1,19 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { PurgeQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createDynamoBatchStore } from '../../../lib/aws/dynamo-batch-store.js';
-import { createDynamoJobStore } from '../../../lib/aws/dynamo-job-store.js';
-import { createS3FileStore } from '../../../lib/aws/s3-file-store.js';
-import { createSqsBatchQueue } from '../../../lib/aws/sqs-batch-queue.js';
-import { createSqsJobQueue } from '../../../lib/aws/sqs-job-queue.js';
 import { batchItemJobId, newBatchId } from '../../../lib/batches/batch-ids.js';
 import { batchItemHooks, checkBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
 import type { BatchKey } from '../../../lib/batches/batch-store.js';
 import type { FileStore } from '../../../lib/files/file-store.js';
 import type { Job } from '../../../lib/jobs/job-store.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
+import { batchProgressDeps } from '../../helpers/batch-progress-deps.js';
 import { withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
 import { b64 } from '../../helpers/service.js';
 
@@ -25,17 +20,7 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
 
   before(async () => {
     aws = await withLocalAws();
-    const { dynamo, s3, sqs } = aws.clients;
-    const { config } = aws;
-    deps = {
-      jobs: createDynamoJobStore({ dynamo, s3, tableName: config.tables.jobs, bucket: config.filesBucket }),
-      batches: createDynamoBatchStore({ dynamo, tableName: config.tables.jobs }),
-      batchQueue: createSqsBatchQueue({ sqs, queueUrl: config.batchItemsQueueUrl }),
-      queue: createSqsJobQueue({ sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),
-      files: createS3FileStore({ s3, bucket: config.filesBucket }),
-      logger: new Logger({ serviceName: 'batch-progress', logLevel: 'SILENT' }),
-      config: { fileLifetimeSeconds: 3600, webhookRetryDelaysSeconds: [1], batchCheckSeconds: 1 },
-    };
+    deps = batchProgressDeps(aws, 'batch-progress');
   });
   after(() => aws.stop());
 
@@ -43,7 +28,7 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
   async function finishedBatch(total: number, failing: readonly number[] = []): Promise<{ key: BatchKey; items: Job[] }> {
     const key = { accountId: ACCOUNT, batchId: newBatchId() };
     const now = new Date();
-    await deps.batches.create({ ...key, tokenHash: 'hash', total, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
+    await deps.batches.create({ ...key, tokenHash: 'hash', total, output: { zip: false, merge: false }, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
     const items: Job[] = [];
     for (let index = 0; index < total; index++) {
       const file = await deps.files.put(ACCOUNT, Buffer.from(`%PDF-1.4 item ${index}`), 'application/pdf');

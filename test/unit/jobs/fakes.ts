@@ -143,8 +143,17 @@ export function memoryFileStore(): MemoryFileStore {
       files.set(file.key, { body, file });
       return file;
     },
+    async putStream(accountId, body, contentType) {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of body) chunks.push(chunk);
+      return this.put(accountId, Buffer.concat(chunks), contentType);
+    },
     async read(key) {
       return files.get(key)?.body;
+    },
+    async readStream(key) {
+      const body = files.get(key)?.body;
+      return body ? (async function* () { yield body; })() : undefined;
     },
     async downloadUrl(key, expiresInSeconds) {
       return `https://files.example/${key}?expires=${expiresInSeconds}`;

@@ -1,0 +1,91 @@
+import { crc32 } from 'node:zlib';
+
+/** One file of an archive: its name in the archive and its bytes, read only when its turn comes. */
+export type ZipEntry = { name: string; open: () => Promise<AsyncIterable<Uint8Array>> };
+
+/** ZIP's 32-bit fields and 16-bit entry count; beyond them an archive needs ZIP64, which this writer does not write. */
+const MAX_32 = 0xffff_ffff;
+const MAX_ENTRIES = 0xffff;
+/** General purpose flags: sizes and CRC in a data descriptor after the data (bit 3), names in UTF-8 (bit 11). */
+const FLAGS = 0x0808;
+/** 1980-01-01 00:00 in MS-DOS time: the entries' dates say nothing (the files' own dates are in the manifest). */
+const DOS_DATE = (0 << 9) | (1 << 5) | 1;
+
+/** An archive would pass what a ZIP without ZIP64 can hold. */
+export class ZipTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ZipTooLargeError';
+  }
+}
+
+/**
+ * A ZIP archive written as it goes: each entry's local header, then its bytes
+ * as they are read (stored, not deflated: PDFs and images are compressed
+ * already), then a data descriptor with its CRC-32 and size; the central
+ * directory at the end. Only one entry's current chunk is held at a time, so
+ * an archive of thousands of files streams through in bounded memory.
+ */
+export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>): AsyncGenerator<Buffer> {
+  const directory: Buffer[] = [];
+  let offset = 0;
+  let count = 0;
+  for await (const entry of entries) {
+    count += 1;
+    if (count > MAX_ENTRIES) throw new ZipTooLargeError(`An archive holds at most ${MAX_ENTRIES} files`);
+    const name = Buffer.from(entry.name, 'utf8');
+    const headerOffset = offset;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4); // version needed: 2.0
+    local.writeUInt16LE(FLAGS, 6);
+    local.writeUInt16LE(0, 8); // stored
+    local.writeUInt16LE(0, 10); // time
+    local.writeUInt16LE(DOS_DATE, 12);
+    // CRC and sizes (14–25) are zero here: the data descriptor carries them.
+    local.writeUInt16LE(name.length, 26);
+    yield Buffer.concat([local, name]);
+    offset += local.length + name.length;
+    let crc = 0;
+    let size = 0;
+    for await (const chunk of await entry.open()) {
+      crc = crc32(chunk, crc);
+      size += chunk.length;
+      yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    }
+    offset += size;
+    if (size > MAX_32 || offset > MAX_32) throw new ZipTooLargeError('An archive holds at most 4 GiB');
+    const descriptor = Buffer.alloc(16);
+    descriptor.writeUInt32LE(0x08074b50, 0);
+    descriptor.writeUInt32LE(crc, 4);
+    descriptor.writeUInt32LE(size, 8);
+    descriptor.writeUInt32LE(size, 12);
+    yield descriptor;
+    offset += descriptor.length;
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4); // made by: 2.0, MS-DOS attributes
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(FLAGS, 8);
+    central.writeUInt16LE(0, 10);
+    central.writeUInt16LE(0, 12);
+    central.writeUInt16LE(DOS_DATE, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(size, 20);
+    central.writeUInt32LE(size, 24);
+    central.writeUInt16LE(name.length, 28);
+    // extra, comment, disk, internal and external attributes (30–41) stay zero.
+    central.writeUInt32LE(headerOffset, 42);
+    directory.push(central, name);
+  }
+  const directoryBytes = Buffer.concat(directory);
+  if (offset + directoryBytes.length > MAX_32) throw new ZipTooLargeError('An archive holds at most 4 GiB');
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(directoryBytes.length, 12);
+  end.writeUInt32LE(offset, 16);
+  yield directoryBytes;
+  yield end;
+}

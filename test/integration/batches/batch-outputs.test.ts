@@ -1,0 +1,160 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { batchItemJobId, newBatchId } from '../../../lib/batches/batch-ids.js';
+import { checkBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
+import { batchResponse } from '../../../lib/batches/batch-response.js';
+import type { BatchKey, BatchOutput } from '../../../lib/batches/batch-store.js';
+import type { StoredFile } from '../../../lib/files/file-store.js';
+import type { Job } from '../../../lib/jobs/job-store.js';
+import { newJob } from '../../../lib/jobs/submit-job.js';
+import { batchProgressDeps } from '../../helpers/batch-progress-deps.js';
+import { withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
+import { outlineOf, pageCountOf, pdfinfo } from '../../helpers/pdf-tools.js';
+import { b64 } from '../../helpers/service.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+const ACCOUNT = 'acct-batch-outputs';
+const ITEMS = 200;
+
+/** A PDF of `pages` pages, each saying which item it belongs to. */
+async function itemPdf(index: number, pages: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let page = 0; page < pages; page++) doc.addPage([300, 400]).drawText(`Item ${index} page ${page + 1}`, { x: 20, y: 350, size: 12, font });
+  return Buffer.from(await doc.save());
+}
+
+type ItemSpec = { name: string; file?: { body: Buffer; contentType: string } };
+
+describe('batch outputs: output.zip and output.merge made by the closer', () => {
+  let aws: LocalAwsForTests;
+  let deps: BatchProgressDeps;
+  const dir = tempDir('docrender-batch-outputs-');
+
+  before(async () => {
+    aws = await withLocalAws();
+    deps = batchProgressDeps(aws, 'batch-outputs');
+  });
+  after(() => aws.stop());
+
+  /** A batch whose items have all finished (a spec without a file failed), not yet closed. */
+  async function finishedBatch(specs: ItemSpec[], output: BatchOutput): Promise<BatchKey> {
+    const key = { accountId: ACCOUNT, batchId: newBatchId() };
+    const now = new Date();
+    await deps.batches.create({ ...key, tokenHash: 'hash', total: specs.length, output, webhook: null, createdAt: now.toISOString(), expiresAt: 0 });
+    let next = 0;
+    const writer = async () => {
+      while (next < specs.length) {
+        const index = next++;
+        const spec = specs[index]!;
+        const file: StoredFile | undefined = spec.file ? await deps.files.put(ACCOUNT, spec.file.body, spec.file.contentType) : undefined;
+        const job: Job = {
+          ...newJob({ accountId: ACCOUNT, tokenHash: 'hash', input: { output: 'PDF', page: { html: b64('<p>x</p>') } }, storage: null, webhook: null }, now),
+          jobId: batchItemJobId(key.batchId, index),
+          batchItem: { batchId: key.batchId, index, name: spec.name },
+          ...(file ? { status: 'COMPLETED' as const, file } : { status: 'FAILED' as const, error: { code: 'render.navigation', message: 'The page did not load' } }),
+        };
+        await deps.jobs.create(job);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, writer));
+    return key;
+  }
+
+  const download = async (file: StoredFile | undefined, name: string) => {
+    assert.ok(file, `${name} was made`);
+    const path = join(dir, name);
+    writeFileSync(path, (await deps.files.read(file.key))!);
+    return path;
+  };
+
+  it(`zips ${ITEMS} items into an archive of ${ITEMS} files that open, and merges them into one PDF with every page and one outline entry per item`, async () => {
+    // Prepare: items of 1 to 3 pages
+    const pages = Array.from({ length: ITEMS }, (_, i) => (i % 3) + 1);
+    const specs = await Promise.all(pages.map(async (count, i) => ({ name: `statement-${i}`, file: { body: await itemPdf(i, count), contentType: 'application/pdf' } })));
+    const key = await finishedBatch(specs, { zip: true, merge: true });
+
+    // Act: the watchdog's check closes it (as the last item's finisher would)
+    await checkBatch(key, deps);
+
+    // Assess: the archive
+    const batch = await deps.batches.get(key);
+    assert.equal(batch?.status, 'COMPLETED');
+    const zipPath = await download(batch?.zip, 'batch.zip');
+    const listing = execFileSync('unzip', ['-Z1', zipPath], { encoding: 'utf8' }).trim().split('\n');
+    assert.deepEqual(listing, specs.map((spec) => `${spec.name}.pdf`));
+    execFileSync('unzip', ['-tq', zipPath]); // every entry's CRC checks out
+    for (const i of [0, 101, ITEMS - 1]) {
+      const pdf = execFileSync('unzip', ['-p', zipPath, `statement-${i}.pdf`]);
+      assert.equal(pdf.length, specs[i]!.file.body.length);
+      assert.match(pdfinfo(pdf).stdout, new RegExp(`Pages:\\s+${pages[i]}\\n`));
+    }
+    // the merged PDF: the sum of the pages, one outline entry per item by name, in order
+    const merged = readFileSync(await download(batch?.merged, 'merged.pdf'));
+    assert.equal(pageCountOf(merged), pages.reduce((a, b) => a + b, 0));
+    const outline = outlineOf(merged);
+    assert.deepEqual(outline.map((entry) => entry.title), specs.map((spec) => spec.name));
+    assert.equal(outline[2]?.destpageposfrom1, 1 + 2 + 1);
+    // the manifest and the batch's answer give both URLs
+    const manifest = JSON.parse((await deps.files.read(batch!.manifest!.key))!.toString('utf8')) as { zip?: { fileUrl: string }; merged?: { fileUrl: string } };
+    assert.match(manifest.zip?.fileUrl ?? '', /^http/);
+    assert.match(manifest.merged?.fileUrl ?? '', /^http/);
+    const answer = await batchResponse(batch!, { files: deps.files, lifetimeSeconds: 3600 });
+    assert.equal(Buffer.compare(Buffer.from(await (await fetch(answer.zipUrl!)).arrayBuffer()), readFileSync(zipPath)), 0);
+    assert.match(answer.mergedUrl ?? '', /^http/);
+  });
+
+  it('leaves failed items out of both, screenshots out of the merge, and keeps names apart', async () => {
+    // Prepare
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+    const specs: ItemSpec[] = [
+      { name: 'a', file: { body: await itemPdf(0, 2), contentType: 'application/pdf' } },
+      { name: 'broken' },
+      { name: 'shot', file: { body: png, contentType: 'image/png' } },
+      { name: 'a.pdf', file: { body: await itemPdf(3, 1), contentType: 'application/pdf' } },
+    ];
+    const key = await finishedBatch(specs, { zip: true, merge: true });
+
+    // Act
+    await checkBatch(key, deps);
+
+    // Assess
+    const batch = await deps.batches.get(key);
+    assert.equal(batch?.status, 'COMPLETED_WITH_ERRORS');
+    const zipPath = await download(batch?.zip, 'mixed.zip');
+    assert.deepEqual(execFileSync('unzip', ['-Z1', zipPath], { encoding: 'utf8' }).trim().split('\n'), ['a.pdf', 'shot.png', '3-a.pdf']);
+    assert.deepEqual(execFileSync('unzip', ['-p', zipPath, 'shot.png']), png);
+    const merged = readFileSync(await download(batch?.merged, 'mixed.pdf'));
+    assert.equal(pageCountOf(merged), 3);
+    assert.deepEqual(outlineOf(merged).map((entry) => entry.title), ['a', 'a.pdf']);
+  });
+
+  it('streams an archive larger than one upload part (a multipart upload) byte for byte', async () => {
+    // Prepare: three files of 4 MiB: a 12 MiB archive, more than one 8 MiB part
+    const bodies = [1, 2, 3].map((seed) => Buffer.alloc(4 * 1024 * 1024, seed));
+    const key = await finishedBatch(bodies.map((body, i) => ({ name: `big-${i}`, file: { body, contentType: 'image/png' } })), { zip: true, merge: false });
+
+    // Act
+    await checkBatch(key, deps);
+
+    // Assess
+    const batch = await deps.batches.get(key);
+    const zipPath = await download(batch?.zip, 'big.zip');
+    assert.ok((batch?.zip?.size ?? 0) > 12 * 1024 * 1024);
+    execFileSync('unzip', ['-tq', zipPath]);
+    assert.deepEqual(execFileSync('unzip', ['-p', zipPath, 'big-2.png'], { maxBuffer: 8 * 1024 * 1024 }), bodies[2]);
+  });
+
+  it('makes neither when output asks for none', async () => {
+    const key = await finishedBatch([{ name: 'only', file: { body: await itemPdf(0, 1), contentType: 'application/pdf' } }], { zip: false, merge: false });
+    await checkBatch(key, deps);
+    const batch = await deps.batches.get(key);
+    assert.deepEqual([batch?.closed, batch?.zip, batch?.merged], [true, undefined, undefined]);
+    const answer = await batchResponse(batch!, { files: deps.files, lifetimeSeconds: 3600 });
+    assert.ok(!('zipUrl' in answer) && !('mergedUrl' in answer));
+  });
+});
