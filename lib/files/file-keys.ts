@@ -9,6 +9,7 @@ const EXTENSIONS: Record<string, string> = {
   'image/jpeg': 'jpg',
   'image/webp': 'webp',
   'application/json': 'json',
+  'application/zip': 'zip',
 };
 
 /**

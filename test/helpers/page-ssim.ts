@@ -35,3 +35,22 @@ export function pageSsim(a: Uint8Array, b: Uint8Array, dpi = 100): number[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The SSIM of each image against its reference (PNG, JPEG or WebP bytes, cropped to the smaller of the two sizes). */
+export function imageSsim(pairs: Array<{ reference: Uint8Array; image: Uint8Array; extension: string }>): number[] {
+  const python = ensureVenv('scikit-image', `scikit-image==${SCIKIT_IMAGE_VERSION}`, SCIKIT_IMAGE_VERSION, 'scikit-image');
+  const dir = tempDir('docrender-ssim-');
+  try {
+    const paths = pairs.flatMap(({ reference, image, extension }, i) => {
+      const pair = [join(dir, `a-${i}.png`), join(dir, `b-${i}.${extension}`)];
+      writeFileSync(pair[0] as string, reference);
+      writeFileSync(pair[1] as string, image);
+      return pair;
+    });
+    const result = spawnSync(python, [script, ...paths], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (result.status !== 0) throw new Error(`SSIM failed: ${result.stderr}`);
+    return result.stdout.trim().split('\n').map(Number);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
