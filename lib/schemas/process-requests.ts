@@ -227,7 +227,16 @@ function processRules<T extends ProcessFields>() {
     }
     if (input.output === 'JSON' && input.pdf != null) issue('pdf', 'The JSON answer describes the document as given: leave pdf out, or ask for output PDF');
     if (input.image != null && !isPageImageOutput(input.output)) issue('image', 'Applies to page images: ask for output PNG, JPEG or WEBP');
-    if (input.output === 'PNG' && input.image?.quality != null) issue('image', 'quality applies to JPEG and WEBP; PNG is lossless');
+    const image = input.image;
+    if (input.output === 'PNG' && image?.quality != null) {
+      addIssue({
+        message: 'quality applies to JPEG and WEBP; PNG is lossless',
+        path: [
+          { type: 'object', origin: 'value', input, key: 'image', value: image },
+          { type: 'object', origin: 'value', input: image, key: 'quality', value: image.quality },
+        ],
+      });
+    }
   });
 }
 

@@ -163,7 +163,7 @@ BEYOND_JSON_SCHEMA = (
         "draw a value: known once the document is printed or merged, not from the request.",
     ),
     Rule(
-        r"^(image|image\.(pages|dpi|width))$",
+        r"^(image|image\.(pages|dpi|width|quality))$",
         r"^(Applies to page images|quality applies to JPEG and WEBP|Give dpi or width, not both|The document has \d+ page"
         r"|Names \d+ pages|Page \d+ would be)",
         "Page images: image only with an image output and quality not with PNG are rules between two fields, dpi or "

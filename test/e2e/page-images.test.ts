@@ -6,6 +6,7 @@ import { PDFDocument } from '@cantoo/pdf-lib';
 import { imageSsim } from '../helpers/page-ssim.js';
 import { pdftoppm } from '../helpers/pdf-tools.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * Page images through POST /v1/pdf/process (output PNG, JPEG, WEBP) on the
@@ -61,13 +62,21 @@ const MAGIC = {
 
 describe('POST /v1/pdf/process page images', () => {
   let service: RunningService;
+  let receiver: TestServer;
 
   before(async () => {
+    receiver = await startTestServer({
+      '/hook': (_req, res) => {
+        res.writeHead(200);
+        res.end();
+      },
+    });
     service = await startService();
   });
 
   after(async () => {
     await service?.stop();
+    await receiver?.close();
   });
 
   const images = async (json: Record<string, unknown>) => {
@@ -184,6 +193,7 @@ describe('POST /v1/pdf/process page images', () => {
         { document: manyPdf, output: 'PNG', image: { dpi: 72, width: 100 } },
         { document: manyPdf, output: 'PDF', image: { dpi: 72 } },
         { document: manyPdf, output: 'PNG', image: { dpi: 301 } },
+        { document: manyPdf, output: 'PNG', image: { quality: 80 } },
       ].map(async (json) => {
         const res = await service.request('/v1/pdf/process', { json });
         return { status: res.status, fields: Object.keys(((await res.json()) as { fields?: Record<string, string> }).fields ?? {}) };
@@ -200,7 +210,33 @@ describe('POST /v1/pdf/process page images', () => {
       { status: 400, fields: ['image.width'] },
       { status: 400, fields: ['image'] },
       { status: 400, fields: ['image.dpi'] },
+      { status: 400, fields: ['image.quality'] },
     ]);
     assert.deepEqual(imageSize(next.body), { height: 133, width: 133, type: 'png' });
+  });
+
+  it('answers /sync with the URL of the image (one page) or of the ZIP (several), and /async likewise in its job', async () => {
+    const pdf = b64(fixture('rotated.pdf'));
+    const one = await service.request('/v1/pdf/process/sync', { json: { document: pdf, output: 'WEBP', image: { width: 120 } } });
+    const several = await service.request('/v1/pdf/process/sync', { json: { document: pdf, output: 'PNG', image: { pages: '2-3', dpi: 36 } } });
+    const queued = await service.request('/v1/pdf/process/async', { json: { document: pdf, output: 'JPEG', image: { pages: '1', dpi: 36 }, webhook: { url: `${receiver.url}/hook` } } });
+
+    assert.equal(one.status, 200, await one.clone().text());
+    const oneFile = await fetch(((await one.json()) as { fileUrl: string }).fileUrl);
+    const webp = Buffer.from(await oneFile.arrayBuffer());
+    assert.ok(MAGIC.webp(webp));
+    assert.equal(imageSize(webp).width, 120);
+    assert.equal(several.status, 200, await several.clone().text());
+    const zip = Buffer.from(await (await fetch(((await several.json()) as { fileUrl: string }).fileUrl)).arrayBuffer());
+    assert.deepEqual(unzip(zip).map((entry) => [entry.name, MAGIC.png(entry.data)]), [['page-002.png', true], ['page-003.png', true]]);
+    assert.equal(queued.status, 201, await queued.clone().text());
+    const job = (await queued.json()) as { id: string };
+    let record: { status: string; fileUrl?: string } = { status: 'PENDING' };
+    for (let i = 0; i < 120 && !['COMPLETED', 'FAILED'].includes(record.status); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      record = (await (await service.request(`/v1/jobs/${job.id}`)).json()) as typeof record;
+    }
+    assert.equal(record.status, 'COMPLETED');
+    assert.ok(MAGIC.jpeg(Buffer.from(await (await fetch(record.fileUrl as string)).arrayBuffer())));
   });
 });
