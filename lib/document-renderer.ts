@@ -151,6 +151,8 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       images,
       (input, timeoutMs) => renderer.render(buildRenderPlan(input), { timeoutMs }),
       () => deadline.remaining(),
+      // The capture waits for the drawn canvas (`screenshot.element`): not found means not drawn.
+      (error) => error instanceof PlanStepError && error.step === 'element',
     );
     const timings = { ...finished.timings, images: Date.now() - started };
     const [first] = drawn;

@@ -24,7 +24,7 @@ import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../schemas/process-requests.js';
 import { selectPages } from '../schemas/page-ranges.js';
-import { PageImageLimitError } from './errors.js';
+import { InputPdfError, PageImageLimitError } from './errors.js';
 
 export type PageImageType = 'png' | 'jpeg' | 'webp';
 
@@ -46,7 +46,8 @@ export type RenderImage = (input: RenderInput, timeoutMs: number) => Promise<{ b
 /** The name the drawing page sets when it is done ('ok', or the reason it failed). */
 const DONE = '__pageImage';
 
-const DRAWN = `(() => { const done = window.${DONE}; if (done !== undefined && done !== 'ok') throw new Error(done); return done === 'ok'; })()`;
+/** The canvas's id once it is drawn: the capture waits for it, so a page PDF.js could not draw is never captured blank. */
+const DRAWN_ID = 'drawn';
 
 type Planned = { index: number; width: number; height: number };
 
@@ -113,7 +114,7 @@ const literal = (text: string) => JSON.stringify(text).replace(/</g, '\\u003c').
 export function pageImageHtml(pdfBase64: string, index: number, width: number, height: number, { viewer, worker, fonts }: PdfjsSources): string {
   return `<!doctype html><html><head><meta charset="utf-8"><style>
 html,body{margin:0;padding:0;overflow:hidden;background:#fff}canvas{display:block}
-</style></head><body><canvas id="c" width="${width}" height="${height}" style="width:${width}px;height:${height}px"></canvas><script type="module">
+</style></head><body><canvas id="canvas" width="${width}" height="${height}" style="width:${width}px;height:${height}px"></canvas><script type="module">
 const module = (text) => import(URL.createObjectURL(new Blob([text], { type: 'text/javascript' })));
 const bytes = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 const fonts = ${literal(JSON.stringify(fonts))};
@@ -132,12 +133,13 @@ try {
   const doc = await pdfjs.getDocument({ data, BinaryDataFactory, useSystemFonts: false, isEvalSupported: false, enableXfa: false }).promise;
   const page = await doc.getPage(${index + 1});
   const base = page.getViewport({ scale: 1 });
-  const canvas = document.getElementById('c');
+  const canvas = document.getElementById('canvas');
   const viewport = page.getViewport({ scale: ${width} / base.width });
   const context = canvas.getContext('2d', { alpha: false });
   context.fillStyle = '#fff';
   context.fillRect(0, 0, ${width}, ${height});
   await page.render({ canvas, canvasContext: context, viewport, background: '#fff', annotationMode: pdfjs.AnnotationMode.ENABLE }).promise;
+  canvas.id = '${DRAWN_ID}';
   window.${DONE} = 'ok';
 } catch (error) {
   window.${DONE} = String(error && error.message || error);
@@ -147,7 +149,9 @@ try {
 
 /**
  * Images of the pages `planned` chose, in page order, each drawn and captured
- * in a render of its own with what is left of the budget (`timeLeftMs`).
+ * in a render of its own with what is left of the budget (`timeLeftMs`). A
+ * render that fails as `undrawable` says (its canvas never drawn: PDF.js
+ * could not read the page) is an InputPdfError, the caller's document.
  */
 export async function renderPageImages(
   pdf: Uint8Array,
@@ -155,6 +159,7 @@ export async function renderPageImages(
   plan: PageImagesPlan,
   render: RenderImage,
   timeLeftMs: () => number,
+  undrawable: (error: unknown) => boolean,
 ): Promise<PageImage[]> {
   const pdfjs = await pdfjsSources();
   const pdfBase64 = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64');
@@ -168,17 +173,19 @@ export async function renderPageImages(
         html: Buffer.from(html).toString('base64'),
         waitUntil: 'load',
         adblock: false,
-        // Done, or thrown with the reason PDF.js gave (the render fails rather than capture a blank canvas).
-        waitForFunction: { pageFunction: DRAWN, options: { polling: 'raf', timeout: left } },
+        // Drawn or failed; the capture then waits for the drawn canvas, which a failed page never has.
+        waitForFunction: { pageFunction: `window.${DONE} !== undefined`, options: { polling: 'raf', timeout: left } },
       },
       screenshot: {
         type: plan.type,
         ...(plan.type !== 'png' && plan.quality !== undefined ? { quality: plan.quality } : {}),
         viewport: { width, height, deviceScaleFactor: 1 },
-        fullPage: false,
+        element: `#${DRAWN_ID}`,
       },
     } as RenderInput;
-    const { body } = await render(input, left);
+    const { body } = await render(input, left).catch((error: unknown) => {
+      throw undrawable(error) ? new InputPdfError(`Page ${index + 1} could not be drawn`, { cause: error }) : error;
+    });
     images.push({ page: index + 1, width, height, body });
   }
   return images;
