@@ -19,7 +19,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import { ParseSpeeds, PDFDocument } from '@cantoo/pdf-lib';
+import { ParseSpeeds, PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../schemas/process-requests.js';
@@ -51,8 +51,30 @@ const DRAWN_ID = 'drawn';
 
 type Planned = { index: number; width: number; height: number };
 
+/** What drawing the pages takes: each page's pixel size, and whether PDF.js needs its standard fonts. */
+export type PlannedImages = { pages: Planned[]; standardFonts: boolean };
+
+/**
+ * Whether the file has a simple font it does not embed (the 14 standard fonts, or a font
+ * named but not carried): PDF.js draws those with its standard fonts, which are then sent
+ * with each page (about 1 MB as base64); a file that embeds its fonts, as Chromium's prints do, goes without.
+ */
+function hasFontsNotEmbedded(doc: PDFDocument): boolean {
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict) || object.lookup(PDFName.of('Type')) !== PDFName.of('Font')) continue;
+    const subtype = object.lookup(PDFName.of('Subtype'));
+    // A composite font's glyphs are in its descendant (a Font of its own); a Type 3 font draws them itself.
+    if (subtype === PDFName.of('Type0') || subtype === PDFName.of('Type3')) continue;
+    const descriptor = object.lookup(PDFName.of('FontDescriptor'));
+    if (!(descriptor instanceof PDFDict) || !FONT_FILES.some((key) => descriptor.has(PDFName.of(key)))) return true;
+  }
+  return false;
+}
+
+const FONT_FILES = ['FontFile', 'FontFile2', 'FontFile3'];
+
 /** The pages to image and each one's pixel size; PageImageLimitError past a bound. */
-export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Promise<Planned[]> {
+export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Promise<PlannedImages> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, ignoreEncryption: true });
   const count = doc.getPageCount();
   const { pages, beyond } = selectPages(plan.pages, count);
@@ -61,7 +83,7 @@ export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Pro
     throw new PageImageLimitError('image.pages', `Names ${pages.length} pages: at most ${MAX_PAGE_IMAGES} images a request`);
   }
   const field = 'dpi' in plan.size ? 'image.dpi' : 'image.width';
-  return pages.map((index) => {
+  const planned = pages.map((index) => {
     const page = doc.getPage(index);
     const box = page.getCropBox();
     const turned = ((page.getRotation().angle % 360) + 360) % 360;
@@ -77,6 +99,7 @@ export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Pro
     }
     return { index, width, height };
   });
+  return { pages: planned, standardFonts: hasFontsNotEmbedded(doc) };
 }
 
 /** PDF.js's modules, and the standard fonts it draws the 14 standard PDF fonts with when a file does not embed them (Foxit's and Liberation's). */
@@ -155,16 +178,17 @@ try {
  */
 export async function renderPageImages(
   pdf: Uint8Array,
-  planned: Planned[],
+  planned: PlannedImages,
   plan: PageImagesPlan,
   render: RenderImage,
   timeLeftMs: () => number,
   undrawable: (error: unknown) => boolean,
 ): Promise<PageImage[]> {
-  const pdfjs = await pdfjsSources();
+  const sources = await pdfjsSources();
+  const pdfjs = planned.standardFonts ? sources : { ...sources, fonts: {} };
   const pdfBase64 = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64');
   const images: PageImage[] = [];
-  for (const { index, width, height } of planned) {
+  for (const { index, width, height } of planned.pages) {
     const html = pageImageHtml(pdfBase64, index, width, height, pdfjs);
     const left = timeLeftMs();
     const input: RenderInput = {

@@ -32,7 +32,7 @@ describe('renderPageImages', () => {
     // Act
     const drawing = renderPageImages(
       broken,
-      [{ index: 0, width: 50, height: 50 }],
+      { pages: [{ index: 0, width: 50, height: 50 }], standardFonts: false },
       { type: 'png', pages: '1', size: { width: 50 } },
       (input, timeoutMs) => document.render(buildRenderPlan(input), { timeoutMs }),
       () => 25_000,
