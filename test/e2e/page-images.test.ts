@@ -175,13 +175,16 @@ describe('POST /v1/pdf/process page images', () => {
   });
 
   it('refuses a huge page, too many pages and contradictory options with a 400 naming the field, and serves the next request', async () => {
-    // Prepare: a page of 200 by 200 inches, and a document of 101 small pages.
+    // Prepare: a page of 200 by 200 inches, a document of 101 small pages, and one of 10,000.
     const huge = await PDFDocument.create();
     huge.addPage([200 * 72, 200 * 72]);
     const hugePdf = b64(await huge.save());
     const many = await PDFDocument.create();
     for (let i = 0; i < 101; i++) many.addPage([100, 100]);
     const manyPdf = b64(await many.save());
+    const tenThousand = await PDFDocument.create();
+    for (let i = 0; i < 10_000; i++) tenThousand.addPage([100, 100]);
+    const tenThousandPdf = b64(await tenThousand.save({ useObjectStreams: true }));
 
     // Act
     const answers = await Promise.all(
@@ -194,6 +197,8 @@ describe('POST /v1/pdf/process page images', () => {
         { document: manyPdf, output: 'PDF', image: { dpi: 72 } },
         { document: manyPdf, output: 'PNG', image: { dpi: 301 } },
         { document: manyPdf, output: 'PNG', image: { quality: 80 } },
+        // Past the pages any document may have (as a merge part): refused as the document, before any image.
+        { document: tenThousandPdf, output: 'PNG', image: { pages: '1-10000' } },
       ].map(async (json) => {
         const res = await service.request('/v1/pdf/process', { json });
         return { status: res.status, fields: Object.keys(((await res.json()) as { fields?: Record<string, string> }).fields ?? {}) };
@@ -211,6 +216,7 @@ describe('POST /v1/pdf/process page images', () => {
       { status: 400, fields: ['image'] },
       { status: 400, fields: ['image.dpi'] },
       { status: 400, fields: ['image.quality'] },
+      { status: 400, fields: ['document'] },
     ]);
     assert.deepEqual(imageSize(next.body), { height: 133, width: 133, type: 'png' });
   });
