@@ -140,11 +140,11 @@ html,body{margin:0;padding:0;overflow:hidden;background:#fff}canvas{display:bloc
 </style></head><body><canvas id="canvas" width="${width}" height="${height}" style="width:${width}px;height:${height}px"></canvas><script type="module">
 const module = (text) => import(URL.createObjectURL(new Blob([text], { type: 'text/javascript' })));
 const bytes = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-const fonts = ${literal(JSON.stringify(fonts))};
+const fonts = JSON.parse(${literal(JSON.stringify(fonts))});
 // What PDF.js would fetch (standard fonts; no CMaps: a non-embedded CJK font falls back to the system's), from the page itself.
 class BinaryDataFactory {
   async fetch({ kind, filename }) {
-    const font = kind === 'standardFontDataUrl' ? JSON.parse(fonts)[filename] : undefined;
+    const font = kind === 'standardFontDataUrl' ? fonts[filename] : undefined;
     if (font === undefined) throw new Error('No ' + kind + ' data for ' + filename);
     return bytes(font);
   }

@@ -227,6 +227,16 @@ function processRules<T extends ProcessFields>() {
     }
     if (input.output === 'JSON' && input.pdf != null) issue('pdf', 'The JSON answer describes the document as given: leave pdf out, or ask for output PDF');
     if (input.image != null && !isPageImageOutput(input.output)) issue('image', 'Applies to page images: ask for output PNG, JPEG or WEBP');
+    const protection = isPageImageOutput(input.output) && typeof input.pdf === 'object' && input.pdf !== null ? (input.pdf as Record<string, unknown>).protection : undefined;
+    if (protection != null) {
+      addIssue({
+        message: 'The answer is images of the pages: protection applies to a PDF answer',
+        path: [
+          { type: 'object', origin: 'value', input, key: 'pdf', value: input.pdf },
+          { type: 'object', origin: 'value', input: input.pdf as Record<string, unknown>, key: 'protection', value: protection },
+        ],
+      });
+    }
     const image = input.image;
     if (input.output === 'PNG' && image?.quality != null) {
       addIssue({

@@ -163,10 +163,12 @@ BEYOND_JSON_SCHEMA = (
         "draw a value: known once the document is printed or merged, not from the request.",
     ),
     Rule(
-        r"^(image|image\.(pages|dpi|width|quality))$",
+        r"^(image|image\.(pages|dpi|width|quality)|pdf\.protection)$",
         r"^(Applies to page images|quality applies to JPEG and WEBP|Give dpi or width, not both|The document has \d+ page"
+        r"|The answer is images of the pages"
         r"|Names \d+ pages|Page \d+ would be)",
-        "Page images: image only with an image output and quality not with PNG are rules between two fields, dpi or "
+        "Page images: image only with an image output, quality not with PNG and pdf.protection not with images are "
+        "rules between two fields, dpi or "
         "width one of two nullable fields (each said in the description); the pages a range names and the pixels a "
         "page makes depend on the document's page count and page boxes, not on the request.",
         PROCESSES,

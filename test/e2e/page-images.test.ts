@@ -197,6 +197,7 @@ describe('POST /v1/pdf/process page images', () => {
         { document: manyPdf, output: 'PDF', image: { dpi: 72 } },
         { document: manyPdf, output: 'PNG', image: { dpi: 301 } },
         { document: manyPdf, output: 'PNG', image: { quality: 80 } },
+        { document: manyPdf, output: 'PNG', pdf: { protection: { ownerPassword: 'owner-9931' } } },
         // Past the pages any document may have (as a merge part): refused as the document, before any image.
         { document: tenThousandPdf, output: 'PNG', image: { pages: '1-10000' } },
       ].map(async (json) => {
@@ -216,6 +217,7 @@ describe('POST /v1/pdf/process page images', () => {
       { status: 400, fields: ['image'] },
       { status: 400, fields: ['image.dpi'] },
       { status: 400, fields: ['image.quality'] },
+      { status: 400, fields: ['pdf.protection'] },
       { status: 400, fields: ['document'] },
     ]);
     assert.deepEqual(imageSize(next.body), { height: 133, width: 133, type: 'png' });
