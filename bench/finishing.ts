@@ -103,6 +103,11 @@ const VARIANTS: Variant[] = [
     title: 'existing 1-page form filled and flattened (process)',
     calls: [{ endpoint: '/v1/pdf/process', body: { document: application, pdf: { form: { fields: FORM_VALUES, flatten: true } } } }],
   },
+  {
+    id: 'thumbnail',
+    title: 'existing 1-page PDF as a 200-px PNG thumbnail (process)',
+    calls: [{ endpoint: '/v1/pdf/process', body: { document: existing1, output: 'PNG', image: { width: 200 } } }],
+  },
   { id: 'render50', title: '50-page PDF rendered', calls: [{ endpoint: '/v1/pdf', body: { page: fiftyPages } }] },
   {
     id: 'process50',
@@ -147,6 +152,8 @@ export type FinishingResult = {
     process50VsRender50?: number;
     /** An existing 1-page form filled (CJK too) and flattened through /v1/pdf/process against rendering one page. */
     formVsPlain?: number;
+    /** An existing 1-page PDF imaged as a 200-px PNG thumbnail through /v1/pdf/process against rendering one page. */
+    thumbnailVsPlain?: number;
   };
   /** One KMS Sign round trip against moto on loopback, measured apart when `signed` runs (not part of any ratio). */
   kmsRoundTrip?: Summary;
@@ -223,6 +230,7 @@ export async function measureFinishing(
       ...(times.has('toc') && times.has('toc-once') ? { tocVsOnce: ratio('toc', 'toc-once') } : {}),
       ...(times.has('process1') ? { process1VsPlain: ratio('process1', 'plain') } : {}),
       ...(times.has('form') ? { formVsPlain: ratio('form', 'plain') } : {}),
+      ...(times.has('thumbnail') ? { thumbnailVsPlain: ratio('thumbnail', 'plain') } : {}),
       ...(times.has('process50') && times.has('render50') ? { process50VsRender50: ratio('process50', 'render50') } : {}),
     },
     ...(times.has('signed') ? { kmsRoundTrip: await measureKmsRoundTrip(opts.runs) } : {}),
@@ -239,6 +247,7 @@ export function printFinishing(result: FinishingResult): string {
     `  PDF/A-3b / plain ${pdfaVsPlain}, e-invoice / plain ${eInvoiceVsPlain}, protected / plain ${protectedVsPlain}, watermarked / plain ${watermarkedVsPlain}, signed / plain ${signedVsPlain} (budget: at most 1.15); merge of 3 / 3 singles ${merge3VsSingles3}`,
     `  existing PDF stamped (process) / rendered, same page count: 1 page ${process1VsPlain}, 50 pages ${process50VsRender50}`,
   );
+  if (result.ratios.thumbnailVsPlain !== undefined) lines.push(`  existing 1-page PDF as a 200-px PNG thumbnail (process) / 1-page render ${result.ratios.thumbnailVsPlain}`);
   if (result.ratios.formVsPlain !== undefined) lines.push(`  existing form filled and flattened (process) / 1-page render ${result.ratios.formVsPlain}`);
   if (result.ratios.bandsVsBuiltin !== undefined) lines.push(`  20-page table: pdf.header + pdf.footer / Chromium's header and footer ${result.ratios.bandsVsBuiltin}`);
   if (result.ratios.tocVsOnce !== undefined) lines.push(`  TOC report: pdf.toc / one print ${result.ratios.tocVsOnce}`);

@@ -10,6 +10,7 @@ import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
 import { partFailure } from './finishing/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
+import type { PageImagesPlan, PageImageType } from './finishing/page-images.js';
 import { chromiumTextDrawer } from './finishing/watermark-text.js';
 import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
@@ -131,11 +132,34 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         }
       }
       const result: RenderResult = { body: Buffer.from(existing.bytes.buffer, existing.bytes.byteOffset, existing.bytes.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
-      if (!wantsFinishing(plan.finishing)) return result;
-      return await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline);
+      const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline) : result;
+      return plan.images ? await imagesOf(finished, plan.images, deadline) : finished;
     } catch (error) {
       throw processFailure(error, plan);
     }
+  };
+
+  /** Images of the finished PDF's pages (lib/finishing/page-images.ts): one image as it is, several in a ZIP in page order. */
+  const imagesOf = async (finished: RenderResult, images: PageImagesPlan, deadline: Deadline): Promise<RenderResult> => {
+    const started = Date.now();
+    const { planPageImages, renderPageImages } = await import('./finishing/page-images.js');
+    const pdf = new Uint8Array(finished.body.buffer, finished.body.byteOffset, finished.body.byteLength);
+    const planned = await withinDeadline(planPageImages(pdf, images), deadline);
+    const drawn = await renderPageImages(
+      pdf,
+      planned,
+      images,
+      (input, timeoutMs) => renderer.render(buildRenderPlan(input), { timeoutMs }),
+      () => deadline.remaining(),
+      // The capture waits for the drawn canvas (`screenshot.element`): not found means not drawn.
+      (error) => error instanceof PlanStepError && error.step === 'element',
+    );
+    const timings = { ...finished.timings, images: Date.now() - started };
+    const [first] = drawn;
+    if (drawn.length === 1 && first) return { body: Buffer.from(first.body), contentType: IMAGE_TYPES[images.type], output: 'IMAGE', timings };
+    const { zipStored } = await import('./zip-archive.js');
+    const files = drawn.map((image) => ({ name: pageImageName(image.page, images.type), data: image.body }));
+    return { body: zipStored(files), contentType: 'application/zip', output: 'IMAGE', timings };
   };
 
   /** One plan printed, then finished when it asks for it. */
@@ -164,6 +188,11 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     },
   };
 }
+
+const IMAGE_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+
+/** A page image's name in a ZIP: page-001.png, the number padded to three digits at least. */
+export const pageImageName = (page: number, type: PageImageType) => `page-${String(page).padStart(3, '0')}.${type === 'jpeg' ? 'jpg' : type}`;
 
 /** How many bands a render prints: a header, a footer or both. */
 const bandCount = (bands: BandsPlan) => Number(bands.header != null) + Number(bands.footer != null);

@@ -5,6 +5,8 @@
  * - nodejs/node_modules/: @sparticuz/chromium and @duckduckgo/autoconsent
  *   (whose content script the renderer reads from its package at run time)
  *   and @jsquash/jpeg (MozJPEG's .wasm files, read likewise by pdf.compress)
+ *   and pdfjs-dist (its two minified modules and standard fonts, read as files
+ *   by /v1/pdf/process page images and run in Chromium, not in Node)
  *   with their runtime dependencies, which Lambda mounts under
  *   /opt/nodejs/node_modules;
  * - chromium/: @sparticuz/chromium's Chromium binary as chromium.zst, the
@@ -57,13 +59,25 @@ const WOFF2_FONTS: { pkg: string; dir: string; name: string }[] = [
 ];
 
 /** The layer's Node packages: what the bundles keep external (serverless.yml, custom.esbuild.external). */
-const LAYER_PACKAGES = ['@sparticuz/chromium', '@duckduckgo/autoconsent', '@jsquash/jpeg'];
+const LAYER_PACKAGES = ['@sparticuz/chromium', '@duckduckgo/autoconsent', '@jsquash/jpeg', 'pdfjs-dist'];
+
+/**
+ * Packages whose files are read, never loaded in Node: their dependencies stay out
+ * (pdfjs-dist's optional @napi-rs/canvas is a native canvas for PDF.js in Node, tens of MB).
+ */
+const FILES_ONLY = new Set(['pdfjs-dist']);
 
 /** Parts of packages that nothing reads at run time (tests, browser-extension builds): left out of the layer. */
 const NOT_AT_RUN_TIME: Record<string, string[]> = {
   // Its compressed files travel in chromium/ instead: the binary as chromium.zst, the archives as they are.
   '@sparticuz/chromium': ['bin'],
   '@duckduckgo/autoconsent': ['tests', 'tests-wtr', 'docs', 'dist/addon-firefox', 'dist/addon-mv3', 'CHANGELOG.md'],
+  // lib/finishing/page-images.ts reads build/pdf.min.mjs, build/pdf.worker.min.mjs and standard_fonts/.
+  'pdfjs-dist': [
+    'legacy', 'web', 'types', 'image_decoders', 'cmaps', 'iccs', 'wasm', 'webpack.mjs',
+    'build/pdf.mjs', 'build/pdf.mjs.map', 'build/pdf.worker.mjs', 'build/pdf.worker.mjs.map',
+    'build/pdf.sandbox.mjs', 'build/pdf.sandbox.mjs.map', 'build/pdf.sandbox.min.mjs',
+  ],
 };
 
 /**
@@ -157,6 +171,7 @@ function copyWithDependencies(name: string, from: string, target: string, seen: 
     dereference: true,
     filter: (source) => !skipped.some((part) => source === part || source.startsWith(`${part}/`)),
   });
+  if (FILES_ONLY.has(name)) return;
   for (const dep of Object.keys(pkg.dependencies ?? {})) copyWithDependencies(dep, dir, target, seen);
   for (const dep of Object.keys(pkg.optionalDependencies ?? {})) {
     try {

@@ -35,3 +35,13 @@ export class PdfaConformanceError extends Error {
     this.reasons = reasons;
   }
 }
+
+/** Page images past a bound (pages, pixels): the field named and why, a 400. */
+export class PageImageLimitError extends Error {
+  readonly field: string;
+  constructor(field: string, problem: string) {
+    super(problem);
+    this.name = 'PageImageLimitError';
+    this.field = field;
+  }
+}

@@ -84,8 +84,8 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: '/v1/pdf/merge', operationId: 'mergePdf', summary: 'Render and merge parts into one PDF, answered with the file', tag: 'PDF', body: 'MergeRequest', renders: true, success: { status: '200', description: 'The merged PDF. Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'post', path: '/v1/pdf/merge/sync', operationId: 'mergePdfSync', summary: 'Render and merge parts into one PDF, answered with a download URL', tag: 'PDF', body: 'MergeSyncRequest', renders: true, success: { status: '200', description: 'The stored file.', schema: 'SyncResult' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
   { method: 'post', path: '/v1/pdf/merge/async', operationId: 'mergePdfAsync', summary: 'Queue a merge; the webhook gets the result', tag: 'PDF', body: 'MergeAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, notFound: 'A template part names no template of this account.', description: MERGE_PARTS },
-  { method: 'post', path: '/v1/pdf/process', operationId: 'processPdf', summary: 'Finish or describe an existing PDF, answered with the file or its facts', tag: 'PDF', body: 'ProcessRequest', renders: true, conformance: true, success: { status: '200', description: 'The finished PDF (over 6 MB: 303 to a temporary download URL), or with output JSON its facts.', content: 'pdf-or-facts' }, description: PROCESS },
-  { method: 'post', path: '/v1/pdf/process/sync', operationId: 'processPdfSync', summary: 'Finish or describe an existing PDF, answered with a download URL', tag: 'PDF', body: 'ProcessSyncRequest', renders: true, conformance: true, success: { status: '200', description: 'The stored file (the PDF, or the facts as a .json file).', schema: 'SyncResult' }, description: PROCESS },
+  { method: 'post', path: '/v1/pdf/process', operationId: 'processPdf', summary: 'Finish or describe an existing PDF, answered with the file, its facts or images of its pages', tag: 'PDF', body: 'ProcessRequest', renders: true, conformance: true, success: { status: '200', description: 'The finished PDF (over 6 MB: 303 to a temporary download URL), with output JSON its facts, with output PNG, JPEG or WEBP the image of one page or a ZIP of several.', content: 'pdf-or-facts' }, description: PROCESS },
+  { method: 'post', path: '/v1/pdf/process/sync', operationId: 'processPdfSync', summary: 'Finish or describe an existing PDF, answered with a download URL', tag: 'PDF', body: 'ProcessSyncRequest', renders: true, conformance: true, success: { status: '200', description: 'The stored file (the PDF, the facts as a .json file, a page image or a .zip of several).', schema: 'SyncResult' }, description: PROCESS },
   { method: 'post', path: '/v1/pdf/process/async', operationId: 'processPdfAsync', summary: 'Queue the processing of an existing PDF; the webhook gets the result', tag: 'PDF', body: 'ProcessAsyncRequest', renders: true, next: JOB_NEXT, success: { status: '201', description: 'The queued job.', schema: 'AsyncJob' }, description: PROCESS },
   { method: 'get', path: '/v1/jobs/{id}', operationId: 'getJob', summary: 'Status of an async job (addition)', tag: 'Jobs', byId: true, success: { status: '200', description: 'The job.', schema: 'Job' } },
   { method: 'post', path: '/v1/batches', operationId: 'createBatch', summary: 'Queue a batch of renders; one webhook at its end (addition)', tag: 'Batches', body: 'BatchRequest', renders: true, next: BATCH_NEXT, success: { status: '202', description: 'The batch, accepted.', schema: 'AcceptedBatch' }, description: BATCH_ITEMS },
@@ -125,7 +125,12 @@ function successContent(success: RouteDoc['success']) {
         ['application/pdf', 'image/png', 'image/jpeg', 'image/webp'].map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
       );
     case 'pdf-or-facts':
-      return { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } }, 'application/json': { schema: { $ref: '#/components/schemas/PdfFacts' } } };
+      return {
+        'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
+        'application/json': { schema: { $ref: '#/components/schemas/PdfFacts' } },
+        // Page images (output PNG, JPEG, WEBP): one page as the image, several as a ZIP of page-001.png… in page order.
+        ...Object.fromEntries(['image/png', 'image/jpeg', 'image/webp', 'application/zip'].map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
+      };
     case 'html':
       return { 'text/html': { schema: { type: 'string' } } };
     case 'javascript':

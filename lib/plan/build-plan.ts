@@ -39,7 +39,8 @@ import {
   type ScreenshotOptionsOutput,
 } from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
-import type { ProcessInput } from '../schemas/process-requests.js';
+import { DEFAULT_IMAGE_DPI, isPageImageOutput, type ImageOptionsOutput, type PageImageOutput, type ProcessInput } from '../schemas/process-requests.js';
+import type { PageImagesPlan } from '../finishing/page-images.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
 import { pdfFinishingPlan } from './pdf-finishing-plan.js';
@@ -104,11 +105,23 @@ function processPlan(input: ProcessInput): ProcessPlan {
   const source: ProcessPlan['source'] =
     'document' in input.process ? { kind: 'bytes', bytes: Buffer.from(input.process.document, 'base64') } : { kind: 'url', url: input.process.documentUrl };
   return {
-    output: input.output,
+    output: input.output === 'JSON' ? 'JSON' : 'PDF',
+    ...(isPageImageOutput(input.output) ? { images: pageImagesPlan(input.output, input.image) } : {}),
     process: true,
     source,
     ...(input.password != null ? { password: input.password } : {}),
     finishing: pdfFinishingPlan(input.pdf),
+  };
+}
+
+/** What images of the pages a process request asks for: page 1 at DEFAULT_IMAGE_DPI unless it says otherwise. */
+function pageImagesPlan(output: PageImageOutput, image: ImageOptionsOutput | null | undefined): PageImagesPlan {
+  const type = output === 'PNG' ? 'png' : output === 'JPEG' ? 'jpeg' : 'webp';
+  return {
+    type,
+    pages: image?.pages ?? '1',
+    size: image?.width != null ? { width: image.width } : { dpi: image?.dpi ?? DEFAULT_IMAGE_DPI },
+    ...(type !== 'png' && image?.quality != null ? { quality: image.quality } : {}),
   };
 }
 

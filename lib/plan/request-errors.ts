@@ -5,7 +5,7 @@
  */
 import { CONFORMANCE_CODE, NavigationError, PROCESS_DOCUMENT_CODE, ValidationError } from '../errors.js';
 import { DocumentFetchError } from '../delivery/fetch-document.js';
-import { InputPdfError, PdfaConformanceError } from '../finishing/errors.js';
+import { InputPdfError, PageImageLimitError, PdfaConformanceError } from '../finishing/errors.js';
 import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
 import type { DocumentPlan, ProcessPlan, RenderPlan } from '../render/render-plan.js';
 import type { DocumentRenderer, RenderResult } from '../render/types.js';
@@ -57,6 +57,9 @@ export function processFailure(error: unknown, plan: ProcessPlan): unknown {
   }
   if (error instanceof InputPdfError) {
     return new ValidationError({ [error.password ? 'password' : field]: error.message }, { message: 'The document cannot be used', code: PROCESS_DOCUMENT_CODE, cause: error });
+  }
+  if (error instanceof PageImageLimitError) {
+    return new ValidationError({ [error.field]: error.message }, { message: 'The page images are out of bounds', cause: error });
   }
   if (error instanceof PdfaConformanceError) {
     return new ValidationError(

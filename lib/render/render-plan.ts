@@ -6,6 +6,7 @@
  */
 import type { PDFOptions, Viewport } from 'puppeteer-core';
 import type { BandsPlan } from '../finishing/bands-plan.js';
+import type { PageImagesPlan } from '../finishing/page-images.js';
 import type { FinishingPlan } from '../finishing/finishing-plan.js';
 
 /** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
@@ -140,6 +141,8 @@ export type MergePlan = {
 export type ProcessPlan = {
   output: 'PDF' | 'JSON';
   process: true;
+  /** Images of the finished pages, answered instead of the PDF (output PNG, JPEG or WEBP). */
+  images?: PageImagesPlan;
   source: { kind: 'bytes'; bytes: Uint8Array } | { kind: 'url'; url: string };
   password?: string;
   finishing: FinishingPlan;

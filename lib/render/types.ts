@@ -16,8 +16,8 @@ export type RenderLog = (level: 'info' | 'warn', message: string, details: Recor
 /** A rendered file with its type and the phase timings of its render. */
 export type RenderResult = {
   body: Buffer;
-  contentType: 'application/pdf' | 'image/png' | 'image/jpeg' | 'image/webp' | 'application/json';
-  /** JSON: the facts of an existing PDF (/v1/pdf/process with output JSON). */
+  contentType: 'application/pdf' | 'image/png' | 'image/jpeg' | 'image/webp' | 'application/json' | 'application/zip';
+  /** JSON: the facts of an existing PDF (/v1/pdf/process with output JSON). IMAGE: a screenshot, or page images (several: a ZIP). */
   output: 'PDF' | 'IMAGE' | 'JSON';
   /** Milliseconds per phase (context, navigate, wait, capture…) for the request log line. */
   timings: Record<string, number>;

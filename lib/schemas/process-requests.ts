@@ -5,7 +5,9 @@
  * apply to an existing PDF (`pdf`), answered as a PDF or as its facts (`output: "JSON"`).
  */
 import * as v from 'valibot';
+import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import { closedObject } from './closed-object.js';
+import { PageRangesSchema } from './page-ranges.js';
 import { publicHttpUrl } from './http-url.js';
 import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES } from './merge-requests.js';
 import { PAGE_FORM_ENTRIES } from './page-form-options.js';
@@ -95,9 +97,71 @@ export const ProcessPdfOptionsSchema = v.pipe(
   v.pipe(ProcessPdfObjectSchema, pdfFinishingCheck(), protectionConflictRule(), signatureConflictRule()),
 );
 
-/** What a process request answers: the finished PDF, or the document's facts. */
-export const PROCESS_OUTPUTS = ['PDF', 'JSON'] as const;
+/** What a process request answers: the finished PDF, the document's facts, or images of its pages. */
+export const PROCESS_OUTPUTS = ['PDF', 'JSON', 'PNG', 'JPEG', 'WEBP'] as const;
 export type ProcessOutput = (typeof PROCESS_OUTPUTS)[number];
+/** The outputs that are images of the finished pages. */
+export const PAGE_IMAGE_OUTPUTS = ['PNG', 'JPEG', 'WEBP'] as const;
+export type PageImageOutput = (typeof PAGE_IMAGE_OUTPUTS)[number];
+export const isPageImageOutput = (output: string | null | undefined): output is PageImageOutput => (PAGE_IMAGE_OUTPUTS as readonly string[]).includes(output ?? '');
+
+/** Resolution of a page image when neither dpi nor width is given: a screen's. */
+export const DEFAULT_IMAGE_DPI = 96;
+export const MIN_IMAGE_DPI = 36;
+export const MAX_IMAGE_DPI = 300;
+/** Most page images one request makes. */
+export const MAX_PAGE_IMAGES = 100;
+/** Most pixels in one page image (an A3 page at 300 dpi has 17.4 million). */
+export const MAX_PAGE_IMAGE_PIXELS = 25_000_000;
+
+const ImageOptionsSchema = closedObject({
+  pages: v.nullish(
+    v.pipe(
+      PageRangesSchema,
+      v.metadata({ default: '1', description: `The pages imaged, in pageRanges syntax ("1-3, 8"; "" for every page), after pdf.pages; at most ${MAX_PAGE_IMAGES} pages.` }),
+    ),
+  ),
+  dpi: v.nullish(
+    v.pipe(
+      v.number('Must be a number'),
+      v.integer('Must be an integer'),
+      v.minValue(MIN_IMAGE_DPI, `Must be at least ${MIN_IMAGE_DPI}`),
+      v.maxValue(MAX_IMAGE_DPI, `Must be at most ${MAX_IMAGE_DPI}`),
+      v.metadata({ default: DEFAULT_IMAGE_DPI, description: 'Pixels per inch of the page (its size as shown, rotation applied). Not with width.' }),
+    ),
+  ),
+  width: v.nullish(
+    v.pipe(
+      v.number('Must be a number'),
+      v.integer('Must be an integer'),
+      v.minValue(1, 'Must be at least 1'),
+      v.maxValue(MAX_IMAGE_PIXELS, `Must be at most ${MAX_IMAGE_PIXELS}`),
+      v.metadata({ description: 'Width of each image in pixels, its height in the page\'s proportions (a thumbnail). Not with dpi.' }),
+    ),
+  ),
+  quality: v.nullish(
+    v.pipe(
+      v.number('Must be a number'),
+      v.integer('Must be an integer'),
+      v.minValue(1, 'Must be at least 1'),
+      v.maxValue(100, 'Must be at most 100'),
+      v.metadata({ description: "JPEG and WEBP: the encoder's quality (Chromium's default when absent); not with PNG." }),
+    ),
+  ),
+});
+
+const ImageSchema = v.pipe(
+  ImageOptionsSchema,
+  v.forward(
+    v.partialCheck([['dpi'], ['width']], (image) => image.dpi == null || image.width == null, 'Give dpi or width, not both'),
+    ['width'],
+  ),
+  v.metadata({
+    description:
+      `With output PNG, JPEG or WEBP: which pages are imaged and how large. Each image at most ${MAX_IMAGE_PIXELS} pixels a side and ` +
+      `${MAX_PAGE_IMAGE_PIXELS / 1_000_000} million pixels; a page that would be larger is a 400 naming image.dpi or image.width.`,
+  }),
+);
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
@@ -130,7 +194,12 @@ const PasswordSchema = v.pipe(
 
 const OutputSchema = v.pipe(
   v.picklist(PROCESS_OUTPUTS, `Must be one of: ${PROCESS_OUTPUTS.join(', ')}`),
-  v.metadata({ default: 'PDF', description: 'PDF: the finished file. JSON: the facts of the document as given (pages, metadata, encryption, attachments, outline, form fields); pdf must then be absent.' }),
+  v.metadata({
+    default: 'PDF',
+    description:
+      'PDF: the finished file. JSON: the facts of the document as given (pages, metadata, encryption, attachments, outline, form fields); pdf must then be absent. ' +
+      'PNG, JPEG, WEBP: images of the finished pages (see image): one page is the image itself, several a ZIP of page-001.png… in page order.',
+  }),
 );
 
 const entries = {
@@ -139,9 +208,10 @@ const entries = {
   password: v.nullish(PasswordSchema),
   pdf: v.nullish(ProcessPdfOptionsSchema),
   output: v.nullish(OutputSchema),
+  image: v.nullish(ImageSchema),
 };
 
-type ProcessFields = { document?: string | null; documentUrl?: string | null; pdf?: unknown; output?: string | null };
+type ProcessFields = { document?: string | null; documentUrl?: string | null; pdf?: unknown; output?: string | null; image?: { quality?: number | null } | null };
 
 /** Exactly one of `document` and `documentUrl`; `pdf` only with a PDF answer. */
 function processRules<T extends ProcessFields>() {
@@ -156,6 +226,27 @@ function processRules<T extends ProcessFields>() {
       issue('documentUrl', 'Give exactly one of document and documentUrl');
     }
     if (input.output === 'JSON' && input.pdf != null) issue('pdf', 'The JSON answer describes the document as given: leave pdf out, or ask for output PDF');
+    if (input.image != null && !isPageImageOutput(input.output)) issue('image', 'Applies to page images: ask for output PNG, JPEG or WEBP');
+    const protection = isPageImageOutput(input.output) && typeof input.pdf === 'object' && input.pdf !== null ? (input.pdf as Record<string, unknown>).protection : undefined;
+    if (protection != null) {
+      addIssue({
+        message: 'The answer is images of the pages: protection applies to a PDF answer',
+        path: [
+          { type: 'object', origin: 'value', input, key: 'pdf', value: input.pdf },
+          { type: 'object', origin: 'value', input: input.pdf as Record<string, unknown>, key: 'protection', value: protection },
+        ],
+      });
+    }
+    const image = input.image;
+    if (input.output === 'PNG' && image?.quality != null) {
+      addIssue({
+        message: 'quality applies to JPEG and WEBP; PNG is lossless',
+        path: [
+          { type: 'object', origin: 'value', input, key: 'image', value: image },
+          { type: 'object', origin: 'value', input: image, key: 'quality', value: image.quality },
+        ],
+      });
+    }
   });
 }
 
@@ -173,12 +264,14 @@ export const ProcessAsyncRequestSchema = processRequest({ storage: v.nullish(Sto
 /** The process body schema of each delivery. */
 export const PROCESS_REQUEST_SCHEMAS = { raw: ProcessRequestSchema, sync: ProcessSyncRequestSchema, async: ProcessAsyncRequestSchema } as const;
 
+export type ImageOptionsOutput = v.InferOutput<typeof ImageOptionsSchema>;
 export type ProcessPdfOptionsOutput = v.InferOutput<typeof ProcessPdfOptionsSchema>;
 export type ProcessRequestOutput = v.InferOutput<typeof ProcessRequestSchema>;
 
 /** A process request as checked: what a job stores and the plan is built from. The password is kept only as long as the job. */
 export type ProcessInput = {
   output: ProcessOutput;
+  image?: ImageOptionsOutput | null;
   process: { document: string } | { documentUrl: string };
   password?: string | null;
   pdf?: ProcessPdfOptionsOutput | null;
@@ -188,6 +281,7 @@ export type ProcessInput = {
 export function processInput(body: ProcessRequestOutput): ProcessInput {
   return {
     output: body.output ?? 'PDF',
+    ...(body.image != null ? { image: body.image } : {}),
     process: body.document != null ? { document: body.document } : { documentUrl: body.documentUrl as string },
     ...(body.password != null ? { password: body.password } : {}),
     pdf: body.pdf ?? null,

@@ -8,7 +8,7 @@ export type WebhookFile = { fileUrl: string | null } | { fileBase64: string | nu
 export type WebhookBody = {
   id: string;
   status: 'COMPLETED' | 'FAILED';
-  output: 'PDF' | 'IMAGE' | 'JSON';
+  output: Job['output'];
   contentType: string | null;
   fileSize: number | null;
   fileUrl?: string | null;

@@ -146,7 +146,7 @@ BEYOND_JSON_SCHEMA = (
         "The image pixel limit bounds a side times deviceScaleFactor: a product of two fields.",
     ),
     Rule(
-        r"(^|\.)(pdf\.(pageRanges|pages|rotate\.pages)|watermark\.pages|pdf\.(header|footer)\.pages)$",
+        r"(^|\.)(pdf\.(pageRanges|pages|rotate\.pages)|watermark\.pages|pdf\.(header|footer)\.pages|image\.pages)$",
         r"ends before it starts$",
         'A range must not end before it starts ("5-2"): a comparison of two numbers inside a string.',
     ),
@@ -161,6 +161,17 @@ BEYOND_JSON_SCHEMA = (
         r"|This (list|field) takes|Not (one of|among) the options|A push button|This field cannot be filled|No font of the service)",
         "What the document's AcroForm holds (its field names, kinds, options and maximum lengths) and the fonts that "
         "draw a value: known once the document is printed or merged, not from the request.",
+    ),
+    Rule(
+        r"^(image|image\.(pages|dpi|width|quality)|pdf\.protection)$",
+        r"^(Applies to page images|quality applies to JPEG and WEBP|Give dpi or width, not both|The document has \d+ page"
+        r"|The answer is images of the pages"
+        r"|Names \d+ pages|Page \d+ would be)",
+        "Page images: image only with an image output, quality not with PNG and pdf.protection not with images are "
+        "rules between two fields, dpi or "
+        "width one of two nullable fields (each said in the description); the pages a range names and the pixels a "
+        "page makes depend on the document's page count and page boxes, not on the request.",
+        PROCESSES,
     ),
     Rule(
         r"^pdf\.signature\.certify$",

@@ -594,6 +594,9 @@ describe('npm run package (offline, stage prod)', () => {
       'nodejs/node_modules/@duckduckgo/autoconsent/dist/autoconsent.playwright.js',
       'nodejs/node_modules/@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm',
       'nodejs/node_modules/@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm',
+      'nodejs/node_modules/pdfjs-dist/build/pdf.min.mjs',
+      'nodejs/node_modules/pdfjs-dist/build/pdf.worker.min.mjs',
+      'nodejs/node_modules/pdfjs-dist/standard_fonts/FoxitFixed.pfb',
       'fonts/NotoSansJP-Regular.otf',
       'fonts/NotoSansKR-Regular.otf',
       'fonts/NotoSansHans-Regular.otf',
@@ -602,6 +605,8 @@ describe('npm run package (offline, stage prod)', () => {
     ]) {
       assert.ok(names.has(name), `layer lacks ${name}`);
     }
+    // PDF.js is read as files and runs in Chromium: its optional native canvas for Node stays out.
+    assert.ok(![...names].some((name) => name.includes('@napi-rs/canvas')), 'layer holds @napi-rs/canvas');
     // The binary travels once, as chromium.zst: the package's brotli copy would add 67 MB for nothing.
     assert.ok(![...names].some((name) => name.endsWith('chromium.br')), 'the layer still holds chromium.br');
     for (const key of RENDERERS) {
@@ -685,6 +690,7 @@ describe('npm run package (offline, stage prod)', () => {
           results[key] = typeof mod.handler;
           if (process.env.LAYER) createRequire(file).resolve('@duckduckgo/autoconsent/rules/compact-rules.json');
           if (process.env.LAYER) createRequire(file).resolve('@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm');
+          if (process.env.LAYER) createRequire(file).resolve('pdfjs-dist/build/pdf.worker.min.mjs');
         } catch (error) {
           results[key] = String(error && error.message || error).split('\\n')[0];
         }

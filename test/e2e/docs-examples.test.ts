@@ -247,6 +247,18 @@ const CHECKS: Record<string, Check> = {
       for (const value of ['Jane Doe', '東京都千代田区']) assert.ok(textOf(filled).includes(value), value);
     },
   },
+  'page-images': {
+    answers: [[200, 'image/webp'], [200, 'image/jpeg']],
+    assess: (run) => {
+      const thumbnail = run.file('contract-thumbnail.webp');
+      assert.equal(thumbnail.subarray(8, 12).toString('latin1'), 'WEBP');
+      // A US letter page 200 pixels wide: 259 high.
+      assert.deepEqual([imageSize(thumbnail).width, imageSize(thumbnail).height], [200, 259]);
+      const preview = run.file('contract-preview.jpg');
+      assert.deepEqual([preview[0], preview[1]], [0xff, 0xd8]);
+      assert.deepEqual([imageSize(preview).width, imageSize(preview).height], [1275, 1650]);
+    },
+  },
   templates: {
     answers: [[201, JSON_TYPE], [200, PDF], [200, JSON_TYPE], [200, JSON_TYPE], [200, JSON_TYPE], [204, '']],
     assess: async (run, { service, templateId }) => {

@@ -1,0 +1,216 @@
+/**
+ * Images of the pages of a finished PDF (/v1/pdf/process with output PNG,
+ * JPEG or WEBP): each page drawn by PDF.js (pdfjs-dist, Apache-2.0, Mozilla's
+ * viewer) in a page of the service's own Chromium, on a canvas exactly the
+ * image's size, and captured by Chromium's encoders (PNG, JPEG, WebP).
+ *
+ * Chosen over PDFium in WebAssembly (a 4–5 MB module in Node's memory beside
+ * the one Chromium already is, with its own font fallback to set up) and over
+ * poppler or MuPDF binaries (GPL/AGPL, a native build per Lambda
+ * architecture): PDF.js is JavaScript that Chromium already runs, its text
+ * goes through Chromium's font stack (the layer's CJK and emoji fonts), its
+ * transparency and blend modes through canvas, and the encoders are the
+ * ones screenshots use. Each page is a render of its own, in an isolated
+ * session within the request's time budget, like a watermark text's print.
+ *
+ * Bounds are checked here, in Node, before anything is drawn: the pages
+ * chosen and each image's pixels, from the page boxes (PageImageLimitError).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { ParseSpeeds, PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
+import { MAX_IMAGE_PIXELS } from '../image-limits.js';
+import type { RenderInput } from '../schemas/render-requests.js';
+import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../schemas/process-requests.js';
+import { selectPages } from '../schemas/page-ranges.js';
+import { InputPdfError, PageImageLimitError } from './errors.js';
+
+export type PageImageType = 'png' | 'jpeg' | 'webp';
+
+/** What images a process request asks for, defaults applied. */
+export type PageImagesPlan = {
+  type: PageImageType;
+  /** pageRanges syntax; "" for every page. */
+  pages: string;
+  size: { dpi: number } | { width: number };
+  quality?: number;
+};
+
+/** One page's image: its 1-based page number, pixel size and encoded bytes. */
+export type PageImage = { page: number; width: number; height: number; body: Uint8Array };
+
+/** Renders one input with the given time budget: the service's own Chromium renderer. */
+export type RenderImage = (input: RenderInput, timeoutMs: number) => Promise<{ body: Uint8Array }>;
+
+/** The name the drawing page sets when it is done ('ok', or the reason it failed). */
+const DONE = '__pageImage';
+
+/** The canvas's id once it is drawn: the capture waits for it, so a page PDF.js could not draw is never captured blank. */
+const DRAWN_ID = 'drawn';
+
+type Planned = { index: number; width: number; height: number };
+
+/** What drawing the pages takes: each page's pixel size, and whether PDF.js needs its standard fonts. */
+export type PlannedImages = { pages: Planned[]; standardFonts: boolean };
+
+/**
+ * Whether the file has a simple font it does not embed (the 14 standard fonts, or a font
+ * named but not carried): PDF.js draws those with its standard fonts, which are then sent
+ * with each page (about 1 MB as base64); a file that embeds its fonts, as Chromium's prints do, goes without.
+ */
+function hasFontsNotEmbedded(doc: PDFDocument): boolean {
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict) || object.lookup(PDFName.of('Type')) !== PDFName.of('Font')) continue;
+    const subtype = object.lookup(PDFName.of('Subtype'));
+    // A composite font's glyphs are in its descendant (a Font of its own); a Type 3 font draws them itself.
+    if (subtype === PDFName.of('Type0') || subtype === PDFName.of('Type3')) continue;
+    const descriptor = object.lookup(PDFName.of('FontDescriptor'));
+    if (!(descriptor instanceof PDFDict) || !FONT_FILES.some((key) => descriptor.has(PDFName.of(key)))) return true;
+  }
+  return false;
+}
+
+const FONT_FILES = ['FontFile', 'FontFile2', 'FontFile3'];
+
+/** The pages to image and each one's pixel size; PageImageLimitError past a bound. */
+export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Promise<PlannedImages> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, ignoreEncryption: true });
+  const count = doc.getPageCount();
+  const { pages, beyond } = selectPages(plan.pages, count);
+  if (beyond || pages.length === 0) throw new PageImageLimitError('image.pages', `The document has ${count} page${count === 1 ? '' : 's'}`);
+  if (pages.length > MAX_PAGE_IMAGES) {
+    throw new PageImageLimitError('image.pages', `Names ${pages.length} pages: at most ${MAX_PAGE_IMAGES} images a request`);
+  }
+  const field = 'dpi' in plan.size ? 'image.dpi' : 'image.width';
+  const planned = pages.map((index) => {
+    const page = doc.getPage(index);
+    const box = page.getCropBox();
+    const turned = ((page.getRotation().angle % 360) + 360) % 360;
+    const [w, h] = turned === 90 || turned === 270 ? [box.height, box.width] : [box.width, box.height];
+    const scale = 'dpi' in plan.size ? plan.size.dpi / 72 : plan.size.width / Math.abs(w);
+    const width = Math.max(1, Math.round(Math.abs(w) * scale));
+    const height = Math.max(1, Math.round(Math.abs(h) * scale));
+    if (width > MAX_IMAGE_PIXELS || height > MAX_IMAGE_PIXELS || width * height > MAX_PAGE_IMAGE_PIXELS) {
+      throw new PageImageLimitError(
+        field,
+        `Page ${index + 1} would be ${width}×${height} pixels: at most ${MAX_IMAGE_PIXELS} a side and ${MAX_PAGE_IMAGE_PIXELS / 1_000_000} million in all`,
+      );
+    }
+    return { index, width, height };
+  });
+  return { pages: planned, standardFonts: hasFontsNotEmbedded(doc) };
+}
+
+/** PDF.js's modules, and the standard fonts it draws the 14 standard PDF fonts with when a file does not embed them (Foxit's and Liberation's). */
+export type PdfjsSources = { viewer: string; worker: string; fonts: Record<string, string> };
+
+let sources: Promise<PdfjsSources> | undefined;
+
+/** PDF.js's viewer and worker modules and its standard fonts (base64), read once per process. */
+function pdfjsSources(): Promise<PdfjsSources> {
+  const require = createRequire(import.meta.url);
+  const fontsDir = join(dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts');
+  sources ??= Promise.all([
+    readFile(require.resolve('pdfjs-dist/build/pdf.min.mjs'), 'utf8'),
+    readFile(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'), 'utf8'),
+    readdir(fontsDir).then(async (names) =>
+      Object.fromEntries(
+        await Promise.all(
+          names.filter((name) => /\.(pfb|ttf)$/.test(name)).map(async (name) => [name, (await readFile(join(fontsDir, name))).toString('base64')] as const),
+        ),
+      ),
+    ),
+  ]).then(([viewer, worker, fonts]) => ({ viewer, worker, fonts }));
+  sources.catch(() => (sources = undefined));
+  return sources;
+}
+
+/** A JavaScript string literal that is safe inside an inline script (no `</script>`). */
+const literal = (text: string) => JSON.stringify(text).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+/**
+ * The page that draws page `index` of the PDF on a white canvas of
+ * `width`×`height` pixels: PDF.js loaded from inline sources (as blob
+ * modules: the page fetches nothing), its worker run on the page's thread.
+ */
+export function pageImageHtml(pdfBase64: string, index: number, width: number, height: number, { viewer, worker, fonts }: PdfjsSources): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><style>
+html,body{margin:0;padding:0;overflow:hidden;background:#fff}canvas{display:block}
+</style></head><body><canvas id="canvas" width="${width}" height="${height}" style="width:${width}px;height:${height}px"></canvas><script type="module">
+const module = (text) => import(URL.createObjectURL(new Blob([text], { type: 'text/javascript' })));
+const bytes = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+const fonts = JSON.parse(${literal(JSON.stringify(fonts))});
+// What PDF.js would fetch (standard fonts; no CMaps: a non-embedded CJK font falls back to the system's), from the page itself.
+class BinaryDataFactory {
+  async fetch({ kind, filename }) {
+    const font = kind === 'standardFontDataUrl' ? fonts[filename] : undefined;
+    if (font === undefined) throw new Error('No ' + kind + ' data for ' + filename);
+    return bytes(font);
+  }
+}
+try {
+  const pdfjs = await module(${literal(viewer)});
+  globalThis.pdfjsWorker = await module(${literal(worker)});
+  const data = bytes(${literal(pdfBase64)});
+  const doc = await pdfjs.getDocument({ data, BinaryDataFactory, useSystemFonts: false, isEvalSupported: false, enableXfa: false }).promise;
+  const page = await doc.getPage(${index + 1});
+  const base = page.getViewport({ scale: 1 });
+  const canvas = document.getElementById('canvas');
+  const viewport = page.getViewport({ scale: ${width} / base.width });
+  const context = canvas.getContext('2d', { alpha: false });
+  context.fillStyle = '#fff';
+  context.fillRect(0, 0, ${width}, ${height});
+  await page.render({ canvas, canvasContext: context, viewport, background: '#fff', annotationMode: pdfjs.AnnotationMode.ENABLE }).promise;
+  canvas.id = '${DRAWN_ID}';
+  window.${DONE} = 'ok';
+} catch (error) {
+  window.${DONE} = String(error && error.message || error);
+}
+</script></body></html>`;
+}
+
+/**
+ * Images of the pages `planned` chose, in page order, each drawn and captured
+ * in a render of its own with what is left of the budget (`timeLeftMs`). A
+ * render that fails as `undrawable` says (its canvas never drawn: PDF.js
+ * could not read the page) is an InputPdfError, the caller's document.
+ */
+export async function renderPageImages(
+  pdf: Uint8Array,
+  planned: PlannedImages,
+  plan: PageImagesPlan,
+  render: RenderImage,
+  timeLeftMs: () => number,
+  undrawable: (error: unknown) => boolean,
+): Promise<PageImage[]> {
+  const sources = await pdfjsSources();
+  const pdfjs = planned.standardFonts ? sources : { ...sources, fonts: {} };
+  const pdfBase64 = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64');
+  const images: PageImage[] = [];
+  for (const { index, width, height } of planned.pages) {
+    const html = pageImageHtml(pdfBase64, index, width, height, pdfjs);
+    const left = timeLeftMs();
+    const input: RenderInput = {
+      output: 'IMAGE',
+      page: {
+        html: Buffer.from(html).toString('base64'),
+        waitUntil: 'load',
+        adblock: false,
+        // Drawn or failed; the capture then waits for the drawn canvas, which a failed page never has.
+        waitForFunction: { pageFunction: `window.${DONE} !== undefined`, options: { polling: 'raf', timeout: left } },
+      },
+      screenshot: {
+        type: plan.type,
+        ...(plan.type !== 'png' && plan.quality !== undefined ? { quality: plan.quality } : {}),
+        viewport: { width, height, deviceScaleFactor: 1 },
+        element: `#${DRAWN_ID}`,
+      },
+    } as RenderInput;
+    const { body } = await render(input, left).catch((error: unknown) => {
+      throw undrawable(error) ? new InputPdfError(`Page ${index + 1} could not be drawn`, { cause: error }) : error;
+    });
+    images.push({ page: index + 1, width, height, body });
+  }
+  return images;
+}
