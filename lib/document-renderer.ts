@@ -157,9 +157,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const timings = { ...finished.timings, images: Date.now() - started };
     const [first] = drawn;
     if (drawn.length === 1 && first) return { body: Buffer.from(first.body), contentType: IMAGE_TYPES[images.type], output: 'IMAGE', timings };
-    const { zipStored } = await import('./zip-archive.js');
+    const { zipInMemory } = await import('./files/zip-stream.js');
     const files = drawn.map((image) => ({ name: pageImageName(image.page, images.type), data: image.body }));
-    return { body: zipStored(files), contentType: 'application/zip', output: 'IMAGE', timings };
+    return { body: await zipInMemory(files), contentType: 'application/zip', output: 'IMAGE', timings };
   };
 
   /** One plan printed, then finished when it asks for it. */

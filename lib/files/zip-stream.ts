@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 
 /** One file of an archive: its name in the archive and its bytes, read only when its turn comes. */
-export type ZipEntry = { name: string; open: () => Promise<AsyncIterable<Uint8Array>> };
+export type ZipEntry = { name: string; open: () => Promise<AsyncIterable<Uint8Array> | Iterable<Uint8Array>> };
 
 /** ZIP's 32-bit fields and 16-bit entry count; beyond them an archive needs ZIP64, which this writer does not write. */
 const MAX_32 = 0xffff_ffff;
@@ -88,4 +88,11 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
   end.writeUInt32LE(offset, 16);
   yield directoryBytes;
   yield end;
+}
+
+/** The archive of `files` held in memory, in the order given (page images: a response's worth). */
+export async function zipInMemory(files: Array<{ name: string; data: Uint8Array }>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of zipStream(files.map(({ name, data }) => ({ name, open: async () => [data] })))) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }

@@ -29,19 +29,22 @@ function reference(pdf: Uint8Array, page: number, dpi: number, args: string[] = 
   return image;
 }
 
-/** The stored entries of a ZIP, in order (local headers read one after another). */
+/** The stored entries of a ZIP, in order, as its central directory lists them (sizes may sit in data descriptors). */
 function unzip(zip: Buffer): Array<{ name: string; data: Buffer }> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  assert.ok(end >= 0, 'an end of central directory');
   const entries: Array<{ name: string; data: Buffer }> = [];
-  let at = 0;
-  while (zip.readUInt32LE(at) === 0x04034b50) {
-    assert.equal(zip.readUInt16LE(at + 8), 0, 'stored');
-    const size = zip.readUInt32LE(at + 18);
-    const nameLength = zip.readUInt16LE(at + 26);
-    const extra = zip.readUInt16LE(at + 28);
-    const name = zip.subarray(at + 30, at + 30 + nameLength).toString('utf8');
-    const start = at + 30 + nameLength + extra;
+  let at = zip.readUInt32LE(end + 16);
+  for (let i = 0; i < zip.readUInt16LE(end + 10); i++) {
+    assert.equal(zip.readUInt32LE(at), 0x02014b50, 'a central directory entry');
+    assert.equal(zip.readUInt16LE(at + 10), 0, 'stored');
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    const local = zip.readUInt32LE(at + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     entries.push({ name, data: zip.subarray(start, start + size) });
-    at = start + size;
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
   }
   return entries;
 }
