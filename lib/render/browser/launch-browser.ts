@@ -108,7 +108,8 @@ function bundledExecutable(packDir: string | undefined): Promise<string> {
 }
 
 const SHELL = '/bin/sh';
-const launchers = new Map<string, Promise<string>>();
+/** Per executable: its launcher being made, then the path made (the executable itself when none could be). */
+const launchers = new Map<string, { ready: Promise<string>; path?: string }>();
 
 /**
  * A tiny launcher that turns core dumps off (RLIMIT_CORE 0) and then becomes
@@ -116,7 +117,9 @@ const launchers = new Map<string, Promise<string>>();
  * a dump of page memory (cookies, credentials, other renders' pixels) to disk.
  * Written once per executable into the temporary directory; without a shell
  * (a stripped image) or where it cannot be written or run (a noexec /tmp),
- * Chromium is started directly, with the limit it inherits.
+ * Chromium is started directly, with the limit it inherits. A launcher whose
+ * folder is gone (removed from /tmp by someone else's sweep) is written again:
+ * spawning the missing file would fail every launch after it in milliseconds.
  */
 function coreDumpsOff(executablePath: string): Promise<string> {
   try {
@@ -124,9 +127,10 @@ function coreDumpsOff(executablePath: string): Promise<string> {
   } catch {
     return Promise.resolve(executablePath);
   }
-  let launcher = launchers.get(executablePath);
-  if (!launcher) {
-    launcher = (async () => {
+  const known = launchers.get(executablePath);
+  if (known && (known.path === undefined || known.path === executablePath || runnable(known.path))) return known.ready;
+  const made: { ready: Promise<string>; path?: string } = {
+    ready: (async () => {
       sweepScratchOnce();
       const dir = await mkdtemp(scratchPrefix('launcher'));
       trackScratch(dir);
@@ -138,10 +142,20 @@ function coreDumpsOff(executablePath: string): Promise<string> {
       // A temporary directory mounted noexec: the launcher could not run.
       accessSync(path, constants.X_OK);
       return path;
-    })().catch(() => executablePath);
-    launchers.set(executablePath, launcher);
+    })().catch(() => executablePath),
+  };
+  void made.ready.then((path) => (made.path = path));
+  launchers.set(executablePath, made);
+  return made.ready;
+}
+
+function runnable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  return launcher;
 }
 
 /**
