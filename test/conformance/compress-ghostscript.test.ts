@@ -41,19 +41,9 @@ function ghostscriptEbook(pdf: Uint8Array, dir: string, name: string): Buffer {
   return readFileSync(output);
 }
 
-/**
- * A render request; asked once more when the connection failed before an
- * answer: Ghostscript and the SSIM run for seconds between requests, and a
- * kept-alive connection the server closed meanwhile can be reused at the very
- * moment it closes (undici does not retry a POST).
- */
+/** A render request (the service helper sends it again should its kept-alive connection have gone meanwhile). */
 async function render(service: RunningService, body: unknown, path = '/v1/pdf'): Promise<Buffer> {
-  try {
-    return await pdfOf(await service.request(path, { json: body }));
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    return pdfOf(await service.request(path, { json: body }));
-  }
+  return pdfOf(await service.request(path, { json: body }));
 }
 
 /**

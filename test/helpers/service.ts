@@ -52,12 +52,16 @@ export async function startService(env: Record<string, string> = {}, args: strin
     const bearer = override === undefined ? token : override;
     if (bearer !== null) headers.set('authorization', `Bearer ${bearer}`);
     if (json !== undefined) headers.set('content-type', 'application/json');
-    return fetch(baseUrl + path, {
-      method: json !== undefined ? 'POST' : 'GET',
-      ...rest,
-      headers,
-      body: json !== undefined ? JSON.stringify(json) : rest.body,
-      redirect: 'manual',
+    const body = json !== undefined ? JSON.stringify(json) : rest.body;
+    const send = () => fetch(baseUrl + path, { method: json !== undefined ? 'POST' : 'GET', ...rest, headers, body, redirect: 'manual' });
+    // A kept-alive connection the service closed while this test's event loop was blocked (a synchronous tool:
+    // pdftoppm, qpdf, Python) is taken again before undici's idle timer has run, and fails at once ("fetch failed",
+    // the other side closed). Sent again on a new connection, once; a body that is a stream cannot be.
+    return send().catch((error: unknown) => {
+      const reason = `${path}: ${String(error)} (${causeOf(error)})`;
+      if (!staleConnection(error) || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) throw new Error(`fetch ${reason}`, { cause: error });
+      console.error(`# fetch ${reason}: sent again on a new connection`);
+      return send();
     });
   };
   const tokens: RunningService['tokens'] = (...args) =>
@@ -104,3 +108,15 @@ async function waitForReady(child: ChildProcess, output: () => string, timeoutMs
 
 /** Base64 of a UTF-8 string, as the API expects for html fields. */
 export const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+/** What undici says went wrong under "fetch failed": the cause's code and message. */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  return cause ? `${cause.code ?? 'no code'}: ${cause.message ?? ''}` : 'no cause';
+}
+
+/** A request that failed because its kept-alive connection had been closed by the other side before it was answered. */
+function staleConnection(error: unknown): boolean {
+  const cause = error instanceof TypeError ? (error.cause as { code?: string } | undefined) : undefined;
+  return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
+}
