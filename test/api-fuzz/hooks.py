@@ -347,7 +347,7 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"^items\.\d+\.",
-        MERGED_RULES[:-2] + r"|Must be unique in the batch .*|No template of this account has this id|Unknown field)$",
+        MERGED_RULES[:-2] + r"|Must be unique in the batch .*|No template of this account has this id|Unknown field|Must be an object)$",
         "A batch item is checked once `defaults` are merged under it (and a template item once merged over its "
         "stored template), as /v1/pdf, /v1/screenshot or /v1/template/{id} would check it: the rules between "
         "fields hold for the merge, which neither half shows alone (the merged item's kind, a PDF or a screenshot, "
