@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { degrees, PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { applicationForm } from '../helpers/acroform.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { pdfinfo, pdftotext, qpdf, qpdfJson } from '../helpers/pdf-tools.js';
@@ -63,7 +63,7 @@ describe('POST /v1/pdf/process', () => {
     doc.addPage([300, 300]).drawText('Quarterly statement', { x: 20, y: 200, size: 14, font: await doc.embedFont(StandardFonts.Courier) });
     plain = await doc.save();
     // qpdf encrypts it (AES-256), with a user password.
-    const dir = mkdtempSync(join(tmpdir(), 'process-'));
+    const dir = tempDir('docrender-process-');
     writeFileSync(join(dir, 'in.pdf'), plain);
     execFileSync('qpdf', ['--encrypt', INPUT_PASSWORD, 'owner-of-input', '256', '--', join(dir, 'in.pdf'), join(dir, 'enc.pdf')]);
     encrypted = readFileSync(join(dir, 'enc.pdf'));
