@@ -171,31 +171,52 @@ export async function launchBrowser(options: {
   chromiumPackDir?: string;
   egress: EgressProxy;
 }): Promise<LaunchedBrowser> {
-  const executablePath = await coreDumpsOff(options.executablePath ?? (await bundledExecutable(options.chromiumPackDir)));
+  const chromiumPath = options.executablePath ?? (await bundledExecutable(options.chromiumPackDir));
   sweepScratchOnce();
   const userDataDir = await mkdtemp(scratchPrefix('chromium'));
   let browser: Browser;
   try {
-    browser = await puppeteer.launch({
-      executablePath,
-      headless: 'shell',
-      args: [...chromiumArgs(chromium.args, options.mode), ...options.egress.chromiumArgs],
-      userDataDir,
-      // With --disable-dev-shm-usage Chromium's shared memory is files in TMPDIR, unlinked once mapped; a browser
-      // killed in between leaves them behind. In the profile directory they are deleted with it.
-      env: { ...process.env, TMPDIR: userDataDir },
-      // A pipe dies with the process, so a killed browser is noticed at once.
-      pipe: true,
-      timeout: 20_000,
-      // Bounded CDP calls: a hung browser must surface as an error, not hang this process.
-      protocolTimeout: 60_000,
-      downloadBehavior: { policy: 'deny' },
+    browser = await launchOnce(chromiumPath, options, userDataDir).catch(async (error: unknown) => {
+      // A launch that fails at the spawn itself (ENOENT, ETXTBSY: an executable or launcher rewritten or swept
+      // from /tmp at that moment) fails in milliseconds: tried again once, with the launcher checked afresh.
+      if (!spawnFailure(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return launchOnce(chromiumPath, options, userDataDir);
     });
   } catch (error) {
     await rm(userDataDir, { recursive: true, force: true }).catch(() => undefined);
     throw new RenderError('Chromium could not be started', { cause: error });
   }
+  return supervise(browser, options, userDataDir);
+}
 
+/** True when Chromium's process could not be spawned at all (no Chromium output: the file was missing or busy). */
+function spawnFailure(error: unknown): boolean {
+  const text = `${(error as Error | undefined)?.message ?? ''} ${String((error as { code?: unknown } | undefined)?.code ?? '')}`;
+  return /\b(ENOENT|ETXTBSY|EACCES|spawn)\b/.test(text);
+}
+
+async function launchOnce(chromiumPath: string, options: { mode: ChromiumMode; egress: EgressProxy }, userDataDir: string): Promise<Browser> {
+  const executablePath = await coreDumpsOff(chromiumPath);
+  return puppeteer.launch({
+    executablePath,
+    headless: 'shell',
+    args: [...chromiumArgs(chromium.args, options.mode), ...options.egress.chromiumArgs],
+    userDataDir,
+    // With --disable-dev-shm-usage Chromium's shared memory is files in TMPDIR, unlinked once mapped; a browser
+    // killed in between leaves them behind. In the profile directory they are deleted with it.
+    env: { ...process.env, TMPDIR: userDataDir },
+    // A pipe dies with the process, so a killed browser is noticed at once.
+    pipe: true,
+    timeout: 20_000,
+    // Bounded CDP calls: a hung browser must surface as an error, not hang this process.
+    protocolTimeout: 60_000,
+    downloadBehavior: { policy: 'deny' },
+  });
+}
+
+/** The launched browser watched: its profile removed when it goes, its process group killed when it is disconnected. */
+async function supervise(browser: Browser, options: { mode: ChromiumMode; egress: EgressProxy }, userDataDir: string): Promise<LaunchedBrowser> {
   const child = browser.process();
   const exited = new Promise<void>((resolve) => {
     if (!child || child.exitCode !== null || child.signalCode !== null) resolve();
