@@ -8,6 +8,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { createEgressPolicy } from '../../../lib/net/egress-policy.js';
 import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from '../../../lib/net/egress-proxy.js';
 import { chromiumArgs } from '../../../lib/render/browser/launch-args.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 type Seen = { paths: string[]; upgrades: string[] };
 
@@ -76,6 +77,8 @@ describe('Chromium behind the egress proxy', () => {
     });
     proxy = await startEgressProxy({ policy: createEgressPolicy({ allowPrivateHosts: ['127.0.0.1'] }) });
     browser = await puppeteer.launch({
+    // Chromium's own temporary files go in a folder removed at exit (a browser closed at once can leave one behind).
+    env: { ...process.env, TMPDIR: tempDir('docrender-chromium-test-') },
       executablePath: await chromium.executablePath(),
       headless: 'shell',
       args: [...chromiumArgs(chromium.args, 'multi-process'), ...proxy.chromiumArgs],

@@ -6,6 +6,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { loadAdblockEngine, readPageTokens, type AdblockEngine } from '../../../lib/render/page/adblock.js';
 import { DISMISS_BUDGET_MS, dismissCookieBanners, prepareCookieConsent } from '../../../lib/render/page/cookie-consent.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const UNSAFE_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
 
@@ -16,6 +17,8 @@ async function launchBrowser(port: number): Promise<Browser> {
     return !UNSAFE_FLAGS.has(name) && name !== '--headless';
   });
   return await puppeteer.launch({
+    // Chromium's own temporary files go in a folder removed at exit (a browser closed at once can leave one behind).
+    env: { ...process.env, TMPDIR: tempDir('docrender-chromium-test-') },
     executablePath: await chromium.executablePath(),
     headless: 'shell',
     args: [...args, '--disable-background-networking', '--no-first-run', `--host-resolver-rules=MAP * 127.0.0.1:${port}`],

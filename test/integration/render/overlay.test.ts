@@ -10,6 +10,7 @@ import { buildRenderPlan, overlayPlan } from '../../../lib/plan/build-plan.js';
 import { toRequestError } from '../../../lib/plan/request-errors.js';
 import { composeOverlay, FRAME_BAR_HEIGHT, type OverlayShot, type OverlayTarget } from '../../../lib/render/output/overlay.js';
 import type { ScreenshotOptionsOutput } from '../../../lib/schemas/render-options.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A screenshot plan with an overlay, for naming what the overlay refuses. */
 const OVERLAY_PLAN = buildRenderPlan({ output: 'IMAGE', page: { url: 'https://example.com/' }, screenshot: { overlay: {} } });
@@ -22,6 +23,8 @@ async function launchBrowser(): Promise<Browser> {
     return !UNSAFE_FLAGS.has(name) && name !== '--headless';
   });
   return await puppeteer.launch({
+    // Chromium's own temporary files go in a folder removed at exit (a browser closed at once can leave one behind).
+    env: { ...process.env, TMPDIR: tempDir('docrender-chromium-test-') },
     executablePath: await chromium.executablePath(),
     headless: 'shell',
     args: [...args, '--disable-background-networking', '--no-first-run'],
