@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,70 @@ export const LAMBDA_CHROMIUM_PACK_DIR = '/opt/chromium';
  */
 export async function unpackChromium(packDir: string | undefined): Promise<string> {
   const target = join(tmpdir(), 'chromium');
+  const lock = join(tmpdir(), UNPACK_LOCK);
+  // The warm path: unpacked, and nobody unpacking.
+  if (existsSync(target) && !existsSync(lock)) return chromium.executablePath();
+  return withUnpackLock(lock, target, () => unpackHeld(packDir, target));
+}
+
+/** The folder a process holds while it unpacks into the shared temporary directory (it holds the holder's pid). */
+export const UNPACK_LOCK = 'chromium.unpacking';
+
+/** How long a process waits for another one's unpacking before it gives up. */
+const UNPACK_WAIT_MS = 180_000;
+
+/**
+ * Runs `unpack` holding the temporary directory's unpack lock: processes that
+ * share it (the local runtime's instances, a second function in a Lambda
+ * sandbox) unpack one at a time, and none starts a binary another is still
+ * writing. @sparticuz/chromium writes its binary in place and takes any file
+ * at that path as unpacked, so a second process spawned a half-written
+ * binary (ETXTBSY, "Chromium could not be started" within milliseconds).
+ * A lock left by a process that died is taken over, and what it may have
+ * half-written is removed first.
+ */
+async function withUnpackLock<T>(lock: string, target: string, unpack: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + UNPACK_WAIT_MS;
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new RenderError('Chromium could not be unpacked', { cause: error });
+    }
+    if (await abandoned(lock)) {
+      await rm(target, { force: true });
+      await rm(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new RenderError(`Chromium could not be unpacked: another process has held ${lock} for ${UNPACK_WAIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  try {
+    await writeFile(join(lock, 'pid'), String(process.pid));
+    return await unpack();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
+/** True when the lock's holder is gone: its pid is not running, or it never wrote one within 10 s. */
+async function abandoned(lock: string): Promise<boolean> {
+  const pid = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+  if (!Number.isInteger(pid) || pid <= 0) {
+    const made = await stat(lock).then((info) => info.mtimeMs, () => Date.now());
+    return Date.now() - made > 10_000;
+  }
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function unpackHeld(packDir: string | undefined, target: string): Promise<string> {
   const pack = packDir === undefined ? undefined : join(packDir, 'chromium.zst');
   if (existsSync(target) || pack === undefined || !existsSync(pack)) return chromium.executablePath();
   if (typeof zlib.createZstdDecompress !== 'function') {

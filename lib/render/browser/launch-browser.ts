@@ -176,24 +176,12 @@ export async function launchBrowser(options: {
   const userDataDir = await mkdtemp(scratchPrefix('chromium'));
   let browser: Browser;
   try {
-    browser = await launchOnce(chromiumPath, options, userDataDir).catch(async (error: unknown) => {
-      // A launch that fails at the spawn itself (ENOENT, ETXTBSY: an executable or launcher rewritten or swept
-      // from /tmp at that moment) fails in milliseconds: tried again once, with the launcher checked afresh.
-      if (!spawnFailure(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return launchOnce(chromiumPath, options, userDataDir);
-    });
+    browser = await launchOnce(chromiumPath, options, userDataDir);
   } catch (error) {
     await rm(userDataDir, { recursive: true, force: true }).catch(() => undefined);
     throw new RenderError('Chromium could not be started', { cause: error });
   }
   return supervise(browser, options, userDataDir);
-}
-
-/** True when Chromium's process could not be spawned at all (no Chromium output: the file was missing or busy). */
-function spawnFailure(error: unknown): boolean {
-  const text = `${(error as Error | undefined)?.message ?? ''} ${String((error as { code?: unknown } | undefined)?.code ?? '')}`;
-  return /\b(ENOENT|ETXTBSY|EACCES|spawn)\b/.test(text);
 }
 
 async function launchOnce(chromiumPath: string, options: { mode: ChromiumMode; egress: EgressProxy }, userDataDir: string): Promise<Browser> {
