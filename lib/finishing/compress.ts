@@ -12,8 +12,9 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import { drawnImageSizes, type DrawnSize } from './content-images.js';
+import { contentUsage, type DrawnSize } from './content-images.js';
 import type { DocumentEdit } from './finish-pdf.js';
+import { subsetFonts } from './font-subset.js';
 import type { CompressPlan } from './finishing-plan.js';
 import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
 
@@ -34,7 +35,8 @@ export function compressStep(plan: CompressPlan): DocumentEdit {
 
 /** Compresses the open document in place, as `compressStep` describes. */
 export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Promise<void> {
-  const drawn = drawnImageSizes(doc);
+  const usage = contentUsage(doc);
+  const drawn = usage.images;
   const pageBound = largestPage(doc);
   const keepCmyk = cmykIntent(doc);
   const softMasks = new Set<PDFRef>();
@@ -54,6 +56,7 @@ export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Pr
   flateUnfiltered(doc);
   storeIdenticalOnce(doc);
   storeIdenticalOnce(doc);
+  subsetFonts(doc, usage);
   dropUnreachable(doc);
 }
 
