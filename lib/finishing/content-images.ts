@@ -241,9 +241,10 @@ export function contentUsage(doc: PDFDocument): ContentUsage {
   }
   // Content no page draws directly (annotation appearances, tiling patterns, soft-mask groups, unused forms): fonts only.
   for (const [, object] of context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFStream) || walkedStreams.has(object)) continue;
+    if (!(object instanceof PDFStream) || walkedStreams.has(object) || object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image')) continue;
     const { dict } = object;
-    if (dict.get(PDFName.of('Subtype')) === PDFName.of('Form') || dict.get(PDFName.of('PatternType')) instanceof PDFNumber) {
+    // Forms (an appearance stream may omit its /Subtype: any stream with /Resources or a /BBox is read as one) and tiling patterns.
+    if (dict.get(PDFName.of('Subtype')) === PDFName.of('Form') || dict.get(PDFName.of('PatternType')) instanceof PDFNumber || dict.has(PDFName.of('Resources')) || dict.has(PDFName.of('BBox'))) {
       // Without resources of its own, text it shows is in a font not known: the walk says it is not complete.
       walkForm(object, undefined, IDENTITY, 0, false);
     }

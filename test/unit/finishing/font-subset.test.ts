@@ -67,6 +67,29 @@ describe('compress: font subsetting', () => {
     assert.ok(pdftoppm(out, 150)[0]?.equals(pdftoppm(pdf, 150)[0] as Buffer), 'the page renders pixel for pixel as before');
   });
 
+  it('keeps the glyphs an appearance stream shows too, one without /Subtype sharing the page\'s fonts included', async () => {
+    // Prepare: an annotation whose appearance (no /Subtype, the page's /Font dictionary) shows "Z", which the page does not.
+    let zCid = 0;
+    const pdf = await wholeFontDocument((doc, font) => {
+      const page = doc.getPage(0);
+      const fontDict = page.node.Resources()?.lookup(PDFName.of('Font'));
+      const name = [...(fontDict as PDFDict).entries()].find(([, value]) => value === font)?.[0] as PDFName;
+      zCid = (fontkit.create(FACE) as unknown as { glyphForCodePoint: (c: number) => { id: number } }).glyphForCodePoint(0x5a).id;
+      const hex = zCid.toString(16).padStart(4, '0');
+      const appearance = doc.context.register(doc.context.flateStream(Buffer.from(`BT ${name.toString()} 12 Tf <${hex}> Tj ET`), { BBox: [0, 0, 20, 20], Resources: { Font: fontDict as PDFDict } }));
+      page.node.set(PDFName.of('Annots'), doc.context.obj([doc.context.obj({ Type: 'Annot', Subtype: 'Stamp', Rect: [200, 20, 220, 40], AP: { N: appearance } })]));
+    });
+
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+    const after = await PDFDocument.load(out);
+    assert.ok(descendant(after).get(PDFName.of('CIDToGIDMap')) instanceof PDFRef, 'subset');
+    const widths = descendant(after).lookup(PDFName.of('W')) as PDFArray;
+    const starts = widths.asArray().flatMap((item, i) => (item instanceof PDFArray ? [] : [[(item as unknown as { asNumber: () => number }).asNumber(), (widths.get(i + 1) as PDFArray).size()]]));
+    assert.ok(starts.some(([start, size]) => zCid >= (start as number) && zCid < (start as number) + (size as number)), `CID ${zCid} of "Z" in ${widths.toString()}`);
+    assert.ok(pdftoppm(out, 150)[0]?.equals(pdftoppm(pdf, 150)[0] as Buffer), 'the page, its stamp included, renders as before');
+  });
+
   for (const [why, edit] of [
     ['an interactive form may draw any glyph later', (doc: PDFDocument, font: PDFRef) => doc.catalog.set(PDFName.of('AcroForm'), doc.context.obj({ Fields: [], DR: { Font: { F0: font } } }))],
     [
