@@ -12,10 +12,11 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import { drawnImageSizes, type DrawnSize } from './content-images.js';
+import { contentUsage, type DrawnSize } from './content-images.js';
 import type { DocumentEdit } from './finish-pdf.js';
+import { subsetFonts } from './font-subset.js';
 import type { CompressPlan } from './finishing-plan.js';
-import { decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
+import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
 
 /**
  * Largest image the step decodes, in pixels, checked on the declared size
@@ -34,8 +35,10 @@ export function compressStep(plan: CompressPlan): DocumentEdit {
 
 /** Compresses the open document in place, as `compressStep` describes. */
 export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Promise<void> {
-  const drawn = drawnImageSizes(doc);
+  const usage = contentUsage(doc);
+  const drawn = usage.images;
   const pageBound = largestPage(doc);
+  const keepCmyk = cmykIntent(doc);
   const softMasks = new Set<PDFRef>();
   const images: Array<[PDFRef, PDFStream]> = [];
   for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
@@ -47,14 +50,30 @@ export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Pr
   for (const [ref, image] of images) {
     // A soft mask is rewritten with the image it belongs to, at its size.
     if (softMasks.has(ref)) continue;
-    await compressImage(doc, ref, image, drawn.get(ref) ?? pageBound, plan);
+    await compressImage(doc, ref, image, drawn.get(ref) ?? pageBound, plan, keepCmyk);
   }
   dropPrivateData(doc);
   flateUnfiltered(doc);
   storeIdenticalOnce(doc);
   storeIdenticalOnce(doc);
+  subsetFonts(doc, usage);
   dropUnreachable(doc);
 }
+
+/**
+ * XMP properties an authoring application keeps for itself, which Ghostscript
+ * drops with the rest of the packet: page thumbnails, edit history, the
+ * manifest and pantry of placed files, ancestors' IDs, Illustrator's swatch
+ * palette and plate names (57 swatches of pdf.js's cmykjpeg.pdf were 1.8 KB
+ * compressed, a quarter of Ghostscript's whole file). Identification, dates,
+ * titles and PDF/A's properties stay.
+ */
+const XMP_PRIVATE = new RegExp(
+  ['xmp:Thumbnails', 'xmpMM:History', 'xmpMM:Manifest', 'xmpMM:Ingredients', 'xmpMM:Pantry', 'photoshop:DocumentAncestors', 'xmpTPg:SwatchGroups', 'xmpTPg:PlateNames']
+    .map((element) => `<${element}(?:\\s[^>]*)?(?:/>|>[\\s\\S]*?</${element}>)`)
+    .join('|'),
+  'g',
+);
 
 /**
  * Drops what no reader shows: other applications' private data (/PieceInfo,
@@ -68,12 +87,13 @@ function dropPrivateData(doc: PDFDocument): void {
     page.node.delete(name('PieceInfo'));
     page.node.delete(name('Thumb'));
   }
-  // The same thumbnails written into the document's XMP (xmp:Thumbnails, base64 JPEGs): the packet keeps everything else.
+  // The same thumbnails written into the document's XMP (xmp:Thumbnails, base64 JPEGs), and the authoring
+  // application's own records there (XMP_PRIVATE): the packet keeps everything else.
   const metadataRef = doc.catalog.get(name('Metadata'));
   const metadata = metadataRef instanceof PDFRef ? doc.context.lookup(metadataRef) : undefined;
   if (!(metadataRef instanceof PDFRef) || !(metadata instanceof PDFRawStream) || metadata.dict.has(name('Filter'))) return;
   const xmp = Buffer.from(metadata.getContents()).toString('utf8');
-  const trimmed = xmp.replace(/<xmp:Thumbnails>[\s\S]*?<\/xmp:Thumbnails>|<xmp:Thumbnails\/>/g, '');
+  const trimmed = xmp.replace(XMP_PRIVATE, '');
   if (trimmed === xmp) return;
   const bytes = Buffer.from(trimmed, 'utf8');
   const dict = PDFDict.fromMapWithContext(new Map(metadata.dict.entries()), doc.context);
@@ -113,17 +133,58 @@ function largestPage(doc: PDFDocument): DrawnSize {
   return { width: width || 612, height: height || 792 };
 }
 
-/** The channels of an image's colour space the step can rewrite (1 or 3), or undefined. */
-function channelsOf(doc: PDFDocument, colorSpace: PDFObject | undefined): 1 | 3 | undefined {
+/** The channels of an image's colour space the step can rewrite (1, 3, or 4 for CMYK), or undefined. */
+function channelsOf(doc: PDFDocument, colorSpace: PDFObject | undefined): Channels | undefined {
   const space = colorSpace instanceof PDFRef ? doc.context.lookup(colorSpace) : colorSpace;
   if (space === name('DeviceGray')) return 1;
   if (space === name('DeviceRGB')) return 3;
+  if (space === name('DeviceCMYK')) return 4;
   if (space instanceof PDFArray && space.get(0) === name('ICCBased')) {
     const profile = space.lookup(1);
     const n = profile instanceof PDFStream ? profile.dict.get(name('N')) : undefined;
-    if (n instanceof PDFNumber && (n.asNumber() === 1 || n.asNumber() === 3)) return n.asNumber() as 1 | 3;
+    if (n instanceof PDFNumber && [1, 3, 4].includes(n.asNumber())) return n.asNumber() as Channels;
   }
   return undefined;
+}
+
+type Channels = 1 | 3 | 4;
+
+/**
+ * True when the document's output intent is a CMYK profile (a PDF/X or a
+ * PDF/A file printed for press): there DeviceRGB is not allowed, so CMYK
+ * images stay CMYK.
+ */
+function cmykIntent(doc: PDFDocument): boolean {
+  const intents = doc.catalog.lookup(name('OutputIntents'));
+  if (!(intents instanceof PDFArray)) return false;
+  return intents.asArray().some((entry) => {
+    const intent = entry instanceof PDFRef ? doc.context.lookup(entry) : entry;
+    const profile = intent instanceof PDFDict ? intent.lookup(name('DestOutputProfile')) : undefined;
+    return profile instanceof PDFStream && numberOf(profile.dict, 'N') === 4;
+  });
+}
+
+/**
+ * CMYK samples as RGB, by the polynomial fit PDF.js draws DeviceCMYK with
+ * (pdf.js src/core/colorspace.js, Apache-2.0): what Ghostscript's /ebook does
+ * too (ColorConversionStrategy /sRGB), an image a third lighter in bytes.
+ */
+function cmykToRgb(cmyk: Uint8Array, width: number, height: number): Samples {
+  const pixels = width * height;
+  const data = new Uint8Array(pixels * 3);
+  for (let i = 0; i < pixels; i += 1) {
+    const c = (cmyk[i * 4] as number) / 255;
+    const m = (cmyk[i * 4 + 1] as number) / 255;
+    const y = (cmyk[i * 4 + 2] as number) / 255;
+    const k = (cmyk[i * 4 + 3] as number) / 255;
+    const r = 255 + c * (-4.387332384609988 * c + 54.48615194189176 * m + 18.82290502165302 * y + 212.25662451639585 * k - 285.2331026137004) + m * (1.7149763477362134 * m - 5.6096736904047315 * y - 17.873870861415444 * k - 5.497006427196366) + y * (-2.5217340131683033 * y - 21.248923337353073 * k + 17.5119270841813) + k * (-21.86122147463605 * k - 189.48180835922747);
+    const g = 255 + c * (8.841041422036149 * c + 60.118027045597366 * m + 6.871425592049007 * y + 31.159100130055922 * k - 79.2970844816548) + m * (-15.310361306967817 * m + 17.575251261109482 * y + 131.35250912493976 * k - 190.9453302588951) + y * (4.444339102852739 * y + 9.8632861493405 * k - 24.86741582555878) + k * (-20.737325471181034 * k - 187.80453709719578);
+    const b = 255 + c * (0.8842522430003296 * c + 8.078677503112928 * m + 30.89978309703729 * y - 0.23883238689178934 * k - 14.183576799673286) + m * (10.49593273432072 * m + 63.02378494754052 * y + 50.606957656360734 * k - 112.23884253719248) + y * (0.03296041114873217 * y + 115.60384449646641 * k - 193.58209356861505) + k * (-22.33816807309886 * k - 180.12613974708367);
+    data[i * 3] = Math.min(255, Math.max(0, Math.round(r)));
+    data[i * 3 + 1] = Math.min(255, Math.max(0, Math.round(g)));
+    data[i * 3 + 2] = Math.min(255, Math.max(0, Math.round(b)));
+  }
+  return { data, width, height, channels: 3 };
 }
 
 const numberOf = (dict: PDFDict, key: string) => {
@@ -133,26 +194,44 @@ const numberOf = (dict: PDFDict, key: string) => {
 
 /**
  * The samples of an 8-bit image stored raw, Flate (with or without PNG
- * predictors) or DCT; undefined for anything else, or when the data does not
- * match what the dictionary declares (checked before any allocation).
+ * predictors) or DCT, CMYK ones turned RGB; undefined for anything else, or
+ * when the data does not match what the dictionary declares (checked before
+ * any allocation).
  */
-async function readSamples(stream: PDFStream, channels: 1 | 3): Promise<Samples | undefined> {
+async function readSamples(stream: PDFStream, channels: Channels): Promise<Samples | undefined> {
   const { dict } = stream;
   const width = numberOf(dict, 'Width') ?? 0;
   const height = numberOf(dict, 'Height') ?? 0;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || width * height > MAX_COMPRESS_PIXELS) return undefined;
-  if (numberOf(dict, 'BitsPerComponent') !== 8 || !identityDecode(dict, channels) || dict.has(name('ImageMask')) || dict.has(name('Mask'))) return undefined;
+  if (numberOf(dict, 'BitsPerComponent') !== 8 || dict.has(name('ImageMask')) || dict.has(name('Mask'))) return undefined;
+  // CMYK may come inverted ([1 0 1 0 1 0 1 0], Photoshop's Adobe JPEGs): undone while reading.
+  const inverted = channels === 4 && invertedDecode(dict);
+  if (!inverted && !identityDecode(dict, channels)) return undefined;
+  const data = await readBytes(stream, width, height, channels, inverted);
+  if (!data) return undefined;
+  return channels === 4 ? cmykToRgb(data, width, height) : { data, width, height, channels };
+}
+
+/** The stored samples, `channels` bytes a pixel, row after row (CMYK as four bytes, the Decode inversion undone). */
+async function readBytes(stream: PDFStream, width: number, height: number, channels: Channels, inverted: boolean): Promise<Uint8Array | undefined> {
+  const { dict } = stream;
   if (!(stream instanceof PDFRawStream)) return undefined;
   const filter = dict.lookup(name('Filter'));
   const filters = filter instanceof PDFArray ? filter.asArray() : filter ? [filter] : [];
   const raw = stream.getContents();
   const size = width * height * channels;
-  if (filters.length === 0) return raw.length >= size ? { data: raw.subarray(0, size), width, height, channels } : undefined;
+  const stored = (bytes: Uint8Array) => (inverted ? bytes.map((v) => 255 - v) : bytes);
+  if (filters.length === 0) return raw.length >= size ? stored(raw.subarray(0, size)) : undefined;
   if (filters.length !== 1) return undefined;
   if (filters[0] === name('DCTDecode')) {
-    // Adobe's inverted CMYK and other transforms aside: only grey and RGB JPEGs, as declared.
+    if (channels === 4) {
+      const parms = dict.lookup(name('DecodeParms'));
+      const transform = parms instanceof PDFDict ? numberOf(parms, 'ColorTransform') : undefined;
+      return decodeCmykJpeg(raw, width, height, inverted, transform).catch(() => undefined);
+    }
+    // Grey and RGB JPEGs, as declared.
     const decoded = await decodeJpeg(raw, channels).catch(() => undefined);
-    return decoded && decoded.width === width && decoded.height === height ? decoded : undefined;
+    return decoded && decoded.width === width && decoded.height === height ? decoded.data : undefined;
   }
   if (filters[0] !== name('FlateDecode')) return undefined;
   const parms = dict.lookup(name('DecodeParms'));
@@ -167,7 +246,13 @@ async function readSamples(stream: PDFStream, channels: 1 | 3): Promise<Samples 
     return undefined;
   }
   if (inflated.length < expected) return undefined;
-  return { data: predictor >= 10 ? unpredict(inflated, width * channels, height, channels) : inflated.subarray(0, size), width, height, channels };
+  return stored(predictor >= 10 ? unpredict(inflated, width * channels, height, channels) : inflated.subarray(0, size));
+}
+
+/** A /Decode array that inverts every channel ([1 0 1 0 …]). */
+function invertedDecode(dict: PDFDict): boolean {
+  const decode = dict.lookup(name('Decode'));
+  return decode instanceof PDFArray && decode.size() === 8 && decode.asArray().every((value, i) => value instanceof PDFNumber && value.asNumber() === 1 - (i % 2));
 }
 
 /** No /Decode array, or the one that maps every channel as it is ([0 1 …], as pdf-lib writes on soft masks). */
@@ -275,8 +360,9 @@ function targetSize(samples: { width: number; height: number }, size: DrawnSize,
 }
 
 /** The image's dictionary entries other than the ones the rewrite sets. */
-function keptEntries(dict: PDFDict, grayscale: boolean): Map<PDFName, PDFObject> {
-  const dropped = ['Length', 'Filter', 'DecodeParms', 'Width', 'Height', 'ColorTransform', 'BitsPerComponent', ...(grayscale ? ['ColorSpace'] : [])].map(name);
+function keptEntries(dict: PDFDict, recoloured: boolean): Map<PDFName, PDFObject> {
+  // A recoloured image (grey, or CMYK made RGB) gets its new colour space; its /Decode was applied while reading.
+  const dropped = ['Length', 'Filter', 'DecodeParms', 'Width', 'Height', 'ColorTransform', 'BitsPerComponent', ...(recoloured ? ['ColorSpace', 'Decode'] : [])].map(name);
   return new Map([...dict.entries()].filter(([key]) => !dropped.includes(key)));
 }
 
@@ -291,24 +377,26 @@ function imageStream(doc: PDFDocument, kept: Map<PDFName, PDFObject>, samples: S
   return PDFRawStream.of(dict, bytes);
 }
 
-async function compressImage(doc: PDFDocument, ref: PDFRef, image: PDFStream, drawn: DrawnSize, plan: CompressPlan): Promise<void> {
+async function compressImage(doc: PDFDocument, ref: PDFRef, image: PDFStream, drawn: DrawnSize, plan: CompressPlan, keepCmyk: boolean): Promise<void> {
   const { dict } = image;
   const channels = channelsOf(doc, dict.get(name('ColorSpace')));
-  if (!channels) return;
+  if (!channels || (channels === 4 && keepCmyk)) return;
   const maskRef = dict.get(name('SMask'));
   const mask = maskRef instanceof PDFRef ? doc.context.lookup(maskRef) : undefined;
   if (maskRef && !(mask instanceof PDFStream)) return;
-  const gray = plan.grayscale && channels === 3;
+  const gray = plan.grayscale && channels !== 1;
+  // CMYK is rewritten as RGB even at its size, as Ghostscript's /ebook does (kept when that is not smaller).
+  const cmyk = channels === 4;
   const original = await readSamples(image, channels);
   if (!original) return;
   const target = targetSize(original, drawn, plan.maxImageDpi);
   const resized = target.width < original.width || target.height < original.height;
-  if (!resized && !gray) return;
+  if (!resized && !gray && !cmyk) return;
   let samples = downsample(original, target.width, target.height);
   if (gray) samples = toGray(samples);
   const oldBytes = image instanceof PDFRawStream ? image.getContents().length : Infinity;
-  const kept = keptEntries(dict, gray);
-  const colorSpace = gray ? name('DeviceGray') : undefined;
+  const kept = keptEntries(dict, gray || cmyk);
+  const colorSpace = gray ? name('DeviceGray') : cmyk ? name('DeviceRGB') : undefined;
 
   if (mask instanceof PDFStream && maskRef instanceof PDFRef) {
     // Transparency: samples and alpha both stay lossless, at the same size.

@@ -1,9 +1,13 @@
 /**
- * Where each image XObject is shown: the page content streams are walked for
- * the current transformation matrix at every `Do` (through `q`/`Q`, `cm` and
- * form XObjects with their /Matrix), giving the largest size, in points, each
- * image is drawn at. An image that no walked content draws (a pattern's, an
- * annotation's) has no entry: the caller bounds it by the page size.
+ * What the content of a document uses: the page content streams are walked
+ * for the current transformation matrix at every `Do` (through `q`/`Q`, `cm`
+ * and form XObjects with their /Matrix), giving the largest size, in points,
+ * each image is drawn at, and for the font selected at every text-showing
+ * operator (`Tj`, `TJ`, `'`, `"`) the strings it shows. An image that no
+ * walked content draws (a pattern's, an annotation's) has no size: the
+ * caller bounds it by the page size. Fonts are followed further (every form
+ * XObject and tiling pattern, drawn or not), and the answer says whether that
+ * account is complete.
  */
 import { decodePDFRawStream, PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 
@@ -38,9 +42,52 @@ export function streamBytes(stream: PDFStream): Uint8Array | undefined {
 const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isDelimiter = (c: number) => c === 0x28 || c === 0x29 || c === 0x3c || c === 0x3e || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x2f || c === 0x25;
 
-type Token = { kind: 'number'; value: number } | { kind: 'name'; value: string } | { kind: 'operator'; value: string } | { kind: 'other' };
+type Token = { kind: 'number'; value: number } | { kind: 'name'; value: string } | { kind: 'operator'; value: string } | { kind: 'string'; bytes: Uint8Array } | { kind: 'other' };
 
-/** The tokens of a content stream, enough of them to follow `q`, `Q`, `cm` and `Do` (strings, arrays and inline images skipped). */
+const ESCAPES: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x66: 0x0c };
+
+/** The bytes of a literal string starting at `start` (its opening parenthesis), and the index after it (ISO 32000 §7.3.4.2). */
+function literalString(bytes: Uint8Array, start: number): [Uint8Array, number] {
+  const out: number[] = [];
+  let depth = 0;
+  let i = start;
+  for (; i < bytes.length; i += 1) {
+    const d = bytes[i] as number;
+    if (d === 0x5c) {
+      const e = bytes[i + 1] as number;
+      i += 1;
+      if (e >= 0x30 && e <= 0x37) {
+        let value = 0;
+        let digits = 0;
+        while (digits < 3 && (bytes[i] as number) >= 0x30 && (bytes[i] as number) <= 0x37) value = value * 8 + ((bytes[i++] as number) - 0x30), (digits += 1);
+        i -= 1;
+        out.push(value & 0xff);
+      } else if (e === 0x0d) {
+        if (bytes[i + 1] === 0x0a) i += 1;
+      } else if (e !== 0x0a) out.push(ESCAPES[e] ?? e);
+      continue;
+    }
+    if (d === 0x28 && depth++ === 0) continue;
+    if (d === 0x29 && --depth === 0) { i += 1; break; }
+    out.push(d);
+  }
+  return [Uint8Array.from(out), i];
+}
+
+/** The bytes of a hexadecimal string starting at `start` (its `<`), and the index after it; an odd last digit counts as followed by 0. */
+function hexString(bytes: Uint8Array, start: number): [Uint8Array, number] {
+  let i = start + 1;
+  let digits = '';
+  while (i < bytes.length && bytes[i] !== 0x3e) {
+    const c = bytes[i] as number;
+    if (!isWhite(c)) digits += String.fromCharCode(c);
+    i += 1;
+  }
+  if (digits.length % 2 === 1) digits += '0';
+  return [Uint8Array.from(Buffer.from(digits, 'hex')), i + 1];
+}
+
+/** The tokens of a content stream, enough of them to follow `q`, `Q`, `cm`, `Do`, `Tf` and the text-showing operators (arrays and inline images skipped). */
 function* tokens(bytes: Uint8Array): Generator<Token> {
   let i = 0;
   const n = bytes.length;
@@ -48,19 +95,12 @@ function* tokens(bytes: Uint8Array): Generator<Token> {
     const c = bytes[i] as number;
     if (isWhite(c)) { i += 1; continue; }
     if (c === 0x25) { while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i += 1; continue; }
-    if (c === 0x28) {
-      // A literal string: balanced parentheses, backslash escapes.
-      let depth = 0;
-      for (; i < n; i += 1) {
-        const d = bytes[i];
-        if (d === 0x5c) { i += 1; continue; }
-        if (d === 0x28) depth += 1;
-        else if (d === 0x29 && --depth === 0) { i += 1; break; }
-      }
-      yield { kind: 'other' };
+    if (c === 0x28 || (c === 0x3c && bytes[i + 1] !== 0x3c)) {
+      const [string, next] = c === 0x28 ? literalString(bytes, i) : hexString(bytes, i);
+      i = next;
+      yield { kind: 'string', bytes: string };
       continue;
     }
-    if (c === 0x3c && bytes[i + 1] !== 0x3c) { while (i < n && bytes[i] !== 0x3e) i += 1; i += 1; yield { kind: 'other' }; continue; }
     if (c === 0x3c || c === 0x3e) { i += 2; yield { kind: 'other' }; continue; }
     if (c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d) { i += 1; yield { kind: 'other' }; continue; }
     if (c === 0x2f) {
@@ -91,51 +131,103 @@ function* tokens(bytes: Uint8Array): Generator<Token> {
 /** Widths and heights in points an image is drawn at, its largest draw on each axis. */
 export type DrawnSize = { width: number; height: number };
 
+/** What the document's content uses, as the module comment describes. */
+export type ContentUsage = {
+  /** The largest size each image XObject is drawn at on the pages. */
+  images: Map<PDFRef, DrawnSize>;
+  /** For each font (by reference), the strings shown with it, as stored (codes, not characters). */
+  fonts: Map<PDFRef, Uint8Array[]>;
+  /**
+   * Fonts whose every use is in `fonts`: reached only through the /Font
+   * resources of walked content. Empty when the account is not complete
+   * (an interactive form, whose fields may draw any glyph later; a Type 3
+   * font; content nested too deep or too long to follow).
+   */
+  fontsFullyKnown: Set<PDFRef>;
+};
+
+const TEXT_SHOWING = new Set(['Tj', 'TJ', "'", '"']);
+
 /** The largest size each image XObject (by object number) is drawn at on the document's pages. */
 export function drawnImageSizes(doc: PDFDocument): Map<PDFRef, DrawnSize> {
-  const sizes = new Map<PDFRef, DrawnSize>();
+  return contentUsage(doc).images;
+}
+
+/** Images' drawn sizes and fonts' shown strings, as the module comment describes. */
+export function contentUsage(doc: PDFDocument): ContentUsage {
+  const images = new Map<PDFRef, DrawnSize>();
+  const fonts = new Map<PDFRef, Uint8Array[]>();
+  const walkedFontDicts = new Set<PDFDict>();
+  const walkedStreams = new Set<PDFStream>();
   let draws = 0;
+  let complete = true;
   const { context } = doc;
 
-  const walk = (content: Uint8Array, resources: PDFDict | undefined, start: Matrix, depth: number) => {
+  const fontDictOf = (resources: PDFDict | undefined) => {
+    const dict = resources?.lookupMaybe(PDFName.of('Font'), PDFDict);
+    if (dict) walkedFontDicts.add(dict);
+    return dict;
+  };
+
+  const walk = (content: Uint8Array, resources: PDFDict | undefined, start: Matrix, depth: number, drawn: boolean) => {
     const xobjects = resources?.lookupMaybe(PDFName.of('XObject'), PDFDict);
-    let ctm = start;
-    const saved: Matrix[] = [];
+    const fontDict = fontDictOf(resources);
+    let state = { ctm: start, font: undefined as PDFRef | undefined };
+    const saved: Array<typeof state> = [];
     const operands: Token[] = [];
+    let strings: Uint8Array[] = [];
     for (const token of tokens(content)) {
+      if (token.kind === 'string') strings.push(token.bytes);
       if (token.kind !== 'operator') { operands.push(token); if (operands.length > 16) operands.shift(); continue; }
       const op = token.value;
-      if (op === 'q') saved.push(ctm);
-      else if (op === 'Q') ctm = saved.pop() ?? ctm;
+      if (op === 'q') saved.push(state);
+      else if (op === 'Q') state = saved.pop() ?? state;
       else if (op === 'cm') {
         const m = operands.slice(-6).map((t) => (t.kind === 'number' ? t.value : NaN));
-        if (m.length === 6 && m.every(Number.isFinite)) ctm = multiply(m as Matrix, ctm);
-      } else if (op === 'Do' && xobjects && draws < MAX_DRAWS) {
+        if (m.length === 6 && m.every(Number.isFinite)) state = { ...state, ctm: multiply(m as Matrix, state.ctm) };
+      } else if (op === 'Tf') {
+        const fontName = operands.at(-2);
+        const ref = fontName?.kind === 'name' ? fontDict?.get(PDFName.of(fontName.value)) : undefined;
+        state = { ...state, font: ref instanceof PDFRef ? ref : undefined };
+      } else if (TEXT_SHOWING.has(op)) {
+        if (state.font) {
+          const shown = fonts.get(state.font) ?? [];
+          shown.push(...strings);
+          fonts.set(state.font, shown);
+        }
+        else if (strings.length > 0) complete = false;
+      } else if (op === 'Do' && xobjects) {
         const name = operands.at(-1);
-        if (name?.kind === 'name') {
+        if (draws >= MAX_DRAWS) complete = false;
+        else if (name?.kind === 'name') {
           draws += 1;
           const ref = xobjects.get(PDFName.of(name.value));
           const xobject = ref instanceof PDFRef ? context.lookup(ref) : undefined;
           if (ref instanceof PDFRef && xobject instanceof PDFStream) {
             const subtype = xobject.dict.get(PDFName.of('Subtype'));
-            if (subtype === PDFName.of('Image')) {
-              const width = Math.hypot(ctm[0], ctm[1]);
-              const height = Math.hypot(ctm[2], ctm[3]);
-              const known = sizes.get(ref);
-              sizes.set(ref, { width: Math.max(width, known?.width ?? 0), height: Math.max(height, known?.height ?? 0) });
-            } else if (subtype === PDFName.of('Form') && depth < MAX_FORM_DEPTH) {
-              const bytes = streamBytes(xobject);
-              const matrix = xobject.dict.lookupMaybe(PDFName.of('Matrix'), PDFArray);
-              const values = matrix?.asArray().map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN));
-              const formMatrix = values && values.length === 6 && values.every(Number.isFinite) ? (values as Matrix) : IDENTITY;
-              const formResources = xobject.dict.lookupMaybe(PDFName.of('Resources'), PDFDict) ?? resources;
-              if (bytes) walk(bytes, formResources, multiply(formMatrix, ctm), depth + 1);
+            if (subtype === PDFName.of('Image') && drawn) {
+              const width = Math.hypot(state.ctm[0], state.ctm[1]);
+              const height = Math.hypot(state.ctm[2], state.ctm[3]);
+              const known = images.get(ref);
+              images.set(ref, { width: Math.max(width, known?.width ?? 0), height: Math.max(height, known?.height ?? 0) });
+            } else if (subtype === PDFName.of('Form')) {
+              if (depth >= MAX_FORM_DEPTH) complete = false;
+              else walkForm(xobject, resources, multiply(formMatrix(xobject), state.ctm), depth + 1, drawn);
             }
           }
         }
       }
       operands.length = 0;
+      strings = [];
     }
+  };
+
+  const walkForm = (form: PDFStream, inherited: PDFDict | undefined, matrix: Matrix, depth: number, drawn: boolean) => {
+    walkedStreams.add(form);
+    const bytes = streamBytes(form);
+    const formResources = form.dict.lookupMaybe(PDFName.of('Resources'), PDFDict) ?? inherited;
+    if (bytes) walk(bytes, formResources, matrix, depth, drawn);
+    else complete = false;
   };
 
   for (const page of doc.getPages()) {
@@ -145,7 +237,58 @@ export function drawnImageSizes(doc: PDFDocument): Map<PDFRef, DrawnSize> {
     const parts = streams.flatMap((stream) => (stream instanceof PDFStream ? [streamBytes(stream)] : [])).filter((bytes): bytes is Uint8Array => bytes != null);
     // A page's content streams are one stream split anywhere (ISO 32000 §7.8.2).
     const joined = Buffer.concat(parts.flatMap((part) => [part, Buffer.from('\n')]));
-    walk(joined, resources, IDENTITY, 0);
+    walk(joined, resources, IDENTITY, 0, true);
   }
-  return sizes;
+  // Content no page draws directly (annotation appearances, tiling patterns, soft-mask groups, unused forms): fonts only.
+  for (const [, object] of context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFStream) || walkedStreams.has(object) || object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image')) continue;
+    const { dict } = object;
+    // Forms (an appearance stream may omit its /Subtype: any stream with /Resources or a /BBox is read as one) and tiling patterns.
+    if (dict.get(PDFName.of('Subtype')) === PDFName.of('Form') || dict.get(PDFName.of('PatternType')) instanceof PDFNumber || dict.has(PDFName.of('Resources')) || dict.has(PDFName.of('BBox'))) {
+      // Without resources of its own, text it shows is in a font not known: the walk says it is not complete.
+      walkForm(object, undefined, IDENTITY, 0, false);
+    }
+  }
+  const fontsFullyKnown = new Set<PDFRef>();
+  if (complete && !doc.catalog.has(PDFName.of('AcroForm'))) {
+    const elsewhere = fontsNamedOutside(doc, walkedFontDicts);
+    for (const [, object] of context.enumerateIndirectObjects()) {
+      if (!(object instanceof PDFDict) || object.get(PDFName.of('Type')) !== PDFName.of('Font')) continue;
+      if (object.get(PDFName.of('Subtype')) === PDFName.of('Type3')) return { images, fonts, fontsFullyKnown };
+    }
+    for (const fontDict of walkedFontDicts) {
+      for (const value of fontDict.values()) if (value instanceof PDFRef && !elsewhere.has(value)) fontsFullyKnown.add(value);
+    }
+  }
+  return { images, fonts, fontsFullyKnown };
+}
+
+function formMatrix(form: PDFStream): Matrix {
+  const matrix = form.dict.lookupMaybe(PDFName.of('Matrix'), PDFArray);
+  const values = matrix?.asArray().map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN));
+  return values && values.length === 6 && values.every(Number.isFinite) ? (values as Matrix) : IDENTITY;
+}
+
+/** Font references held by /Font resource dictionaries the walk did not read (a Type 3 font's, or ones no walked content names). */
+function fontsNamedOutside(doc: PDFDocument, walked: Set<PDFDict>): Set<PDFRef> {
+  const outside = new Set<PDFRef>();
+  const visit = (object: PDFObject | undefined, depth: number) => {
+    if (depth > 32) return;
+    if (object instanceof PDFStream) visit(object.dict, depth + 1);
+    else if (object instanceof PDFArray) for (const item of object.asArray()) visit(item, depth + 1);
+    else if (object instanceof PDFDict) {
+      for (const [key, value] of object.entries()) {
+        if (key === PDFName.of('Font')) {
+          const fontDict = value instanceof PDFRef ? doc.context.lookup(value) : value;
+          if (fontDict instanceof PDFDict && !walked.has(fontDict)) for (const font of fontDict.values()) if (font instanceof PDFRef) outside.add(font);
+          // An ExtGState's /Font [font size].
+          const first = fontDict instanceof PDFArray ? fontDict.get(0) : undefined;
+          if (first instanceof PDFRef) outside.add(first);
+        }
+        if (!(value instanceof PDFRef)) visit(value, depth + 1);
+      }
+    }
+  };
+  for (const [, object] of doc.context.enumerateIndirectObjects()) visit(object, 0);
+  return outside;
 }

@@ -49,21 +49,10 @@ async function render(service: RunningService, body: unknown, path = '/v1/pdf'):
 /**
  * Public test PDFs from mozilla/pdf.js (test/pdfs at 0f26334f, Apache-2.0: fixtures/pdfjs/README.md),
  * each merged as an existing document: a JPEG drawn small, a 40000×512 JPEG, a 300-dpi scanned page,
- * a CMYK JPEG (left as it is), 1-bit images with a soft mask (left as they are).
+ * an Adobe CMYK JPEG (made RGB, as Ghostscript does), 1-bit images with a soft mask (left as they are)
+ * beside a TrueType CID font of 3417 glyph slots (subset to the glyphs shown).
  */
 const PDFJS_FILES = ['alphatrans', 'large_jpeg_downscale', 'scan-bad', 'cmykjpeg', 'smaskdim'];
-
-/**
- * Documents whose size is not held to 1.2× Ghostscript's, and why: what the
- * step leaves alone by design, where Ghostscript rewrites it. Their pages are
- * held to the SSIM bound all the same, and their sizes are in the table.
- */
-const SIZE_EXCEPTIONS: Record<string, string> = {
-  // Its one image, 13.5 KB of the 15 KB left, is a CMYK JPEG, left untouched (the step decodes grey and RGB only); Ghostscript re-encodes it.
-  'pdf.js cmykjpeg': 'a CMYK JPEG, left as it is',
-  // A whole 40 KB TrueType font, which Ghostscript subsets; the step stores fonts once but does not subset them.
-  'pdf.js smaskdim': 'a complete TrueType font, not subset',
-};
 const pdfjsFile = (name: string) => readFileSync(fileURLToPath(new URL(`./fixtures/pdfjs/${name}.pdf`, import.meta.url))).toString('base64');
 
 type Row = { name: string; original: number; ours: number; ghostscript: number; ssim: number; ghostscriptSsim: number };
@@ -117,12 +106,16 @@ describe('pdf.compress against Ghostscript /ebook', { timeout: 1_800_000 }, () =
       rows.push({ name: document.name, original: original.length, ours: ours.length, ghostscript: ghostscript.length, ssim, ghostscriptSsim });
     }
     for (const row of rows) {
-      if (SIZE_EXCEPTIONS[row.name]) assert.ok(row.ours < row.original, `${row.name}: ${row.ours} bytes, ${row.original} before`);
-      else assert.ok(row.ours <= 1.2 * row.ghostscript, `${row.name}: ${row.ours} bytes against Ghostscript's ${row.ghostscript}`);
+      assert.ok(row.ours <= 1.2 * row.ghostscript, `${row.name}: ${row.ours} bytes against Ghostscript's ${row.ghostscript}`);
       if (row.name === 'scanned') {
-        // A 300-dpi scan whose every pixel carries sensor noise, brought to 150 dpi: the noise pdftoppm
-        // averages at 100 dpi is not the same noise any more (even lossless at 150 dpi it scores 0.951).
-        // Held to Ghostscript's own likeness and a bound just below the others', not to 0.95.
+        // The one bound not met as stated, and why (measured 2026-11-27, SSIM of the page at 100 dpi):
+        // a 318-dpi scan whose every pixel carries sensor noise, which maxImageDpi's default brings to
+        // 150 dpi. At 150 dpi the noise pdftoppm averages at 100 dpi is not the same noise any more,
+        // whatever the coding: lossless (Flate, 1.9 MB) 0.9503, JPEG q90 0.9475, q80 0.944 with the
+        // step's area average, 0.9445 bicubic, 0.9460 bilinear, 0.9412 Lanczos (so not JPEG on a
+        // bilevel page: JPEG costs 0.006 of it). Only more pixels reach 0.95 (a whole 2× reduction,
+        // 159 dpi: 0.9502 at q80), which maxImageDpi forbids. Ghostscript's /ebook (bicubic to 150 dpi,
+        // JPEG ≈ quality 62, 4:2:0) scores 0.8667. Held to 0.94 and to more than Ghostscript's likeness.
         assert.ok(row.ssim >= 0.94 && row.ssim > row.ghostscriptSsim, `${row.name}: SSIM ${row.ssim}, Ghostscript's ${row.ghostscriptSsim}`);
       } else {
         assert.ok(row.ssim >= 0.95, `${row.name}: a page's SSIM is ${row.ssim}`);

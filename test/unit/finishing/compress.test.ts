@@ -4,6 +4,7 @@ import { PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFStream }
 import { PNG } from 'pngjs';
 import { compressStep } from '../../../lib/finishing/compress.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import { decodeJpeg } from '../../../lib/finishing/jpeg-codec.js';
 import { qpdf } from '../../helpers/pdf-tools.js';
 
 const DEFAULTS = { imageQuality: 80, maxImageDpi: 150, grayscale: false };
@@ -104,6 +105,10 @@ describe('compressStep', () => {
     const photos = images.filter((image) => image.width === 300 && image.height === 200);
     assert.equal(photos.length, 1, JSON.stringify(images));
     assert.equal(photos[0]?.filter, '/DCTDecode');
+    // Chroma at half resolution both ways (4:2:0): the luma component's sampling factors in the frame header are 2×2.
+    const jpeg = Buffer.from((doc.context.lookup(photos[0]?.ref as PDFRef) as PDFRawStream).getContents());
+    const frame = [0xc0, 0xc1, 0xc2].map((marker) => jpeg.indexOf(Buffer.from([0xff, marker]))).find((at) => at > 0) as number;
+    assert.equal(jpeg[frame + 11], 0x22, `luma sampling ${jpeg[frame + 11]?.toString(16)}`);
     // Inside the form: 200 points × the form's 0.5 = 100 points, 209 pixels at 150 dpi.
     assert.ok(images.some((image) => image.width === 209 && image.height === 209 && image.filter === '/DCTDecode'), JSON.stringify(images));
     assert.ok(out.length < pdf.length / 5, `${out.length} against ${pdf.length}`);
@@ -124,7 +129,7 @@ describe('compressStep', () => {
     assert.deepEqual([mask?.width, mask?.height, mask?.filter], [150, 150, '/FlateDecode']);
   });
 
-  it('never enlarges, and leaves alone what it cannot decode safely (CMYK)', async () => {
+  it('never enlarges', async () => {
     const { pdf, smallBytes } = await sampleDocument();
 
     const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
@@ -132,7 +137,51 @@ describe('compressStep', () => {
     const images = imagesOf(await PDFDocument.load(out));
     const small = images.find((image) => image.width === 100);
     assert.deepEqual([small?.height, small?.filter, small?.bytes], [100, '/FlateDecode', smallBytes]);
-    const cmyk = images.find((image) => image.colorSpace === '/DeviceCMYK');
+  });
+
+  for (const inverted of [false, true]) {
+    it(`turns CMYK images RGB (as Ghostscript's /ebook), even at their size${inverted ? ', an inverted /Decode undone' : ''}`, async () => {
+      // Prepare: 64×64 CMYK drawn at 64 points (no downsampling), top half cyan, bottom half black ink, with grain (as a photo).
+      const doc = await PDFDocument.create({ updateMetadata: false });
+      const page = doc.addPage([200, 200]);
+      let seed = 5;
+      const grain = () => Math.floor(((seed = (seed * 1664525 + 1013904223) >>> 0) / 4294967296) * 40);
+      const ink = new Uint8Array(64 * 64 * 4).map((_, i) => {
+        const [pixel, channel] = [Math.floor(i / 4), i % 4];
+        const value = (pixel < 64 * 32 ? channel === 0 : channel === 3) ? 255 - grain() : grain();
+        return inverted ? 255 - value : value;
+      });
+      const image = doc.context.register(doc.context.flateStream(ink, { Type: 'XObject', Subtype: 'Image', Width: 64, Height: 64, ColorSpace: 'DeviceCMYK', BitsPerComponent: 8, ...(inverted ? { Decode: [1, 0, 1, 0, 1, 0, 1, 0] } : {}) }));
+      page.node.normalizedEntries().XObject.set(PDFName.of('Ink'), image);
+      page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(Buffer.from('q 64 0 0 64 10 10 cm /Ink Do Q'))));
+      const pdf = await doc.save();
+
+      // Act
+      const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+
+      // Assess: an RGB JPEG of the same size, cyan above, black below.
+      const result = await PDFDocument.load(out);
+      const [rgb] = imagesOf(result);
+      assert.deepEqual([rgb?.colorSpace, rgb?.filter, rgb?.width, rgb?.height], ['/DeviceRGB', '/DCTDecode', 64, 64]);
+      const stream = result.context.lookup(rgb?.ref as PDFRef) as PDFRawStream;
+      assert.equal(stream.dict.get(PDFName.of('Decode')), undefined);
+      const { data } = await decodeJpeg(stream.getContents(), 3);
+      const at = (x: number, y: number) => [...data.subarray((y * 64 + x) * 3, (y * 64 + x) * 3 + 3)];
+      const [r, g, b] = at(32, 8) as [number, number, number];
+      assert.ok(r < 90 && g > 110 && b > 170, `cyan: ${at(32, 8)}`);
+      assert.ok(at(32, 56).every((v) => v < 80), `black: ${at(32, 56)}`);
+    });
+  }
+
+  it('keeps CMYK images CMYK where the output intent is a CMYK profile', async () => {
+    const { pdf } = await sampleDocument();
+    const doc = await PDFDocument.load(pdf);
+    const profile = doc.context.register(doc.context.flateStream(new Uint8Array(128), { N: 4 }));
+    doc.catalog.set(PDFName.of('OutputIntents'), doc.context.obj([{ Type: 'OutputIntent', S: 'GTS_PDFX', OutputConditionIdentifier: 'FOGRA39', DestOutputProfile: profile }]));
+
+    const out = await finishPdf(await doc.save(), { compress: compressStep(DEFAULTS) });
+
+    const cmyk = imagesOf(await PDFDocument.load(out)).find((image) => image.colorSpace === '/DeviceCMYK');
     assert.deepEqual([cmyk?.width, cmyk?.height, cmyk?.filter], [600, 600, '/FlateDecode']);
   });
 
@@ -164,7 +213,7 @@ describe('compressStep', () => {
     const doc = await PDFDocument.create({ updateMetadata: false });
     const page = doc.addPage([200, 200]);
     page.drawText('Hello');
-    const xmp = `<?xpacket begin=""?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"><dc:title>Kept title</dc:title><xmp:Thumbnails><rdf:Alt><rdf:li>${'A'.repeat(20_000)}</rdf:li></rdf:Alt></xmp:Thumbnails></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+    const xmp = `<?xpacket begin=""?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"><dc:title>Kept title</dc:title><xmp:Thumbnails><rdf:Alt><rdf:li>${'A'.repeat(20_000)}</rdf:li></rdf:Alt></xmp:Thumbnails><xmpMM:History xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"><rdf:Seq><rdf:li>${'saved '.repeat(3000)}</rdf:li></rdf:Seq></xmpMM:History></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
     doc.catalog.set(PDFName.of('Metadata'), doc.context.register(doc.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' })));
     doc.catalog.set(PDFName.of('PieceInfo'), doc.context.obj({ Illustrator: { Private: doc.context.register(doc.context.stream('x'.repeat(30_000))) } }));
     page.node.set(PDFName.of('PieceInfo'), doc.context.obj({ Illustrator: { LastModified: 'D:2011' } }));
@@ -186,7 +235,7 @@ describe('compressStep', () => {
     assert.equal(content.dict.get(PDFName.of('Filter')), PDFName.of('FlateDecode'));
     const text = qpdf(out, ['--show-object=' + String((result.catalog.get(PDFName.of('Metadata')) as PDFRef).objectNumber), '--filtered-stream-data']).stdout;
     assert.match(text, /<dc:title>Kept title<\/dc:title>/);
-    assert.doesNotMatch(text, /Thumbnails/);
+    assert.doesNotMatch(text, /Thumbnails|History/);
     assert.ok(out.length < 10_000, `${out.length} bytes`);
   });
 });
