@@ -10,7 +10,7 @@ import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
 import { partFailure } from './finishing/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
-import type { PageImagesPlan, PageImageType } from './finishing/page-images.js';
+import type { PageImage, PageImagesPlan, PageImageType } from './finishing/page-images.js';
 import { chromiumTextDrawer } from './finishing/watermark-text.js';
 import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
@@ -139,13 +139,12 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     }
   };
 
-  /** Images of the finished PDF's pages (lib/finishing/page-images.ts): one image as it is, several in a ZIP in page order. */
-  const imagesOf = async (finished: RenderResult, images: PageImagesPlan, deadline: Deadline): Promise<RenderResult> => {
-    const started = Date.now();
+  /** The images of a PDF's pages (lib/finishing/page-images.ts), within what is left of `deadline`. */
+  const drawPages = async (body: Buffer, images: PageImagesPlan, deadline: Deadline): Promise<PageImage[]> => {
     const { planPageImages, renderPageImages } = await import('./finishing/page-images.js');
-    const pdf = new Uint8Array(finished.body.buffer, finished.body.byteOffset, finished.body.byteLength);
+    const pdf = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     const planned = await withinDeadline(planPageImages(pdf, images), deadline);
-    const drawn = await renderPageImages(
+    return renderPageImages(
       pdf,
       planned,
       images,
@@ -154,12 +153,23 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       // The capture waits for the drawn canvas (`screenshot.element`): not found means not drawn.
       (error) => error instanceof PlanStepError && error.step === 'element',
     );
+  };
+
+  /**
+   * Images of the finished PDF's pages: one image as it is, several in a ZIP in page order, each page's
+   * image also kept beside it (the /sync and /async answers store them as files of their own: `fileUrls`).
+   */
+  const imagesOf = async (finished: RenderResult, images: PageImagesPlan, deadline: Deadline): Promise<RenderResult> => {
+    const started = Date.now();
+    const drawn = await drawPages(finished.body, images, deadline);
     const timings = { ...finished.timings, images: Date.now() - started };
+    const contentType = IMAGE_TYPES[images.type];
     const [first] = drawn;
-    if (drawn.length === 1 && first) return { body: Buffer.from(first.body), contentType: IMAGE_TYPES[images.type], output: 'IMAGE', timings };
+    if (drawn.length === 1 && first) return { body: Buffer.from(first.body), contentType, output: 'IMAGE', timings };
     const { zipInMemory } = await import('./files/zip-stream.js');
     const files = drawn.map((image) => ({ name: pageImageName(image.page, images.type), data: image.body }));
-    return { body: await zipInMemory(files), contentType: 'application/zip', output: 'IMAGE', timings };
+    const pages = drawn.map((image) => ({ ...image, contentType }));
+    return { body: await zipInMemory(files), contentType: 'application/zip', output: 'IMAGE', timings, companions: { pages } };
   };
 
   /** One plan printed, then finished when it asks for it. */
