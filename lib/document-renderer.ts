@@ -8,6 +8,7 @@ import type { AssemblyPart } from './finishing/assemble.js';
 import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
+import { PageImageLimitError } from './finishing/errors.js';
 import { partFailure } from './finishing/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
 import type { PageImage, PageImagesPlan, PageImageType } from './finishing/page-images.js';
@@ -133,14 +134,15 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       }
       const result: RenderResult = { body: Buffer.from(existing.bytes.buffer, existing.bytes.byteOffset, existing.bytes.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
       const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline) : result;
-      return plan.images ? await imagesOf(finished, plan.images, deadline) : finished;
+      if (plan.images) return await imagesOf(finished, plan.images, deadline);
+      return plan.finishing.preview ? await withPreview(finished, plan.finishing, deadline) : finished;
     } catch (error) {
       throw processFailure(error, plan);
     }
   };
 
   /** The images of a PDF's pages (lib/finishing/page-images.ts), within what is left of `deadline`. */
-  const drawPages = async (body: Buffer, images: PageImagesPlan, deadline: Deadline): Promise<PageImage[]> => {
+  const drawPages = async (body: Buffer, images: PageImagesPlan, deadline: Deadline, password?: string): Promise<PageImage[]> => {
     const { planPageImages, renderPageImages } = await import('./finishing/page-images.js');
     const pdf = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     const planned = await withinDeadline(planPageImages(pdf, images), deadline);
@@ -152,6 +154,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       () => deadline.remaining(),
       // The capture waits for the drawn canvas (`screenshot.element`): not found means not drawn.
       (error) => error instanceof PlanStepError && error.step === 'element',
+      password,
     );
   };
 
@@ -170,6 +173,25 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const files = drawn.map((image) => ({ name: pageImageName(image.page, images.type), data: image.body }));
     const pages = drawn.map((image) => ({ ...image, contentType }));
     return { body: await zipInMemory(files), contentType: 'application/zip', output: 'IMAGE', timings, companions: { pages } };
+  };
+
+  /**
+   * The finished PDF with its preview beside it (`pdf.preview`): its first page imaged as any page image, the
+   * last step of the request, within its budget. A protected PDF is opened with its user password, so the
+   * image shows what a reader who opens it sees (an owner password alone leaves the pages readable).
+   */
+  const withPreview = async (finished: RenderResult, finishing: FinishingPlan, deadline: Deadline): Promise<RenderResult> => {
+    const preview = finishing.preview;
+    if (!preview) return finished;
+    const started = Date.now();
+    const [image] = await drawPages(finished.body, { type: preview.type, pages: '1', size: { width: preview.width } }, deadline, finishing.protect?.userPassword).catch(
+      (error: unknown) => {
+        throw error instanceof PageImageLimitError ? new ValidationError({ 'pdf.preview.width': error.message }, { cause: error }) : error;
+      },
+    );
+    if (!image) throw new Error('The preview draws page 1');
+    const timings = { ...finished.timings, preview: Date.now() - started };
+    return { ...finished, timings, companions: { ...finished.companions, preview: { ...image, contentType: IMAGE_TYPES[preview.type] } } };
   };
 
   /** One plan printed, then finished when it asks for it. */
@@ -192,9 +214,10 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     ...renderer,
     render: async (plan, options) => {
       if (isProcessPlan(plan)) return processDocument(plan, startDeadline(options?.timeoutMs ?? defaultTimeoutMs));
-      if (!isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands))) return renderer.render(plan, options);
+      if (!isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands && !plan.finishing.preview))) return renderer.render(plan, options);
       const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
-      return isMergePlan(plan) ? merge(plan, deadline) : single(plan, deadline);
+      const result = isMergePlan(plan) ? await merge(plan, deadline) : await single(plan, deadline);
+      return withPreview(result, plan.finishing, deadline);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import type { AppDeps } from '../app.js';
+import { ValidationError } from '../errors.js';
 import type { RenderDeps } from '../render-app.js';
 import { rawFileResponse } from '../delivery/raw-response.js';
 import { syncFileResponse } from '../delivery/sync-response.js';
@@ -126,6 +127,16 @@ export async function prepareRender(input: DocumentInput, config: Pick<AppDeps['
 }
 
 /**
+ * A raw answer is the file alone: a preview stored beside it would have no URL to be answered with
+ * (a 400 before any quota is spent, as for a template whose variables ask for one).
+ */
+function refuseStoredImages(plan: DocumentPlan): void {
+  if (plan.output !== 'IMAGE' && plan.finishing.preview) {
+    throw new ValidationError({ 'pdf.preview': 'A preview is answered as previewUrl: ask /sync or /async (a raw answer is the file alone)' });
+  }
+}
+
+/**
  * One of the twelve render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
  * `/v1/template/{id}/async`, `/v1/pdf/merge`, `/v1/pdf/process`…): the source's schema for the delivery, the
  * template loaded first for a template (404 before 400), the render plan
@@ -146,9 +157,13 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 
       readsAccount: !input && !process,
       preload: input || merge || process ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: async ({ body, caller }, template) => {
-        if (process) return prepareRender(await checkProcessDocument(processInput(body as ProcessRequestOutput)), deps.config);
-        if (merge) return prepareRender(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config);
-        return prepareRender(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
+        const prepared = process
+          ? await prepareRender(await checkProcessDocument(processInput(body as ProcessRequestOutput)), deps.config)
+          : merge
+            ? await prepareRender(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config)
+            : await prepareRender(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
+        if (delivery === 'raw') refuseStoredImages(prepared.plan);
+        return prepared;
       },
       handle: async (req, _template, prepared) => {
         // The caller is known once admitted: a signer its token was not granted is a 403 before anything renders or is queued (its unit given back).

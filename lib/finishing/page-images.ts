@@ -134,7 +134,7 @@ const literal = (text: string) => JSON.stringify(text).replace(/</g, '\\u003c').
  * `width`×`height` pixels: PDF.js loaded from inline sources (as blob
  * modules: the page fetches nothing), its worker run on the page's thread.
  */
-export function pageImageHtml(pdfBase64: string, index: number, width: number, height: number, { viewer, worker, fonts }: PdfjsSources): string {
+export function pageImageHtml(pdfBase64: string, index: number, width: number, height: number, { viewer, worker, fonts }: PdfjsSources, password?: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><style>
 html,body{margin:0;padding:0;overflow:hidden;background:#fff}canvas{display:block}
 </style></head><body><canvas id="canvas" width="${width}" height="${height}" style="width:${width}px;height:${height}px"></canvas><script type="module">
@@ -153,7 +153,7 @@ try {
   const pdfjs = await module(${literal(viewer)});
   globalThis.pdfjsWorker = await module(${literal(worker)});
   const data = bytes(${literal(pdfBase64)});
-  const doc = await pdfjs.getDocument({ data, BinaryDataFactory, useSystemFonts: false, isEvalSupported: false, enableXfa: false }).promise;
+  const doc = await pdfjs.getDocument({ data, BinaryDataFactory, useSystemFonts: false, isEvalSupported: false, enableXfa: false${password === undefined ? '' : `, password: ${literal(password)}`} }).promise;
   const page = await doc.getPage(${index + 1});
   const base = page.getViewport({ scale: 1 });
   const canvas = document.getElementById('canvas');
@@ -183,13 +183,15 @@ export async function renderPageImages(
   render: RenderImage,
   timeLeftMs: () => number,
   undrawable: (error: unknown) => boolean,
+  /** What opens an encrypted PDF (a protected render's preview): its user password. It stays in the drawing page. */
+  password?: string,
 ): Promise<PageImage[]> {
   const sources = await pdfjsSources();
   const pdfjs = planned.standardFonts ? sources : { ...sources, fonts: {} };
   const pdfBase64 = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64');
   const images: PageImage[] = [];
   for (const { index, width, height } of planned.pages) {
-    const html = pageImageHtml(pdfBase64, index, width, height, pdfjs);
+    const html = pageImageHtml(pdfBase64, index, width, height, pdfjs, password);
     const left = timeLeftMs();
     const input: RenderInput = {
       output: 'IMAGE',

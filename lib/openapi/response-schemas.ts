@@ -22,6 +22,11 @@ const BESIDE_FILE: Record<string, JsonSchema> = {
     description:
       'Several page images (/v1/pdf/process with output PNG, JPEG or WEBP and more than one page): one entry per page, in page order, each a temporary file of its own; fileUrl is then their ZIP (page-001.png…), as the raw answer. Absent for one page (fileUrl is its image) and for other outputs.',
   },
+  previewUrl: {
+    type: ['string', 'null'],
+    format: 'uri',
+    description: "pdf.preview: the image of the PDF's first page, a temporary file like the PDF (1 hour; null once expired). Never sent to storage.preSignedUrl.",
+  },
 };
 
 const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
