@@ -126,14 +126,15 @@ export async function prepareRender(input: DocumentInput, config: Pick<AppDeps['
   return { input, plan };
 }
 
+/** Why a raw request may not ask for a preview: its answer is the file alone, with no URL for a second one. */
+const RAW_PREVIEW = 'A preview is answered as previewUrl: ask /sync or /async (a raw answer is the file alone)';
+
 /**
- * A raw answer is the file alone: a preview stored beside it would have no URL to be answered with
- * (a 400 before any quota is spent, as for a template whose variables ask for one).
+ * A 400 naming pdf.preview, before any quota is spent, where the answer has no place for the preview's URL
+ * (a raw answer; a batch's manifest, which lists each item's file): also when a template's variables ask for it.
  */
-function refuseStoredImages(plan: DocumentPlan): void {
-  if (plan.output !== 'IMAGE' && plan.finishing.preview) {
-    throw new ValidationError({ 'pdf.preview': 'A preview is answered as previewUrl: ask /sync or /async (a raw answer is the file alone)' });
-  }
+export function refusePreview(plan: DocumentPlan, why: string): void {
+  if (plan.output !== 'IMAGE' && plan.finishing.preview) throw new ValidationError({ 'pdf.preview': why });
 }
 
 /**
@@ -162,7 +163,7 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 
           : merge
             ? await prepareRender(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config)
             : await prepareRender(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
-        if (delivery === 'raw') refuseStoredImages(prepared.plan);
+        if (delivery === 'raw') refusePreview(prepared.plan, RAW_PREVIEW);
         return prepared;
       },
       handle: async (req, _template, prepared) => {

@@ -188,7 +188,7 @@ export const pdfFinishingEntries = {
   }),
   preview: documented(v.nullish(PreviewSchema), {
     description:
-      'Stores an image of the finished PDF\'s first page (after every other pdf option; a protected PDF is opened with its password) beside the PDF, as a temporary file like it: its URL is previewUrl in the /sync answer, the job (GET /v1/jobs/{id}) and the webhook. /sync and /async only: a raw request with it is a 400. With storage, the PDF alone goes to the pre-signed URL.',
+      'Stores an image of the finished PDF\'s first page (after every other pdf option; a protected PDF is opened with its password) beside the PDF, as a temporary file like it: its URL is previewUrl in the /sync answer, the job (GET /v1/jobs/{id}) and the webhook. /sync and /async only: a raw request or a batch item with it is a 400. With storage, the PDF alone goes to the pre-signed URL.',
   }),
   eInvoice: documented(v.nullish(EInvoiceSchema), { description: 'Makes a hybrid e-invoice (Factur-X / ZUGFeRD): PDF/A-3 with the invoice XML embedded.' }),
 };

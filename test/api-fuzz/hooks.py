@@ -293,6 +293,13 @@ BEYOND_JSON_SCHEMA = (
         ("createPdf", "renderTemplate", "mergePdf", "processPdf"),
     ),
     Rule(
+        r"^items\.\d+\.pdf\.preview$",
+        r"^Not in a batch",
+        "A batch item's pdf shares the render endpoints' schema, pdf.preview included; the batch's manifest has no "
+        "place for it (and a template item's stored pdf may hold it).",
+        ("createBatch",),
+    ),
+    Rule(
         r"^pdf\.preview\.width$",
         r"^Page \d+ would be",
         "The preview's pixels follow the first page's size, known once the PDF is printed, not from the request.",

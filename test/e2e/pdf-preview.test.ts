@@ -171,6 +171,9 @@ describe('pdf.preview', () => {
       ['/v1/pdf/process', { document, pdf: { preview: {} } }, 'pdf.preview'],
       ['/v1/pdf/process/sync', { document, output: 'PNG', pdf: { preview: {} } }, 'pdf.preview'],
       ['/v1/pdf/merge/sync', { parts: [{ page: { html: PAGE }, pdf: { preview: {} } }] }, 'parts.0.pdf.preview'],
+      // A batch's manifest lists each item's file: no place for a preview, whether the item or a template asks.
+      ['/v1/batches', { items: [{ page: { html: PAGE } }, { page: { html: PAGE }, pdf: { preview: {} } }] }, 'items.1.pdf.preview'],
+      ['/v1/batches', { items: [{ templateId: id }] }, 'items.0.pdf.preview'],
       ['/v1/pdf/sync', { page: { html: PAGE }, pdf: { preview: { width: 4000 } } }, 'pdf.preview.width'],
       ['/v1/pdf/sync', { page: { html: PAGE }, pdf: { preview: { type: 'gif' } } }, 'pdf.preview.type'],
       // 400 px wide on a page 1 px wide and 200 in tall: past the pixel bound, before anything is drawn.
