@@ -150,7 +150,12 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       pdf,
       planned,
       images,
-      (input, timeoutMs) => renderer.render(buildRenderPlan(input), { timeoutMs }),
+      (input, timeoutMs, elements) => {
+        const plan = buildRenderPlan(input);
+        // Several pages drawn in the one page: each canvas captured in turn (no request field says this).
+        if (elements && plan.output === 'IMAGE') plan.shot.target = { kind: 'elements', selectors: elements };
+        return renderer.render(plan, { timeoutMs });
+      },
       () => deadline.remaining(),
       // The capture waits for the drawn canvas (`screenshot.element`): not found means not drawn.
       (error) => error instanceof PlanStepError && error.step === 'element',

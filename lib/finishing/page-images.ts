@@ -42,14 +42,24 @@ export type PageImagesPlan = {
 /** One page's image: its 1-based page number, pixel size and encoded bytes. */
 export type PageImage = { page: number; width: number; height: number; body: Uint8Array };
 
-/** Renders one input with the given time budget: the service's own Chromium renderer. */
-export type RenderImage = (input: RenderInput, timeoutMs: number) => Promise<{ body: Uint8Array }>;
+/**
+ * Renders one input with the given time budget: the service's own Chromium renderer. `elements`, when
+ * given, are captured one after another from the one loaded page (each its own image, in `bodies`) instead
+ * of the input's one `screenshot.element`.
+ */
+export type RenderImage = (input: RenderInput, timeoutMs: number, elements?: string[]) => Promise<{ body: Uint8Array; bodies?: Uint8Array[] }>;
+
+/**
+ * Most pixels of the pages one drawing page holds at once (their canvases live together until captured):
+ * a request's pages are drawn in as few page loads as this allows, one at least.
+ */
+export const MAX_DRAWN_PIXELS = MAX_PAGE_IMAGE_PIXELS;
 
 /** The name the drawing page sets when it is done ('ok', or the reason it failed). */
 const DONE = '__pageImage';
 
-/** The canvas's id once it is drawn: the capture waits for it, so a page PDF.js could not draw is never captured blank. */
-const DRAWN_ID = 'drawn';
+/** The id of the `i`th canvas once it is drawn: the capture waits for it, so a page PDF.js could not draw is never captured blank. */
+const drawnId = (i: number) => `drawn-${i}`;
 
 type Planned = { index: number; width: number; height: number };
 
@@ -145,14 +155,17 @@ function pdfjsSources(): Promise<PdfjsSources & { noFonts: string }> {
 const literal = (text: string) => JSON.stringify(text).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
 /**
- * The page that draws page `index` of the PDF on a white canvas of
- * `width`×`height` pixels: PDF.js loaded from inline sources (gzipped,
- * inflated into blob modules: the page fetches nothing), its worker run on the page's thread.
+ * The page that draws `pages` of the PDF, each on a white canvas of its
+ * pixel size, one after another: PDF.js loaded once from inline sources
+ * (gzipped, inflated into blob modules: the page fetches nothing), its worker
+ * run on the page's thread. The `i`th canvas gets its drawn id once drawn; the
+ * first page that fails stops the drawing.
  */
-export function pageImageHtml(pdfBase64: string, index: number, width: number, height: number, { viewer, worker, fonts }: PdfjsSources, password?: string): string {
+export function pageImageHtml(pdfBase64: string, pages: Planned[], { viewer, worker, fonts }: PdfjsSources, password?: string): string {
+  const canvases = pages.map(({ width, height }, i) => `<canvas id="canvas-${i}" width="${width}" height="${height}" style="width:${width}px;height:${height}px"></canvas>`).join('');
   return `<!doctype html><html><head><meta charset="utf-8"><style>
-html,body{margin:0;padding:0;overflow:hidden;background:#fff}canvas{display:block}
-</style></head><body><canvas id="canvas" width="${width}" height="${height}" style="width:${width}px;height:${height}px"></canvas><script type="module">
+html,body{margin:0;padding:0;background:#fff}canvas{display:block}
+</style></head><body>${canvases}<script type="module">
 const bytes = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 const inflate = (base64) => new Response(new Blob([bytes(base64)]).stream().pipeThrough(new DecompressionStream('gzip')));
 const module = async (base64) => import(URL.createObjectURL(new Blob([await (await inflate(base64)).arrayBuffer()], { type: 'text/javascript' })));
@@ -171,15 +184,19 @@ try {
   fonts = fontData;
   const data = bytes(${literal(pdfBase64)});
   const doc = await pdfjs.getDocument({ data, BinaryDataFactory, useSystemFonts: false, isEvalSupported: false, enableXfa: false${password === undefined ? '' : `, password: ${literal(password)}`} }).promise;
-  const page = await doc.getPage(${index + 1});
-  const base = page.getViewport({ scale: 1 });
-  const canvas = document.getElementById('canvas');
-  const viewport = page.getViewport({ scale: ${width} / base.width });
-  const context = canvas.getContext('2d', { alpha: false });
-  context.fillStyle = '#fff';
-  context.fillRect(0, 0, ${width}, ${height});
-  await page.render({ canvas, canvasContext: context, viewport, background: '#fff', annotationMode: pdfjs.AnnotationMode.ENABLE }).promise;
-  canvas.id = '${DRAWN_ID}';
+  const pages = ${JSON.stringify(pages.map(({ index, width, height }) => ({ index, width, height })))};
+  for (const [i, { index, width, height }] of pages.entries()) {
+    const page = await doc.getPage(index + 1);
+    const base = page.getViewport({ scale: 1 });
+    const canvas = document.getElementById('canvas-' + i);
+    const viewport = page.getViewport({ scale: width / base.width });
+    const context = canvas.getContext('2d', { alpha: false });
+    context.fillStyle = '#fff';
+    context.fillRect(0, 0, width, height);
+    await page.render({ canvas, canvasContext: context, viewport, background: '#fff', annotationMode: pdfjs.AnnotationMode.ENABLE }).promise;
+    page.cleanup();
+    canvas.id = 'drawn-' + i;
+  }
   window.${DONE} = 'ok';
 } catch (error) {
   window.${DONE} = String(error && error.message || error);
@@ -187,11 +204,28 @@ try {
 </script></body></html>`;
 }
 
+/** The pages in groups of at most MAX_DRAWN_PIXELS (a page larger than that alone), in order. */
+function drawingGroups(pages: Planned[]): Planned[][] {
+  const groups: Planned[][] = [];
+  let pixels = Infinity;
+  for (const page of pages) {
+    const size = page.width * page.height;
+    if (pixels + size > MAX_DRAWN_PIXELS) {
+      groups.push([]);
+      pixels = 0;
+    }
+    groups.at(-1)?.push(page);
+    pixels += size;
+  }
+  return groups;
+}
+
 /**
- * Images of the pages `planned` chose, in page order, each drawn and captured
- * in a render of its own with what is left of the budget (`timeLeftMs`). A
- * render that fails as `undrawable` says (its canvas never drawn: PDF.js
- * could not read the page) is an InputPdfError, the caller's document.
+ * Images of the pages `planned` chose, in page order: drawn in as few renders
+ * as MAX_DRAWN_PIXELS allows (PDF.js loaded once in each), each page's canvas
+ * captured on its own, with what is left of the budget (`timeLeftMs`). A
+ * render that fails as `undrawable` says (a canvas never drawn: PDF.js could
+ * not read the page) is an InputPdfError, the caller's document.
  */
 export async function renderPageImages(
   pdf: Uint8Array,
@@ -207,29 +241,36 @@ export async function renderPageImages(
   const pdfjs = planned.standardFonts ? sources : { ...sources, fonts: noFonts };
   const pdfBase64 = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64');
   const images: PageImage[] = [];
-  for (const { index, width, height } of planned.pages) {
-    const html = pageImageHtml(pdfBase64, index, width, height, pdfjs, password);
+  for (const group of drawingGroups(planned.pages)) {
+    const html = pageImageHtml(pdfBase64, group, pdfjs, password);
     const left = timeLeftMs();
+    const selectors = group.map((_, i) => `#${drawnId(i)}`);
     const input: RenderInput = {
       output: 'IMAGE',
       page: {
         html: Buffer.from(html).toString('base64'),
         waitUntil: 'load',
         adblock: false,
-        // Drawn or failed; the capture then waits for the drawn canvas, which a failed page never has.
+        // Drawn or failed; the capture then waits for each drawn canvas, which a failed page never has.
         waitForFunction: { pageFunction: `window.${DONE} !== undefined`, options: { polling: 'raf', timeout: left } },
       },
       screenshot: {
         type: plan.type,
         ...(plan.type !== 'png' && plan.quality !== undefined ? { quality: plan.quality } : {}),
-        viewport: { width, height, deviceScaleFactor: 1 },
-        element: `#${DRAWN_ID}`,
+        viewport: { width: Math.max(...group.map((page) => page.width)), height: Math.max(...group.map((page) => page.height)), deviceScaleFactor: 1 },
+        element: selectors[0],
       },
     } as RenderInput;
-    const { body } = await render(input, left).catch((error: unknown) => {
-      throw undrawable(error) ? new InputPdfError(`Page ${index + 1} could not be drawn`, { cause: error }) : error;
+    const first = group[0] as Planned;
+    const last = group.at(-1) as Planned;
+    const drawn = await render(input, left, group.length > 1 ? selectors : undefined).catch((error: unknown) => {
+      if (!undrawable(error)) throw error;
+      const pages = first === last ? `Page ${first.index + 1}` : `One of pages ${first.index + 1}–${last.index + 1}`;
+      throw new InputPdfError(`${pages} could not be drawn`, { cause: error });
     });
-    images.push({ page: index + 1, width, height, body });
+    const bodies = group.length > 1 ? drawn.bodies : [drawn.body];
+    if (bodies?.length !== group.length) throw new Error(`${group.length} pages drawn, ${bodies?.length ?? 0} captured`);
+    group.forEach(({ index, width, height }, i) => images.push({ page: index + 1, width, height, body: bodies[i] as Uint8Array }));
   }
   return images;
 }

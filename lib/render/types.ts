@@ -30,6 +30,8 @@ export type RenderResult = {
    * each page's image when the file is the ZIP of several, and the PDF's preview (`pdf.preview`).
    */
   companions?: { pages?: CompanionImage[]; preview?: CompanionImage };
+  /** A capture of several elements (`shot.target.kind` 'elements'): each one's image in order, the first also `body`. */
+  bodies?: Buffer[];
 };
 
 /** One image beside a rendered file: the 1-based page it shows, its pixel size and encoded bytes. */
