@@ -8,9 +8,10 @@ import type { AssemblyPart } from './finishing/assemble.js';
 import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
 import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
+import { PageImageLimitError } from './finishing/errors.js';
 import { partFailure } from './finishing/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
-import type { PageImagesPlan, PageImageType } from './finishing/page-images.js';
+import type { PageImage, PageImagesPlan, PageImageType } from './finishing/page-images.js';
 import { chromiumTextDrawer } from './finishing/watermark-text.js';
 import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
@@ -133,33 +134,69 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       }
       const result: RenderResult = { body: Buffer.from(existing.bytes.buffer, existing.bytes.byteOffset, existing.bytes.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
       const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline) : result;
-      return plan.images ? await imagesOf(finished, plan.images, deadline) : finished;
+      if (plan.images) return await imagesOf(finished, plan.images, deadline);
+      return plan.finishing.preview ? await withPreview(finished, plan.finishing, deadline) : finished;
     } catch (error) {
       throw processFailure(error, plan);
     }
   };
 
-  /** Images of the finished PDF's pages (lib/finishing/page-images.ts): one image as it is, several in a ZIP in page order. */
-  const imagesOf = async (finished: RenderResult, images: PageImagesPlan, deadline: Deadline): Promise<RenderResult> => {
-    const started = Date.now();
+  /** The images of a PDF's pages (lib/finishing/page-images.ts), within what is left of `deadline`. */
+  const drawPages = async (body: Buffer, images: PageImagesPlan, deadline: Deadline, password?: string): Promise<PageImage[]> => {
     const { planPageImages, renderPageImages } = await import('./finishing/page-images.js');
-    const pdf = new Uint8Array(finished.body.buffer, finished.body.byteOffset, finished.body.byteLength);
+    const pdf = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     const planned = await withinDeadline(planPageImages(pdf, images), deadline);
-    const drawn = await renderPageImages(
+    return renderPageImages(
       pdf,
       planned,
       images,
-      (input, timeoutMs) => renderer.render(buildRenderPlan(input), { timeoutMs }),
+      (input, timeoutMs, elements) => {
+        const plan = buildRenderPlan(input);
+        // Several pages drawn in the one page: each canvas captured in turn (no request field says this).
+        if (elements && plan.output === 'IMAGE') plan.shot.target = { kind: 'elements', selectors: elements };
+        return renderer.render(plan, { timeoutMs });
+      },
       () => deadline.remaining(),
       // The capture waits for the drawn canvas (`screenshot.element`): not found means not drawn.
       (error) => error instanceof PlanStepError && error.step === 'element',
+      password,
     );
+  };
+
+  /**
+   * Images of the finished PDF's pages: one image as it is, several in a ZIP in page order, each page's
+   * image also kept beside it (the /sync and /async answers store them as files of their own: `fileUrls`).
+   */
+  const imagesOf = async (finished: RenderResult, images: PageImagesPlan, deadline: Deadline): Promise<RenderResult> => {
+    const started = Date.now();
+    const drawn = await drawPages(finished.body, images, deadline);
     const timings = { ...finished.timings, images: Date.now() - started };
+    const contentType = IMAGE_TYPES[images.type];
     const [first] = drawn;
-    if (drawn.length === 1 && first) return { body: Buffer.from(first.body), contentType: IMAGE_TYPES[images.type], output: 'IMAGE', timings };
+    if (drawn.length === 1 && first) return { body: Buffer.from(first.body), contentType, output: 'IMAGE', timings };
     const { zipInMemory } = await import('./files/zip-stream.js');
     const files = drawn.map((image) => ({ name: pageImageName(image.page, images.type), data: image.body }));
-    return { body: await zipInMemory(files), contentType: 'application/zip', output: 'IMAGE', timings };
+    const pages = drawn.map((image) => ({ ...image, contentType }));
+    return { body: await zipInMemory(files), contentType: 'application/zip', output: 'IMAGE', timings, companions: { pages } };
+  };
+
+  /**
+   * The finished PDF with its preview beside it (`pdf.preview`): its first page imaged as any page image, the
+   * last step of the request, within its budget. A protected PDF is opened with its user password, so the
+   * image shows what a reader who opens it sees (an owner password alone leaves the pages readable).
+   */
+  const withPreview = async (finished: RenderResult, finishing: FinishingPlan, deadline: Deadline): Promise<RenderResult> => {
+    const preview = finishing.preview;
+    if (!preview) return finished;
+    const started = Date.now();
+    const [image] = await drawPages(finished.body, { type: preview.type, pages: '1', size: { width: preview.width } }, deadline, finishing.protect?.userPassword).catch(
+      (error: unknown) => {
+        throw error instanceof PageImageLimitError ? new ValidationError({ 'pdf.preview.width': error.message }, { cause: error }) : error;
+      },
+    );
+    if (!image) throw new Error('The preview draws page 1');
+    const timings = { ...finished.timings, preview: Date.now() - started };
+    return { ...finished, timings, companions: { ...finished.companions, preview: { ...image, contentType: IMAGE_TYPES[preview.type] } } };
   };
 
   /** One plan printed, then finished when it asks for it. */
@@ -182,9 +219,10 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     ...renderer,
     render: async (plan, options) => {
       if (isProcessPlan(plan)) return processDocument(plan, startDeadline(options?.timeoutMs ?? defaultTimeoutMs));
-      if (!isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands))) return renderer.render(plan, options);
+      if (!isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands && !plan.finishing.preview))) return renderer.render(plan, options);
       const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
-      return isMergePlan(plan) ? merge(plan, deadline) : single(plan, deadline);
+      const result = isMergePlan(plan) ? await merge(plan, deadline) : await single(plan, deadline);
+      return withPreview(result, plan.finishing, deadline);
     },
   };
 }

@@ -10,7 +10,7 @@ import { json } from '../http/responses.js';
 import { checkSignerGranted } from '../plan/signature-check.js';
 import { BatchRequestSchema } from '../schemas/batch-requests.js';
 import { getTemplate } from '../templates/templates.js';
-import { prepareRender, type Prepared } from './render-endpoints.js';
+import { prepareRender, refusePreview, type Prepared } from './render-endpoints.js';
 
 type BatchDeps = Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'jobs' | 'batches' | 'batchQueue' | 'templates' | 'files'>;
 
@@ -28,7 +28,11 @@ export function createBatchEndpoint(deps: BatchDeps) {
       // Items may name templates: the caller's account must be known to load them.
       readsAccount: true,
       spendsQuota: (items: PreparedItem<Prepared>[]) => items.length,
-      prepare: ({ body, caller }) => prepareBatch(body, (id) => getTemplate(deps.templates, caller.accountId, id), (input) => prepareRender(input, deps.config)),
+      prepare: ({ body, caller }) => prepareBatch(body, (id) => getTemplate(deps.templates, caller.accountId, id), async (input) => {
+        const prepared = await prepareRender(input, deps.config);
+        refusePreview(prepared.plan, 'Not in a batch: its manifest lists each item\'s file; ask /v1/pdf/sync or /async for a preview');
+        return prepared;
+      }),
       handle: async ({ body, caller, spend }, _loaded, items) => {
         for (const item of items) checkSignerGranted(item.prepared.plan, caller.token);
         const batch = await submitBatch(deps, {

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import type { AppDeps } from '../app.js';
+import { ValidationError } from '../errors.js';
 import type { RenderDeps } from '../render-app.js';
 import { rawFileResponse } from '../delivery/raw-response.js';
 import { syncFileResponse } from '../delivery/sync-response.js';
@@ -125,6 +126,17 @@ export async function prepareRender(input: DocumentInput, config: Pick<AppDeps['
   return { input, plan };
 }
 
+/** Why a raw request may not ask for a preview: its answer is the file alone, with no URL for a second one. */
+const RAW_PREVIEW = 'A preview is answered as previewUrl: ask /sync or /async (a raw answer is the file alone)';
+
+/**
+ * A 400 naming pdf.preview, before any quota is spent, where the answer has no place for the preview's URL
+ * (a raw answer; a batch's manifest, which lists each item's file): also when a template's variables ask for it.
+ */
+export function refusePreview(plan: DocumentPlan, why: string): void {
+  if (plan.output !== 'IMAGE' && plan.finishing.preview) throw new ValidationError({ 'pdf.preview': why });
+}
+
 /**
  * One of the twelve render endpoints (`POST /v1/pdf`, `/v1/screenshot/sync`,
  * `/v1/template/{id}/async`, `/v1/pdf/merge`, `/v1/pdf/process`…): the source's schema for the delivery, the
@@ -146,9 +158,13 @@ export function renderEndpoint<D extends RenderDelivery>(source: RenderSource | 
       readsAccount: !input && !process,
       preload: input || merge || process ? undefined : ({ caller, params }) => getTemplate(deps.templates, caller.accountId, params.id ?? ''),
       prepare: async ({ body, caller }, template) => {
-        if (process) return prepareRender(await checkProcessDocument(processInput(body as ProcessRequestOutput)), deps.config);
-        if (merge) return prepareRender(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config);
-        return prepareRender(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
+        const prepared = process
+          ? await prepareRender(await checkProcessDocument(processInput(body as ProcessRequestOutput)), deps.config)
+          : merge
+            ? await prepareRender(await mergeInput(body as MergeRequestOutput, (id) => getTemplate(deps.templates, caller.accountId, id)), deps.config)
+            : await prepareRender(input ? input(body as RenderBody) : templateRenderInput(template as Template, body as TemplateRenderRequestOutput), deps.config);
+        if (delivery === 'raw') refusePreview(prepared.plan, RAW_PREVIEW);
+        return prepared;
       },
       handle: async (req, _template, prepared) => {
         // The caller is known once admitted: a signer its token was not granted is a 403 before anything renders or is queued (its unit given back).

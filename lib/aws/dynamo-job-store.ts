@@ -179,7 +179,12 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
       const at = new Date(now).toISOString();
       const result =
         outcome.status === 'COMPLETED'
-          ? { set: '#file = :file, #signedUrlStatus = :signedUrlStatus', values: { ':file': outcome.file, ':signedUrlStatus': outcome.signedUrlStatus } }
+          ? outcome.companions && Object.keys(outcome.companions).length > 0
+            ? {
+                set: '#file = :file, #companions = :companions, #signedUrlStatus = :signedUrlStatus',
+                values: { ':file': outcome.file, ':companions': outcome.companions, ':signedUrlStatus': outcome.signedUrlStatus },
+              }
+            : { set: '#file = :file, #signedUrlStatus = :signedUrlStatus', values: { ':file': outcome.file, ':signedUrlStatus': outcome.signedUrlStatus } }
           : { set: '#error = :error', values: { ':error': outcome.error } };
       const item = await tryChange('Finishing a job', key, {
         UpdateExpression: `SET #status = :status, #completedAt = :at, #updatedAt = :at, ${result.set} REMOVE #lease, #input`,
@@ -192,6 +197,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           '#updatedAt': 'updatedAt',
           '#input': 'input',
           ...(outcome.status === 'COMPLETED' ? { '#file': 'file', '#signedUrlStatus': 'signedUrlStatus' } : { '#error': 'error' }),
+          ...(outcome.status === 'COMPLETED' && outcome.companions && Object.keys(outcome.companions).length > 0 ? { '#companions': 'companions' } : {}),
         },
         ExpressionAttributeValues: { ':status': outcome.status, ':running': 'RUNNING', ':runId': runId, ':at': at, ...result.values },
       });

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Config } from '../config.js';
+import { companionUrls, storeCompanions } from '../files/companion-files.js';
 import type { FileStore } from '../files/file-store.js';
 import { json } from '../http/responses.js';
 import type { HttpResult } from '../http/types.js';
@@ -23,7 +24,10 @@ export type SyncResponseDeps = {
  * `fileUrl` is valid for the file lifetime) and, with `storage`, PUT to the
  * caller's pre-signed URL at the same time. A failed upload only shows in
  * `signedUrlStatus`: the temporary copy is there either way. The upload gets
- * at most 10 s and never more than the invocation has left.
+ * at most 10 s and never more than the invocation has left. Images made beside
+ * the file (each page's of a ZIP, a PDF's preview) are stored as temporary
+ * files of their own and answered as `fileUrls` and `previewUrl`; only the
+ * file itself goes to the caller's URL.
  */
 export async function syncFileResponse(
   deps: SyncResponseDeps,
@@ -31,16 +35,17 @@ export async function syncFileResponse(
     /** The render's id (a job id, though nothing is queued): in the answer and the logs. */
     id: string;
     accountId: string;
-    result: Pick<RenderResult, 'body' | 'contentType'>;
+    result: Pick<RenderResult, 'body' | 'contentType' | 'companions'>;
     storage?: StorageOptionsOutput | null;
     timeLeftMs: () => number;
   },
 ): Promise<HttpResult> {
   const { id } = request;
   const uploadTimeoutMs = Math.min(OUTBOUND_TIMEOUT_MS, request.timeLeftMs() - ANSWER_MARGIN_MS);
-  const [stored, upload] = await Promise.all([
+  const [stored, companions, upload] = await Promise.all([
     // Bounded on its own: a write that hangs fails with the step named, not at the function's timeout.
     step(undefined, 'store', deps.files.put(request.accountId, request.result.body, request.result.contentType)),
+    step(undefined, 'store', storeCompanions(deps.files, request.accountId, request.result.companions)),
     uploadToCaller(request.storage, request.result, { timeoutMs: uploadTimeoutMs }),
   ]);
   if (upload.status === 'FAILED') {
@@ -54,5 +59,6 @@ export async function syncFileResponse(
     });
   }
   const fileUrl = await deps.files.downloadUrl(stored.key, deps.config.fileLifetimeSeconds);
-  return json(200, { id, status: 'COMPLETED', fileUrl, signedUrlStatus: upload.status });
+  const beside = await companionUrls(deps.files, companions, deps.config.fileLifetimeSeconds);
+  return json(200, { id, status: 'COMPLETED', fileUrl, ...beside, signedUrlStatus: upload.status });
 }

@@ -84,6 +84,9 @@ export type SignPlan = {
 /** The compress stage's settings, every default applied (issue 34). */
 export type CompressPlan = { imageQuality: number; maxImageDpi: number; grayscale: boolean };
 
+/** The image of the finished PDF's first page stored beside it (`pdf.preview`, issue 34), defaults applied. */
+export type PreviewPlan = { width: number; type: 'png' | 'jpeg' | 'webp' };
+
 /**
  * What a render plan asks of the finishing stage, by stage: the settings each
  * stage's step is made from (lib/plan builds them from the request). An empty
@@ -98,6 +101,8 @@ export type FinishingPlan = {
   compress?: CompressPlan;
   protect?: ProtectPlan;
   sign?: SignPlan;
+  /** Not a step (the PDF stays as it is): its first page imaged once every step has run. */
+  preview?: PreviewPlan;
 };
 
 /** True when the plan asks for any step. */

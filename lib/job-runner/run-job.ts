@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { uploadToCaller } from '../delivery/caller-upload.js';
 import { OUTBOUND_TIMEOUT_MS } from '../delivery/outbound-http.js';
 import type { FileStore } from '../files/file-store.js';
+import { storeCompanions } from '../files/companion-files.js';
 import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
@@ -207,14 +208,15 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
     return { status: 'FAILED', error: failure };
   }
   const uploadTimeoutMs = Math.min(OUTBOUND_TIMEOUT_MS, clock.timeLeftMs() - RECORD_MARGIN_MS);
-  const [file, upload] = await Promise.all([
+  const [file, companions, upload] = await Promise.all([
     deps.files.put(job.accountId, result.body, result.contentType),
+    storeCompanions(deps.files, job.accountId, result.companions),
     uploadToCaller(job.storage, result, { timeoutMs: uploadTimeoutMs }),
   ]);
   if (upload.status === 'FAILED') {
     deps.logger.info('upload to the caller URL failed', { jobId: job.jobId, statusCode: upload.result?.statusCode, reason: upload.result?.error });
   }
-  return { status: 'COMPLETED', file, signedUrlStatus: upload.status };
+  return { status: 'COMPLETED', file, ...(companions.pages || companions.preview ? { companions } : {}), signedUrlStatus: upload.status };
 }
 
 /**

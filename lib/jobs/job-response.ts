@@ -1,11 +1,13 @@
 import type { FileStore } from '../files/file-store.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
+import { companionUrls } from '../files/companion-files.js';
 import { isFinished, signedUrlStatusOf, type Job } from './job-store.js';
 
 /**
  * The job endpoint's view of a job (decisions.md): `fileUrl` while the file
  * lives (a URL valid for the rest of its lifetime), `signedUrlStatus` once
- * the job has ended, `error` when it failed, and where its webhook stands.
+ * the job has ended, `error` when it failed, and where its webhook stands;
+ * `fileUrls` and `previewUrl` for the images stored beside the file (issue 34).
  */
 export async function jobResponse(
   job: Job,
@@ -14,12 +16,14 @@ export async function jobResponse(
 ) {
   const fileUrl =
     job.status === 'COMPLETED' && job.file ? await temporaryFileUrl(deps.files, job.file, deps.lifetimeSeconds, now) : undefined;
+  const beside = fileUrl && job.companions ? await companionUrls(deps.files, job.companions, deps.lifetimeSeconds, now) : {};
   return {
     id: job.jobId,
     status: job.status,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     ...(fileUrl ? { fileUrl } : {}),
+    ...beside,
     ...(isFinished(job) ? { signedUrlStatus: signedUrlStatusOf(job) } : {}),
     ...(job.error ? { error: job.error } : {}),
     webhook: { status: job.webhookStatus, attempts: job.webhookAttempts },

@@ -1,5 +1,6 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { StoredFile } from '../files/file-store.js';
+import type { StoredCompanions } from '../files/companion-files.js';
 import type { QuotaSpend } from '../quota/quota.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
@@ -78,6 +79,8 @@ export type Job = JobKey & {
   /** The consumer currently holding the job (RUNNING only). */
   lease?: Lease;
   file?: StoredFile;
+  /** Images stored beside the file (issue 34): each page's when the file is their ZIP, a PDF's preview. */
+  companions?: StoredCompanions;
   signedUrlStatus?: SignedUrlStatus;
   error?: JobError;
   webhookStatus: WebhookStatus;
@@ -94,7 +97,7 @@ export type Job = JobKey & {
 
 /** How a run ended: the outcome recorded on the job. */
 export type RunOutcome =
-  | { status: 'COMPLETED'; file: StoredFile; signedUrlStatus: SignedUrlStatus }
+  | { status: 'COMPLETED'; file: StoredFile; companions?: StoredCompanions; signedUrlStatus: SignedUrlStatus }
   | { status: 'FAILED'; error: JobError };
 
 /**

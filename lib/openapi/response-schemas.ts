@@ -14,6 +14,21 @@ const SIGNED_URL_STATUS: JsonSchema = {
   description: 'NOT_PROVIDED without storage; UPLOADED when the PUT to storage.preSignedUrl answered 2xx; FAILED otherwise (fileUrl still points at the temporary copy).',
 };
 
+/** Images stored beside the file (issue 34), in the sync answer, the job and the webhook. */
+const BESIDE_FILE: Record<string, JsonSchema> = {
+  fileUrls: {
+    type: 'array',
+    items: ref('PageFileUrl'),
+    description:
+      'Several page images (/v1/pdf/process with output PNG, JPEG or WEBP and more than one page): one entry per page, in page order, each a temporary file of its own; fileUrl is then their ZIP (page-001.png…), as the raw answer. Absent for one page (fileUrl is its image) and for other outputs.',
+  },
+  previewUrl: {
+    type: ['string', 'null'],
+    format: 'uri',
+    description: "pdf.preview: the image of the PDF's first page, a temporary file like the PDF (1 hour; null once expired). Never sent to storage.preSignedUrl.",
+  },
+};
+
 const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
   id: { type: 'string' },
   name: { type: 'string', maxLength: 200 },
@@ -87,9 +102,23 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       id: { type: 'string' },
       status: { type: 'string', enum: ['COMPLETED'] },
       fileUrl: { type: 'string', format: 'uri', description: 'Temporary download URL, valid for 1 hour.' },
+      ...BESIDE_FILE,
       signedUrlStatus: SIGNED_URL_STATUS,
     },
     required: ['id', 'status', 'fileUrl', 'signedUrlStatus'],
+  },
+  PageFileUrl: {
+    type: 'object',
+    description: "One page's image of several (fileUrls).",
+    properties: {
+      page: { type: 'integer', minimum: 1, description: 'The page of the finished PDF (1-based).' },
+      width: { type: 'integer', minimum: 1, description: 'Pixels.' },
+      height: { type: 'integer', minimum: 1, description: 'Pixels.' },
+      contentType: { type: 'string', enum: ['image/png', 'image/jpeg', 'image/webp'] },
+      fileSize: { type: 'integer', minimum: 0, description: 'Bytes.' },
+      fileUrl: { type: ['string', 'null'], format: 'uri', description: 'Temporary download URL, valid for the rest of the hour; null once expired.' },
+    },
+    required: ['page', 'width', 'height', 'contentType', 'fileSize', 'fileUrl'],
   },
   AsyncJob: {
     type: 'object',
@@ -161,6 +190,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       createdAt: dateTime,
       updatedAt: dateTime,
       fileUrl: { type: 'string', format: 'uri', description: 'While the file lives (1 hour).' },
+      ...BESIDE_FILE,
       signedUrlStatus: { ...SIGNED_URL_STATUS, description: 'Once the job has ended.' },
       error: ref('JobError'),
       webhook: WEBHOOK_STATE,
@@ -346,6 +376,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       fileSize: { type: ['integer', 'null'] },
       fileUrl: { type: ['string', 'null'], description: 'receiveType URL: download URL valid for 1 hour; null when the job failed.' },
       fileBase64: { type: ['string', 'null'], description: 'receiveType base64: the file; null when the job failed.' },
+      ...BESIDE_FILE,
       signedUrlStatus: SIGNED_URL_STATUS,
       metadata: { type: 'object', additionalProperties: { type: 'string' } },
       error: ref('JobError'),

@@ -54,7 +54,7 @@ const date = (value: string | null | undefined) => (value != null ? new Date(val
 /** The finishing options of a `pdf` object: a render's, or a merge's top-level one. */
 type FinishingOptions = Pick<
   PdfOptionsOutput,
-  'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'pages' | 'rotate' | 'form' | 'flatten' | 'compress'
+  'metadata' | 'pdfa' | 'pdfua' | 'attachments' | 'eInvoice' | 'watermark' | 'protection' | 'signature' | 'pages' | 'rotate' | 'form' | 'flatten' | 'compress' | 'preview'
 >;
 
 /** The finishing plan the `pdf` options ask for; `templateData` fills an invoice `xmlTemplate` (rendered by `templates`). */
@@ -99,6 +99,7 @@ export function pdfFinishingPlan(pdf: FinishingOptions | null | undefined, templ
   if (pdf.compress != null && pdf.compress !== false) plan.compress = compressPlan(pdf.compress);
   if (pdf.protection != null) plan.protect = protectPlan(pdf.protection);
   if (pdf.signature != null) plan.sign = signPlan(pdf.signature);
+  if (pdf.preview != null) plan.preview = { width: pdf.preview.width ?? RENDER_DEFAULTS.preview.width, type: pdf.preview.type ?? RENDER_DEFAULTS.preview.type };
   return plan;
 }
 

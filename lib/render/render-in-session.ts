@@ -45,9 +45,9 @@ export async function renderInSession(
   }
   await loadPage(session, plan.page, deadline, plan.screen, timings, log);
   const started = Date.now();
-  const { body, contentType } = await captureScreenshot(session, plan, deadline);
+  const { body, contentType, bodies } = await captureScreenshot(session, plan, deadline);
   timings.capture = Date.now() - started;
-  return { body, contentType, output: 'IMAGE', timings };
+  return { body, contentType, output: 'IMAGE', timings, ...(bodies ? { bodies } : {}) };
 }
 
 /** Reads the page's title and language (the `lang` of its root element). */

@@ -62,7 +62,9 @@ export type ShotTarget =
   | { kind: 'viewport' }
   | { kind: 'clip'; clip: { x: number; y: number; width: number; height: number; scale: number }; captureBeyondViewport: boolean }
   | { kind: 'fullPage'; captureBeyondViewport: boolean }
-  | { kind: 'element'; selector: string };
+  | { kind: 'element'; selector: string }
+  /** Several elements of the one loaded page, each its own image in order (page images: every page drawn in one page). */
+  | { kind: 'elements'; selectors: string[] };
 
 /**
  * The overlay's background as the edge read it: a CSS colour or gradient

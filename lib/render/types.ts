@@ -25,7 +25,17 @@ export type RenderResult = {
   pageFacts?: PageFacts;
   /** What the bands need of the page (title, URL, section headings), read when the plan has bands. */
   bandFacts?: BandFacts;
+  /**
+   * Images made beside the file (issue 34), which the /sync and /async answers store as files of their own:
+   * each page's image when the file is the ZIP of several, and the PDF's preview (`pdf.preview`).
+   */
+  companions?: { pages?: CompanionImage[]; preview?: CompanionImage };
+  /** A capture of several elements (`shot.target.kind` 'elements'): each one's image in order, the first also `body`. */
+  bodies?: Buffer[];
 };
+
+/** One image beside a rendered file: the 1-based page it shows, its pixel size and encoded bytes. */
+export type CompanionImage = { page: number; width: number; height: number; body: Uint8Array; contentType: 'image/png' | 'image/jpeg' | 'image/webp' };
 
 /** What renders plans: one Chromium, its sessions and the layers (see renderer.ts). */
 export type Renderer = {

@@ -69,8 +69,8 @@ const DocumentSchema = v.pipe(
   }),
 );
 
-/** What the finishing does once, to the merged file: archive (metadata, PDF/A, PDF/UA), attach, compress, protect. */
-export const MERGED_FILE_ONLY = ['protection', 'metadata', 'pdfa', 'pdfua', 'attachments', 'eInvoice', 'signature', 'compress'] as const;
+/** What the finishing does once, to the merged file: archive (metadata, PDF/A, PDF/UA), attach, compress, protect, and its preview. */
+export const MERGED_FILE_ONLY = ['protection', 'metadata', 'pdfa', 'pdfua', 'attachments', 'eInvoice', 'signature', 'compress', 'preview'] as const;
 
 /** The options of a part's `pdf` that apply to the merged file only (set, and not `false`). */
 export function mergedFileOnlyKeys(pdf: Partial<Record<(typeof MERGED_FILE_ONLY)[number], unknown>> | null | undefined): Array<(typeof MERGED_FILE_ONLY)[number]> {

@@ -158,6 +158,20 @@ export const CompressSchema = closedObject({
   grayscale: documented(v.nullish(v.boolean('Must be a boolean')), { default: RENDER_DEFAULTS.compress.grayscale, description: 'Turns colour images grey.' }),
 });
 
+/** Bounds of `pdf.preview.width`, in pixels: a thumbnail to a screen-wide preview. */
+export const MIN_PREVIEW_WIDTH = 16;
+export const MAX_PREVIEW_WIDTH = 2000;
+export const PREVIEW_TYPES = ['png', 'jpeg', 'webp'] as const;
+
+/** `pdf.preview` (issue 34): an image of the finished PDF's first page, stored beside it (sync and async answers). */
+export const PreviewSchema = closedObject({
+  width: documented(v.nullish(integerBetween(MIN_PREVIEW_WIDTH, MAX_PREVIEW_WIDTH)), {
+    default: RENDER_DEFAULTS.preview.width,
+    description: 'Width of the image in pixels; its height follows the page (at most 25 million pixels in all, 16384 a side).',
+  }),
+  type: documented(v.nullish(oneOf(PREVIEW_TYPES)), { default: RENDER_DEFAULTS.preview.type, description: 'Image format.' }),
+});
+
 /** The entries `PdfOptionsSchema` spreads. */
 export const pdfFinishingEntries = {
   metadata: documented(v.nullish(PdfMetadataSchema), { description: 'Document information and XMP metadata; title defaults to the page title, language to its lang.' }),
@@ -171,6 +185,10 @@ export const pdfFinishingEntries = {
     default: false,
     description:
       'Makes the PDF smaller (true for the defaults): images drawn at more than maxImageDpi are downsampled, re-encoded as JPEG at imageQuality unless transparent, and kept as they were when that is not smaller; identical images and fonts are stored once, in object streams. Runs before protection and the signature, and keeps PDF/A conformant.',
+  }),
+  preview: documented(v.nullish(PreviewSchema), {
+    description:
+      'Stores an image of the finished PDF\'s first page (after every other pdf option; a protected PDF is opened with its password) beside the PDF, as a temporary file like it: its URL is previewUrl in the /sync answer, the job (GET /v1/jobs/{id}) and the webhook. /sync and /async only: a raw request or a batch item with it is a 400. With storage, the PDF alone goes to the pre-signed URL.',
   }),
   eInvoice: documented(v.nullish(EInvoiceSchema), { description: 'Makes a hybrid e-invoice (Factur-X / ZUGFeRD): PDF/A-3 with the invoice XML embedded.' }),
 };

@@ -227,13 +227,19 @@ function processRules<T extends ProcessFields>() {
     }
     if (input.output === 'JSON' && input.pdf != null) issue('pdf', 'The JSON answer describes the document as given: leave pdf out, or ask for output PDF');
     if (input.image != null && !isPageImageOutput(input.output)) issue('image', 'Applies to page images: ask for output PNG, JPEG or WEBP');
-    const protection = isPageImageOutput(input.output) && typeof input.pdf === 'object' && input.pdf !== null ? (input.pdf as Record<string, unknown>).protection : undefined;
-    if (protection != null) {
+    // What applies to a PDF answer only: refused by name when the answer is images of the pages.
+    const pdf = isPageImageOutput(input.output) && typeof input.pdf === 'object' && input.pdf !== null ? (input.pdf as Record<string, unknown>) : undefined;
+    const PDF_ANSWER_ONLY = {
+      preview: 'The answer is images of the pages already: a preview goes beside a PDF answer',
+      protection: 'The answer is images of the pages: protection applies to a PDF answer',
+    };
+    for (const [key, message] of Object.entries(PDF_ANSWER_ONLY)) {
+      if (pdf?.[key] == null) continue;
       addIssue({
-        message: 'The answer is images of the pages: protection applies to a PDF answer',
+        message,
         path: [
           { type: 'object', origin: 'value', input, key: 'pdf', value: input.pdf },
-          { type: 'object', origin: 'value', input: input.pdf as Record<string, unknown>, key: 'protection', value: protection },
+          { type: 'object', origin: 'value', input: pdf, key, value: pdf[key] },
         ],
       });
     }

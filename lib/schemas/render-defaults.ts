@@ -54,6 +54,11 @@ export const RENDER_DEFAULTS = {
     maxImageDpi: 150,
     grayscale: false,
   },
+  /** `pdf.preview` with fields left out (issue 34): a thumbnail a list shows. */
+  preview: {
+    width: 400,
+    type: 'png',
+  },
   /** `pdf.protection.permissions`: an unset permission is allowed, as readers assume without encryption. */
   protectionPermissions: {
     print: 'highResolution',

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { OUTBOUND_TIMEOUT_MS, sendOutbound, type OutboundRequest, type OutboundResult } from '../delivery/outbound-http.js';
 import type { FileStore, StoredFile } from '../files/file-store.js';
 import { recordWebhookFailure } from '../observability/metrics.js';
+import { companionUrls } from '../files/companion-files.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
 import type { JobQueue, WebhookMessage } from '../jobs/job-queue.js';
@@ -89,7 +90,7 @@ async function callWebhook(job: Job, deps: WebhookDeps, timeoutMs: number, now: 
   const webhook = job.webhook;
   if (!webhook) return { ok: false, permanent: true, error: 'no webhook was given', durationMs: 0 };
   const token = await deps.tokens.findByHash(job.tokenHash);
-  const body = JSON.stringify(job.batch ? await batchBody(job, job.batch, deps, now) : webhookBody(job, await webhookFile(job, deps, now)));
+  const body = JSON.stringify(job.batch ? await batchBody(job, job.batch, deps, now) : webhookBody(job, await webhookFile(job, deps, now), await besideFile(job, deps, now)));
   let signature;
   try {
     signature = webhookSignatureHeaders(token?.webhookSecret ?? '', job.jobId, Math.floor(now / 1000), body);
@@ -118,6 +119,14 @@ async function webhookFile(job: Job, deps: WebhookDeps, now: number): Promise<We
   }
   const url = file ? await temporaryFileUrl(deps.files, file, deps.config.fileLifetimeSeconds, now) : undefined;
   return { fileUrl: url ?? null };
+}
+
+/**
+ * The images stored beside the file, as URLs whatever the receive type (as a batch's manifest): a receiver
+ * of base64 gets the file itself in the body, and each image when it wants it.
+ */
+async function besideFile(job: Job, deps: WebhookDeps, now: number) {
+  return job.status === 'COMPLETED' && job.companions ? companionUrls(deps.files, job.companions, deps.config.fileLifetimeSeconds, now) : {};
 }
 
 /** A closed batch's webhook body: its manifest travels as a URL whatever the receive type (it may list 10,000 files). */

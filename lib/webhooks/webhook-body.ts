@@ -1,4 +1,5 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
+import type { PageFileUrl } from '../files/companion-files.js';
 import { signedUrlStatusOf, type BatchSummary, type Job, type JobError } from '../jobs/job-store.js';
 
 /** How the file travels in the webhook: a download URL (receiveType URL) or its bytes (base64); null when the job failed. */
@@ -13,6 +14,10 @@ export type WebhookBody = {
   fileSize: number | null;
   fileUrl?: string | null;
   fileBase64?: string | null;
+  /** Several page images (/v1/pdf/process): each page's image, in page order, beside the ZIP in `fileUrl`. */
+  fileUrls?: PageFileUrl[];
+  /** `pdf.preview`: the first page's image. */
+  previewUrl?: string | null;
   signedUrlStatus: SignedUrlStatus;
   metadata: Record<string, string>;
   error?: JobError;
@@ -25,7 +30,7 @@ export type WebhookBody = {
  * shape: the file's fields are null when the job failed, and `error` appears
  * only then.
  */
-export function webhookBody(job: Job, file: WebhookFile): WebhookBody {
+export function webhookBody(job: Job, file: WebhookFile, beside: Pick<WebhookBody, 'fileUrls' | 'previewUrl'> = {}): WebhookBody {
   const stored = job.status === 'COMPLETED' ? job.file : undefined;
   return {
     id: job.jobId,
@@ -34,6 +39,7 @@ export function webhookBody(job: Job, file: WebhookFile): WebhookBody {
     contentType: stored?.contentType ?? null,
     fileSize: stored?.size ?? null,
     ...file,
+    ...beside,
     signedUrlStatus: signedUrlStatusOf(job),
     metadata: job.webhook?.metadata ?? {},
     ...(job.error ? { error: job.error } : {}),

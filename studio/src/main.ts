@@ -389,9 +389,17 @@ function currentVariables(): Variables {
   return variables;
 }
 
-/** The render request the preview makes: the whole template, nothing saved needed. */
+/**
+ * The render request the preview makes: the whole template, nothing saved needed. It is a raw render, the
+ * file itself, so `pdf.preview` (an image stored beside the file, answered by /sync and /async only) is
+ * left out of it; the template keeps it.
+ */
 function currentRequest(): { path: string; body: Variables } {
   const variables = currentVariables();
+  if (variables.pdf && 'preview' in variables.pdf) {
+    const { preview: _stored, ...pdf } = variables.pdf;
+    variables.pdf = pdf;
+  }
   return { path: ui.output.value === 'PDF' ? 'v1/pdf' : 'v1/screenshot', body: variables };
 }
 

@@ -31,7 +31,7 @@ export type JsonSchema = {
 type OpenApiDocument = { components: { schemas: Record<string, JsonSchema> } };
 
 /** How a control reads and writes its value. */
-type Kind = 'enum' | 'boolean' | 'number' | 'integer' | 'string' | 'number-or-string' | 'base64' | 'json';
+type Kind = 'enum' | 'boolean' | 'number' | 'integer' | 'string' | 'number-or-string' | 'base64' | 'json' | 'switch';
 
 /** Follows `$ref`s and drops the `null` branch every optional field has. */
 export function unwrap(schema: JsonSchema, doc: OpenApiDocument): JsonSchema {
@@ -82,17 +82,17 @@ const idFor = (path: string) => `opt-${path.replaceAll('.', '-')}`;
 function control(path: string, schema: JsonSchema, kind: Kind): HTMLElement {
   const id = idFor(path);
   let element: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-  if (kind === 'enum' || kind === 'boolean') {
+  if (kind === 'enum' || kind === 'boolean' || kind === 'switch') {
     const select = document.createElement('select');
-    const values = kind === 'boolean' ? ['true', 'false'] : (schema.enum ?? []).map(String);
+    const values = kind === 'enum' ? (schema.enum ?? []).map(String) : ['true', 'false'];
     const unset = document.createElement('option');
     unset.value = '';
-    unset.textContent = schema.default !== undefined ? `default (${String(schema.default)})` : '—';
+    unset.textContent = kind === 'switch' ? `default (${schema.default === true ? 'on' : 'off'})` : schema.default !== undefined ? `default (${String(schema.default)})` : '—';
     select.append(unset);
     for (const value of values) {
       const option = document.createElement('option');
       option.value = value;
-      option.textContent = value;
+      option.textContent = kind === 'switch' ? (value === 'true' ? 'on' : 'off') : value;
       select.append(option);
     }
     // A list of numbers (pdf.rotate.angle) is sent as numbers.
@@ -139,6 +139,27 @@ function field(path: string, name: string, schema: JsonSchema, kind: Kind): HTML
   return wrapper;
 }
 
+/**
+ * The object branch of an option that is `true` for its defaults or an object of settings (`pdf.compress`),
+ * or undefined for any other schema.
+ */
+function switchedObject(schema: JsonSchema, doc: OpenApiDocument): JsonSchema | undefined {
+  const branches = (schema.anyOf ?? []).filter((branch) => branch.type !== 'null').map((branch) => unwrap(branch, doc));
+  if (branches.length !== 2 || !branches.some((branch) => branch.type === 'boolean')) return undefined;
+  return branches.find((branch) => branch.type === 'object' && branch.properties);
+}
+
+/**
+ * An on/off option with settings (`pdf.compress`): a switch (default, on, off) and the settings' own
+ * fields below it. Read back as `true` when on with no setting given, the settings when some are, `false` when off.
+ */
+function switchFieldset(name: string, path: string, schema: JsonSchema, settings: JsonSchema, doc: OpenApiDocument, skip: Set<string>): HTMLFieldSetElement {
+  const fieldset = buildFieldset(name, path, settings, doc, skip);
+  fieldset.classList.add('switched');
+  fieldset.querySelector(':scope > .field-error')?.after(field(path, name, schema, 'switch'));
+  return fieldset;
+}
+
 /** Builds the fieldset of an object schema's properties, skipping `skip` (paths the editor owns). */
 export function buildFieldset(title: string, path: string, schema: JsonSchema, doc: OpenApiDocument, skip: Set<string>): HTMLFieldSetElement {
   const fieldset = document.createElement('fieldset');
@@ -154,7 +175,10 @@ export function buildFieldset(title: string, path: string, schema: JsonSchema, d
     const childPath = `${path}.${name}`;
     if (skip.has(childPath)) continue;
     const child = unwrap(raw, doc);
-    if (child.type === 'object' && child.properties && !child.anyOf) {
+    const settings = switchedObject(child, doc);
+    if (settings) {
+      fieldset.append(switchFieldset(name, childPath, child, settings, doc, skip));
+    } else if (child.type === 'object' && child.properties && !child.anyOf) {
       fieldset.append(buildFieldset(name, childPath, child, doc, skip));
     } else {
       fieldset.append(field(childPath, name, child, kindOf(child)));
@@ -175,6 +199,7 @@ function readControl(element: Control): unknown {
   if (text === '') return undefined;
   switch (element.dataset.kind) {
     case 'boolean':
+    case 'switch':
       return text === 'true';
     case 'enum':
       return element.dataset.numeric === 'true' ? Number(text) : element.value;
@@ -210,14 +235,36 @@ export class FormJsonError extends Error {
 /** The options the form holds, nested by path (`{pdf: {margin: {top: '1cm'}}}`); empty fields are left out. */
 export function readForm(root: ParentNode): Record<string, Record<string, unknown>> {
   const result: Record<string, unknown> = {};
+  // A switch (pdf.compress) on: its settings' object, `true` if none is given; off: `false`, its settings ignored.
+  const on: string[] = [];
+  const off: string[] = [];
   for (const element of controls(root)) {
     if (element.closest('[hidden]')) continue;
+    const path = element.dataset.path ?? '';
+    if (off.some((prefix) => path.startsWith(`${prefix}.`))) continue;
     const value = readControl(element);
+    if (element.dataset.kind === 'switch') {
+      if (value === false) off.push(path);
+      if (value !== true) continue;
+      on.push(path);
+    }
     if (value === undefined) continue;
-    const keys = (element.dataset.path ?? '').split('.');
+    const keys = path.split('.');
     let target = result;
     for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
-    target[keys.at(-1) ?? ''] = value;
+    target[keys.at(-1) ?? ''] = element.dataset.kind === 'switch' ? (target[keys.at(-1) ?? ''] ?? {}) : value;
+  }
+  for (const path of on) {
+    const keys = path.split('.');
+    const parent = keys.slice(0, -1).reduce<Record<string, unknown> | undefined>((node, key) => node?.[key] as Record<string, unknown> | undefined, result);
+    const last = keys.at(-1) ?? '';
+    if (parent && Object.keys((parent[last] as object) ?? {}).length === 0) parent[last] = true;
+  }
+  for (const path of off) {
+    const keys = path.split('.');
+    let target = result;
+    for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+    target[keys.at(-1) ?? ''] = false;
   }
   return result as Record<string, Record<string, unknown>>;
 }
@@ -230,6 +277,7 @@ export function fillForm(root: ParentNode, values: Record<string, unknown>): voi
       value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
     }
     if (value === undefined || value === null) element.value = '';
+    else if (element.dataset.kind === 'switch') element.value = value === false ? 'false' : 'true';
     else if (element.dataset.kind === 'json') element.value = JSON.stringify(value);
     else if (element.dataset.kind === 'base64') element.value = decodeBase64(String(value));
     else element.value = String(value);

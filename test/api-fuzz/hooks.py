@@ -163,11 +163,11 @@ BEYOND_JSON_SCHEMA = (
         "draw a value: known once the document is printed or merged, not from the request.",
     ),
     Rule(
-        r"^(image|image\.(pages|dpi|width|quality)|pdf\.protection)$",
+        r"^(image|image\.(pages|dpi|width|quality)|pdf\.(protection|preview))$",
         r"^(Applies to page images|quality applies to JPEG and WEBP|Give dpi or width, not both|The document has \d+ page"
         r"|The answer is images of the pages"
         r"|Names \d+ pages|Page \d+ would be)",
-        "Page images: image only with an image output, quality not with PNG and pdf.protection not with images are "
+        "Page images: image only with an image output, quality not with PNG and pdf.protection or pdf.preview not with images are "
         "rules between two fields, dpi or "
         "width one of two nullable fields (each said in the description); the pages a range names and the pixels a "
         "page makes depend on the document's page count and page boxes, not on the request.",
@@ -286,7 +286,26 @@ BEYOND_JSON_SCHEMA = (
         "and a run over templateData, not a pattern; and JSON Schema has no keyword for nesting depth.",
     ),
     Rule(
-        r"^parts\.\d+\.pdf\.(protection|metadata|pdfa|pdfua|attachments|eInvoice)$",
+        r"^pdf\.preview$",
+        r"^A preview is answered as previewUrl",
+        "pdf.preview is stored beside the file and answered as previewUrl: the raw endpoints, whose answer is the "
+        "file alone, share the pdf schema of /sync and /async (and a template's stored pdf may hold it).",
+        ("createPdf", "renderTemplate", "mergePdf", "processPdf"),
+    ),
+    Rule(
+        r"^items\.\d+\.pdf\.preview$",
+        r"^Not in a batch",
+        "A batch item's pdf shares the render endpoints' schema, pdf.preview included; the batch's manifest has no "
+        "place for it (and a template item's stored pdf may hold it).",
+        ("createBatch",),
+    ),
+    Rule(
+        r"^pdf\.preview\.width$",
+        r"^Page \d+ would be",
+        "The preview's pixels follow the first page's size, known once the PDF is printed, not from the request.",
+    ),
+    Rule(
+        r"^parts\.\d+\.pdf\.(protection|metadata|pdfa|pdfua|attachments|eInvoice|preview)$",
         r"^Set by the template, and applies to the merged file",
         "A template part's stored pdf may hold what applies to the merged file only: stored data, not the request.",
         MERGES,

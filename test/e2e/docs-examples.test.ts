@@ -248,8 +248,8 @@ const CHECKS: Record<string, Check> = {
     },
   },
   'page-images': {
-    answers: [[200, 'image/webp'], [200, 'image/jpeg']],
-    assess: (run) => {
+    answers: [[200, 'image/webp'], [200, 'image/jpeg'], [200, JSON_TYPE], [200, JSON_TYPE]],
+    assess: async (run) => {
       const thumbnail = run.file('contract-thumbnail.webp');
       assert.equal(thumbnail.subarray(8, 12).toString('latin1'), 'WEBP');
       // A US letter page 200 pixels wide: 259 high.
@@ -257,6 +257,15 @@ const CHECKS: Record<string, Check> = {
       const preview = run.file('contract-preview.jpg');
       assert.deepEqual([preview[0], preview[1]], [0xff, 0xd8]);
       assert.deepEqual([imageSize(preview).width, imageSize(preview).height], [1275, 1650]);
+      const [pages, rendered] = jsonValues(run.stdout) as Array<{ fileUrl: string; fileUrls?: Array<{ page: number; width: number; height: number; fileUrl: string }>; previewUrl?: string }>;
+      assert.ok(pages && rendered, 'two JSON answers');
+      // The contract's two pages, 160 pixels wide, each a PNG of its own.
+      assert.deepEqual(pages.fileUrls?.map(({ page, width, height }) => [page, width, height]), [[1, 160, 207], [2, 160, 207]]);
+      for (const { fileUrl } of pages.fileUrls ?? []) assert.ok(Buffer.from(await (await fetch(fileUrl)).arrayBuffer()).subarray(0, 8).equals(PNG_MAGIC));
+      const thumb = Buffer.from(await (await fetch(rendered.previewUrl as string)).arrayBuffer());
+      assert.equal(thumb.subarray(8, 12).toString('latin1'), 'WEBP');
+      assert.equal(imageSize(thumb).width, 240);
+      assert.ok(isPdf(Buffer.from(await (await fetch(rendered.fileUrl)).arrayBuffer())));
     },
   },
   templates: {
@@ -452,7 +461,7 @@ describe('the docs\' examples', () => {
       const terms = await context.service.request('/v1/pdf', { json: { page: { html: b64('<h1>Terms and conditions</h1>') } } });
       assert.equal(terms.status, 200);
       writeFileSync(join(dir, 'terms.pdf'), Buffer.from(await terms.arrayBuffer()));
-      const contract = await context.service.request('/v1/pdf', { json: { page: { html: b64('<h1>Supply contract</h1><p>The parties agree.</p>') } } });
+      const contract = await context.service.request('/v1/pdf', { json: { page: { html: b64('<h1>Supply contract</h1><p>The parties agree.</p><h2 style="break-before:page">Schedule</h2>') } } });
       assert.equal(contract.status, 200);
       writeFileSync(join(dir, 'contract.pdf'), Buffer.from(await contract.arrayBuffer()));
       writeFileSync(join(dir, 'application.pdf'), applicationPdf);

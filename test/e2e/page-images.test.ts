@@ -250,4 +250,53 @@ describe('POST /v1/pdf/process page images', () => {
     assert.equal(record.status, 'COMPLETED');
     assert.ok(MAGIC.jpeg(Buffer.from(await (await fetch(record.fileUrl as string)).arrayBuffer())));
   });
+
+  it('answers several pages with fileUrls beside the ZIP: one image per page in page order, on /sync, the async job and its webhook', async () => {
+    type PageFile = { page: number; width: number; height: number; contentType: string; fileSize: number; fileUrl: string };
+    type Answer = { fileUrl: string; fileUrls?: PageFile[] };
+    const download = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+    /** Each entry's file is the image the ZIP holds for its page, of the size and type the entry says. */
+    const checkAgainstZip = async (answer: Answer, pages: number[], what: string) => {
+      const entries = unzip(await download(answer.fileUrl));
+      assert.deepEqual(answer.fileUrls?.map((entry) => entry.page), pages, what);
+      for (const [i, entry] of (answer.fileUrls ?? []).entries()) {
+        const image = await download(entry.fileUrl);
+        assert.equal(entry.contentType, 'image/png', what);
+        assert.ok(MAGIC.png(image), what);
+        assert.equal(entry.fileSize, image.length, what);
+        assert.deepEqual(imageSize(image), { width: entry.width, height: entry.height, type: 'png' }, what);
+        assert.equal(entries[i]?.name, `page-${String(entry.page).padStart(3, '0')}.png`, what);
+        assert.ok(entries[i]?.data.equals(image), `${what}: page ${entry.page} is the ZIP's image`);
+      }
+    };
+    const pdf = b64(fixture('rotated.pdf'));
+    const hooksBefore = receiver.requests.length;
+
+    // Act: pages asked out of order come back in page order; one page has no fileUrls.
+    const several = await service.request('/v1/pdf/process/sync', { json: { document: pdf, output: 'PNG', image: { pages: '3,1-2', dpi: 36 } } });
+    const one = await service.request('/v1/pdf/process/sync', { json: { document: pdf, output: 'PNG', image: { pages: '2', dpi: 36 } } });
+    const queued = await service.request('/v1/pdf/process/async', { json: { document: pdf, output: 'PNG', image: { pages: '2-3', dpi: 36 }, webhook: { url: `${receiver.url}/hook` } } });
+
+    // Assess
+    assert.equal(several.status, 200, await several.clone().text());
+    await checkAgainstZip((await several.json()) as Answer, [1, 2, 3], '/sync');
+    assert.equal(one.status, 200, await one.clone().text());
+    assert.equal('fileUrls' in ((await one.json()) as Answer), false, 'one page: fileUrl is its image, no fileUrls');
+    assert.equal(queued.status, 201, await queued.clone().text());
+    const { id } = (await queued.json()) as { id: string };
+    let record: Answer & { status: string } = { status: 'PENDING', fileUrl: '' };
+    for (let i = 0; i < 120 && !['COMPLETED', 'FAILED'].includes(record.status); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      record = (await (await service.request(`/v1/jobs/${id}`)).json()) as typeof record;
+    }
+    assert.equal(record.status, 'COMPLETED', JSON.stringify(record));
+    await checkAgainstZip(record, [2, 3], 'the job');
+    let hook: (Answer & { id: string }) | undefined;
+    for (let i = 0; i < 60 && !hook; i++) {
+      hook = receiver.requests.slice(hooksBefore).map((request) => JSON.parse(request.body) as Answer & { id: string }).find((body) => body.id === id);
+      if (!hook) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.ok(hook, 'the webhook was called');
+    await checkAgainstZip(hook, [2, 3], 'the webhook');
+  });
 });

@@ -456,6 +456,55 @@ describe('template studio (GET /)', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('sets pdf.compress with its on/off switch and settings, and pdf.preview, as the API takes them; the live preview leaves pdf.preview out and the template keeps it', async () => {
+    // Prepare
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const created = (await (
+      await service.request('/v1/templates', { json: { name: 'Studio e2e compress', output: 'PDF', variables: { page: { htmlTemplate: b64('<h1>Wombat catalogue</h1>') } } } })
+    ).json()) as { id: string };
+    const { page, problems } = await signedInWith(created.id);
+    await page.click(`.template-open[data-id="${created.id}"]`);
+    await waitForPreviewText(page, ['Wombat']);
+    const sentWith = (pattern: RegExp) => page.waitForRequest((request) => /\/v1\/pdf$/.test(request.url()) && pattern.test(request.postData() ?? ''), { timeout: 30_000 });
+    type Sent = { pdf?: { compress?: unknown; preview?: unknown } };
+
+    // Act: on with its defaults, then a quality, then the preview's width, then off.
+    let next = sentWith(/"compress":true/);
+    await page.select('#opt-pdf-compress', 'true');
+    const onRequest = await next;
+    next = sentWith(/"imageQuality":60/);
+    await page.type('#opt-pdf-compress-imageQuality', '60');
+    await page.type('#opt-pdf-compress-maxImageDpi', '120');
+    const settingsRequest = await next;
+    await page.type('#opt-pdf-preview-width', '300');
+    await page.select('#opt-pdf-preview-type', 'webp');
+    await page.$eval('#opt-pdf-compress', (element) => element.scrollIntoView({ block: 'center' }));
+    await shot(page, 'compress-preview');
+    next = sentWith(/"compress":false/);
+    await page.select('#opt-pdf-compress', 'false');
+    const offRequest = await next;
+    const answer = (await offRequest.response()) ?? (await page.waitForResponse((response) => response.request() === offRequest, { timeout: 30_000 }));
+    await page.select('#opt-pdf-compress', 'true');
+    await page.focus('#template-name');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyS');
+    await page.keyboard.up('Control');
+    await page.waitForFunction(() => /^Saved/.test(document.querySelector('#action-status')?.textContent ?? ''));
+
+    // Assess
+    const sent = (request: typeof onRequest) => (JSON.parse(request.postData() ?? '{}') as Sent).pdf;
+    assert.equal(sent(onRequest)?.compress, true);
+    assert.deepEqual(sent(settingsRequest)?.compress, { imageQuality: 60, maxImageDpi: 120 });
+    assert.equal(sent(offRequest)?.compress, false, 'off sends false, its settings left out');
+    assert.equal(sent(offRequest)?.preview, undefined, 'the raw live preview leaves pdf.preview out');
+    assert.equal(answer.status(), 200);
+    const stored = ((await (await service.request(`/v1/templates/${created.id}`)).json()) as { variables: Sent }).variables.pdf;
+    assert.deepEqual([stored?.compress, stored?.preview], [{ imageQuality: 60, maxImageDpi: 120 }, { width: 300, type: 'webp' }]);
+    await page.close();
+    await service.request(`/v1/templates/${created.id}`, { method: 'DELETE' });
+    assert.deepEqual(problems, []);
+  });
+
   it("shows why a template's page could not be loaded, next to page.url", async () => {
     // Prepare: a template that renders a URL nothing listens on (loopback is allowed to this test service)
     const closed = createServer();

@@ -35,7 +35,7 @@ export async function captureScreenshot(
   session: PageSession,
   plan: Pick<ImagePlan, 'screen' | 'shot' | 'overlay'>,
   deadline: Deadline,
-): Promise<{ body: Buffer; contentType: (typeof CONTENT_TYPES)[ImageType] }> {
+): Promise<{ body: Buffer; contentType: (typeof CONTENT_TYPES)[ImageType]; bodies?: Buffer[] }> {
   const { shot, screen, overlay } = plan;
   const { type, quality } = shot;
   const base: ScreenshotOptions = {
@@ -47,6 +47,14 @@ export async function captureScreenshot(
   };
   if (quality !== undefined && !overlay) base.quality = quality;
 
+  if (shot.target.kind === 'elements') {
+    // One after another in the one page: each a capture of its own, as one element's would be.
+    const bodies: Buffer[] = [];
+    for (const selector of shot.target.selectors) bodies.push(await shootElement(session.page, selector, base, deadline));
+    const [first] = bodies;
+    if (!first) throw new RenderError('No element to capture');
+    return { body: first, contentType: CONTENT_TYPES[type], bodies };
+  }
   const data = await shoot(session, plan, base, deadline);
   if (!overlay) return { body: data, contentType: CONTENT_TYPES[type] };
 
@@ -76,6 +84,8 @@ async function shoot(
   switch (target.kind) {
     case 'element':
       return await shootElement(page, target.selector, base, deadline);
+    case 'elements':
+      return await shootElement(page, target.selectors[0] ?? '', base, deadline);
     case 'fullPage': {
       await wakeLazyContent(session, deadline);
       const height = await within(page.evaluate(() => document.documentElement.scrollHeight).catch(() => 0), PAGE_QUERY_MS, 0);

@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { withFinishing } from '../../../lib/document-renderer.js';
 import { InputPdfError } from '../../../lib/finishing/errors.js';
-import { renderPageImages } from '../../../lib/finishing/page-images.js';
+import { planPageImages, renderPageImages } from '../../../lib/finishing/page-images.js';
+import { imageSize } from 'image-size';
 import { PlanStepError } from '../../../lib/render/errors.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { createRenderer, type Renderer } from '../../../lib/render/index.js';
@@ -10,7 +11,8 @@ import { localEgress } from '../../helpers/local-egress.js';
 
 /**
  * renderPageImages in the real Chromium: a page PDF.js cannot draw is an
- * InputPdfError naming the page, answered within seconds, never a blank image.
+ * InputPdfError naming the page, answered within seconds, never a blank image;
+ * the pages of one request are drawn in one page load, each captured apart.
  */
 describe('renderPageImages', () => {
   let renderer: Renderer;
@@ -41,5 +43,37 @@ describe('renderPageImages', () => {
 
     // Assess
     await assert.rejects(drawing, (error: unknown) => error instanceof InputPdfError && /Page 1 could not be drawn/.test(error.message));
+  });
+
+  it('draws the pages of one request in one render (PDF.js loaded once), each page its own image in page order', async () => {
+    // Prepare: four pages, each a different colour across the whole page.
+    const colours = ['#d00', '#0a0', '#00c', '#fb0'];
+    const html = colours.map((colour) => `<div style="height:10in;background:${colour};break-after:page"></div>`).join('');
+    const printed = await renderer.render(buildRenderPlan({ output: 'PDF', page: { html: Buffer.from(html).toString('base64') }, pdf: { printBackground: true, margin: { top: 0, bottom: 0, left: 0, right: 0 } } }));
+    const pdf = new Uint8Array(printed.body);
+    const plan = { type: 'png' as const, pages: '', size: { width: 60 } };
+    const document = withFinishing(renderer, 30_000);
+    let renders = 0;
+
+    // Act
+    const images = await renderPageImages(
+      pdf,
+      await planPageImages(pdf, plan),
+      plan,
+      (input, timeoutMs, elements) => {
+        renders += 1;
+        const built = buildRenderPlan(input);
+        if (elements && built.output === 'IMAGE') built.shot.target = { kind: 'elements', selectors: elements };
+        return document.render(built, { timeoutMs });
+      },
+      () => 25_000,
+      () => false,
+    );
+
+    // Assess
+    assert.equal(renders, 1);
+    assert.deepEqual(images.map((image) => image.page), [1, 2, 3, 4]);
+    for (const image of images) assert.deepEqual([imageSize(image.body).width, imageSize(image.body).height], [60, image.height]);
+    assert.equal(new Set(images.map((image) => Buffer.from(image.body).toString('base64'))).size, 4, 'four different pages');
   });
 });
