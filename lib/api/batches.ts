@@ -2,13 +2,14 @@ import type { AppDeps } from '../app.js';
 import { isBatchId } from '../batches/batch-ids.js';
 import { batchResponse } from '../batches/batch-response.js';
 import type { Batch } from '../batches/batch-store.js';
+import { readItemsUrl } from '../batches/item-source.js';
 import { prepareBatch, type PreparedItem } from '../batches/prepare-batch.js';
 import { submitBatch } from '../batches/submit-batch.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json } from '../http/responses.js';
 import { checkSignerGranted } from '../plan/signature-check.js';
-import { BatchRequestSchema } from '../schemas/batch-requests.js';
+import { BatchRequestSchema, MAX_OUTPUT_ITEMS, type BatchRequestOutput } from '../schemas/batch-requests.js';
 import { getTemplate } from '../templates/templates.js';
 import { prepareRender, type Prepared } from './render-endpoints.js';
 
@@ -28,7 +29,11 @@ export function createBatchEndpoint(deps: BatchDeps) {
       // Items may name templates: the caller's account must be known to load them.
       readsAccount: true,
       spendsQuota: (items: PreparedItem<Prepared>[]) => items.length,
-      prepare: ({ body, caller }) => prepareBatch(body, (id) => getTemplate(deps.templates, caller.accountId, id), (input) => prepareRender(input, deps.config)),
+      prepare: async ({ body, caller }) => {
+        const items = body.items ?? (await readItemsUrl(body.itemsUrl ?? '', caller.accountId, { files: deps.files, filesBucket: deps.config.filesBucket }));
+        checkOutputCap(body.output, items.length);
+        return prepareBatch({ items, defaults: body.defaults }, (id) => getTemplate(deps.templates, caller.accountId, id), (input) => prepareRender(input, deps.config));
+      },
       handle: async ({ body, caller, spend }, _loaded, items) => {
         for (const item of items) checkSignerGranted(item.prepared.plan, caller.token);
         const batch = await submitBatch(deps, {
@@ -44,6 +49,15 @@ export function createBatchEndpoint(deps: BatchDeps) {
     },
     deps,
   );
+}
+
+/** `output` takes at most MAX_OUTPUT_ITEMS items: the schema holds inline items to it, this the lines of an `itemsUrl`. */
+function checkOutputCap(output: BatchRequestOutput['output'], count: number): void {
+  const fields: Record<string, string> = {};
+  for (const key of ['zip', 'merge'] as const) {
+    if (output?.[key] && count > MAX_OUTPUT_ITEMS) fields[`output.${key}`] = `Takes at most ${MAX_OUTPUT_ITEMS} items (made when the batch closes); itemsUrl lists ${count}`;
+  }
+  if (Object.keys(fields).length > 0) throw new ValidationError(fields);
 }
 
 /** The caller's batch; another account's id is a 404 like an unknown one. */

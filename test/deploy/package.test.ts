@@ -225,6 +225,8 @@ const PERMISSIONS: Record<string, string[]> = {
     'dynamodb:GetItem JobsTable',
     'dynamodb:UpdateItem JobsTable',
     'sqs:SendMessage BatchItemsQueue',
+    's3:GetObject FilesBucket/uploads/*',
+    's3:ListBucket FilesBucket',
   ],
   'batch-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'batch-cancel': [...AUTH, 'dynamodb:GetItem JobsTable', 'dynamodb:UpdateItem JobsTable', 's3:GetObject FilesBucket/files/*'],
