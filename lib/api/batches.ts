@@ -13,7 +13,7 @@ import { BatchRequestSchema, MAX_OUTPUT_ITEMS, type BatchRequestOutput } from '.
 import { getTemplate } from '../templates/templates.js';
 import { prepareRender, type Prepared } from './render-endpoints.js';
 
-type BatchDeps = Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'jobs' | 'batches' | 'batchQueue' | 'templates' | 'files'>;
+type BatchDeps = Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'jobs' | 'batches' | 'batchPlans' | 'batchQueue' | 'templates' | 'files'>;
 
 /**
  * `POST /v1/batches`: every item checked and planned as its own endpoint

@@ -42,19 +42,20 @@ export function createSqsBatchQueue(opts: { sqs: SQSClient; queueUrl: string }):
       entries = entries.filter((entry) => refused.has(entry.Id));
     }
   };
+  /** Many messages in groups of 10, PARALLEL_SENDS calls at once. */
+  const sendMany = async (messages: BatchQueueMessage[]) => {
+    check();
+    const groups: BatchQueueMessage[][] = [];
+    for (let i = 0; i < messages.length; i += SQS_BATCH_SIZE) groups.push(messages.slice(i, i + SQS_BATCH_SIZE));
+    let next = 0;
+    const worker = async () => {
+      while (next < groups.length) await sendGroup(groups[next++] as BatchQueueMessage[]);
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, groups.length) }, worker));
+  };
   return {
-    async sendItems(messages) {
-      check();
-      const groups: BatchQueueMessage[][] = [];
-      for (let i = 0; i < messages.length; i += SQS_BATCH_SIZE) {
-        groups.push(messages.slice(i, i + SQS_BATCH_SIZE).map((m) => ({ kind: 'item', accountId: m.accountId, jobId: m.jobId })));
-      }
-      let next = 0;
-      const worker = async () => {
-        while (next < groups.length) await sendGroup(groups[next++] as BatchQueueMessage[]);
-      };
-      await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, groups.length) }, worker));
-    },
+    sendItems: (messages) => sendMany(messages.map((m) => ({ kind: 'item', accountId: m.accountId, jobId: m.jobId }))),
+    sendFanOut: (key, chunks) => sendMany(Array.from({ length: chunks }, (_, chunk) => ({ kind: 'fanout', accountId: key.accountId, batchId: key.batchId, chunk }))),
     sendItem: (message, delaySeconds) => send({ kind: 'item', accountId: message.accountId, jobId: message.jobId }, delaySeconds),
     sendCheck: (key, delaySeconds) => send({ kind: 'check', accountId: key.accountId, batchId: key.batchId }, delaySeconds),
   };

@@ -230,7 +230,15 @@ const PERMISSIONS: Record<string, string[]> = {
   ],
   'batch-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'batch-cancel': [...AUTH, 'dynamodb:GetItem JobsTable', 'dynamodb:UpdateItem JobsTable', 's3:GetObject FilesBucket/files/*'],
-  'batch-items-consume': [...RECEIVE('BatchItemsQueue'), ...BATCH_ITEM_END, 's3:GetObject FilesBucket/job-inputs/*', ...SIGN],
+  // It also runs a batch's fan-out steps: the items recorded as jobs (PutItem, their large inputs to job-inputs/).
+  'batch-items-consume': [
+    ...RECEIVE('BatchItemsQueue'),
+    ...BATCH_ITEM_END,
+    's3:GetObject FilesBucket/job-inputs/*',
+    'dynamodb:PutItem JobsTable',
+    's3:PutObject FilesBucket/job-inputs/*',
+    ...SIGN,
+  ],
   'batch-items-dead-letter': [...RECEIVE('BatchItemsDeadLetterQueue'), ...BATCH_ITEM_END],
   openapi: [],
   studio: [],

@@ -39,6 +39,9 @@ type Manifest = {
 /** Items of the proof batch: 200 in CI (BATCH_E2E_ITEMS=1000 runs the issue's full proof). */
 const ITEMS = Number(process.env.BATCH_E2E_ITEMS ?? 200);
 
+/** BATCH_E2E_POST_ITEMS=N measures a POST of N items by itemsUrl (checking, planning, writing and queueing them: docs/batches.md). */
+const POST_ITEMS = Number(process.env.BATCH_E2E_POST_ITEMS ?? 0);
+
 /** A receiver's check of a Standard Webhooks signature, with node:crypto alone. */
 function signedBy(secret: string, headers: Record<string, unknown>, body: string): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
@@ -447,5 +450,24 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     }
     assert.equal(await used(), before);
     assert.equal(await batchQueueLeft(), 0);
+  });
+
+  it(`measures a POST of ${POST_ITEMS} items by itemsUrl, cancelled at once`, { skip: POST_ITEMS === 0 }, async () => {
+    // Prepare
+    const big = JSON.parse((await service.tokens('create', '--json', '--limit', String(POST_ITEMS), '--rate', '1000')).stdout) as Account;
+    const template = await service.request('/v1/templates', { token: big.token, json: { name: 'Statement', variables: { page: { htmlTemplate: b64('<p>{{customer}} {{ref}}</p>') } } } });
+    const bigTemplate = ((await template.json()) as { id: string }).id;
+    itemLines = jsonl(Array.from({ length: POST_ITEMS }, (_, i) => ({ page: { templateData: { customer: `C${i}`, ref: `R${i}` } } })));
+
+    // Act
+    const startedAt = Date.now();
+    const queued = await post({ itemsUrl: `${receiver.url}/items.jsonl`, defaults: { templateId: bigTemplate } }, big.token);
+    const seconds = (Date.now() - startedAt) / 1000;
+    if (queued.status === 202) await service.request(`/v1/batches/${queued.body.id}`, { method: 'DELETE', token: big.token });
+    console.log(`POST of ${POST_ITEMS} items by itemsUrl (${(itemLines.length / 1024 / 1024).toFixed(1)} MB): ${queued.status} in ${seconds.toFixed(1)} s`);
+
+    // Assess
+    assert.equal(queued.status, 202, JSON.stringify(queued.body).slice(0, 300));
+    assert.equal(queued.body.total, POST_ITEMS);
   });
 });

@@ -12,6 +12,7 @@ import { createDynamoTokenStore } from '../../../lib/aws/dynamo-token-store.js';
 import { createDynamoUsageStore } from '../../../lib/aws/dynamo-usage-store.js';
 import { StorageUnavailableError } from '../../../lib/aws/errors.js';
 import { createDynamoBatchStore } from '../../../lib/aws/dynamo-batch-store.js';
+import { createS3BatchPlanStore } from '../../../lib/aws/s3-batch-plan-store.js';
 import { createSqsBatchQueue } from '../../../lib/aws/sqs-batch-queue.js';
 import { createS3FileStore } from '../../../lib/aws/s3-file-store.js';
 import { createSqsJobQueue } from '../../../lib/aws/sqs-job-queue.js';
@@ -82,6 +83,7 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
       queue: createSqsJobQueue({ sqs: clients.sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),
       batches: createDynamoBatchStore({ dynamo: clients.dynamo, tableName: config.tables.jobs }),
       batchQueue: createSqsBatchQueue({ sqs: clients.sqs, queueUrl: config.batchItemsQueueUrl }),
+      batchPlans: createS3BatchPlanStore({ s3: clients.s3, bucket: config.filesBucket }),
     };
     deps = { ...base, renderer: chromiumlessRenderer() };
     asyncPdf = renderEndpoint('pdf', 'async', deps);
