@@ -5,11 +5,11 @@ import type { Batch } from '../batches/batch-store.js';
 import { readItemsUrl } from '../batches/item-source.js';
 import { prepareBatch, type PreparedItem } from '../batches/prepare-batch.js';
 import { submitBatch } from '../batches/submit-batch.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json } from '../http/responses.js';
 import { checkSignerGranted } from '../plan/signature-check.js';
-import { BatchRequestSchema, MAX_OUTPUT_ITEMS, type BatchRequestOutput } from '../schemas/batch-requests.js';
+import { BatchRequestSchema, checkOutputCap } from '../schemas/batch-requests.js';
 import { getTemplate } from '../templates/templates.js';
 import { prepareRender, type Prepared } from './render-endpoints.js';
 
@@ -49,15 +49,6 @@ export function createBatchEndpoint(deps: BatchDeps) {
     },
     deps,
   );
-}
-
-/** `output` takes at most MAX_OUTPUT_ITEMS items: the schema holds inline items to it, this the lines of an `itemsUrl`. */
-function checkOutputCap(output: BatchRequestOutput['output'], count: number): void {
-  const fields: Record<string, string> = {};
-  for (const key of ['zip', 'merge'] as const) {
-    if (output?.[key] && count > MAX_OUTPUT_ITEMS) fields[`output.${key}`] = `Takes at most ${MAX_OUTPUT_ITEMS} items (made when the batch closes); itemsUrl lists ${count}`;
-  }
-  if (Object.keys(fields).length > 0) throw new ValidationError(fields);
 }
 
 /** The caller's batch; another account's id is a 404 like an unknown one. */

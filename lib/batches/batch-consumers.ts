@@ -2,8 +2,9 @@ import type { JobQueue } from '../jobs/job-queue.js';
 import { queueConsumer } from '../jobs/queue-consumer.js';
 import { giveUpJob, runJob, type RunJobDeps } from '../job-runner/run-job.js';
 import { parseBatchQueueMessage } from './batch-queue.js';
-import { batchItemHooks, checkBatch, type BatchProgressDeps } from './batch-progress.js';
+import { batchItemHooks, checkBatch, closeBatch, type BatchProgressDeps, type OutputsMode } from './batch-progress.js';
 import type { BatchQueueMessage } from './batch-queue.js';
+import type { BatchKey } from './batch-store.js';
 import { fanOutChunk, type FanOutDeps } from './fan-out.js';
 
 type BatchConsumerDeps = RunJobDeps & BatchProgressDeps & FanOutDeps;
@@ -28,7 +29,31 @@ export function batchItemsConsumer(deps: BatchConsumerDeps) {
     handle: (message: BatchQueueMessage, clock) => {
       if (message.kind === 'item') return runJob(message, items, clock);
       if (message.kind === 'fanout') return fanOutChunk(message, deps);
+      if (message.kind === 'outputs') return closeOnce(message, deps, 'build');
       return checkBatch(message, deps);
+    },
+    logger: deps.logger,
+  });
+}
+
+/** Closes a batch (closeBatch), resolving nothing: a batch an earlier run closed is left as it is. */
+async function closeOnce(key: BatchKey, deps: BatchProgressDeps, outputs: OutputsMode): Promise<void> {
+  await closeBatch(key, deps, outputs);
+}
+
+/**
+ * The batch outputs queue's consumer (batch-outputs-build: a long timeout,
+ * memory for the merge): makes a finished batch's archive and merged PDF,
+ * then closes it, writes its manifest and queues its one webhook. Run twice
+ * (a redelivery, the watchdog queuing it again), only one run closes.
+ */
+export function batchOutputsConsumer(deps: Omit<BatchConsumerDeps, 'renderer'>) {
+  return queueConsumer({
+    name: 'batch-outputs-build',
+    parse: parseBatchQueueMessage,
+    handle: async (message: BatchQueueMessage) => {
+      if (message.kind !== 'outputs') throw new Error(`The batch outputs queue takes outputs messages, not ${message.kind}`);
+      await closeOnce(message, deps, 'build');
     },
     logger: deps.logger,
   });
@@ -52,6 +77,8 @@ export function deadBatchItemsConsumer(deps: Omit<BatchConsumerDeps, 'renderer'>
         deps.logger.error('batch fan-out given up: the batch is cancelled', { batchId: message.batchId, chunk: message.chunk });
         await deps.batches.cancel(message, Date.now());
       }
+      // An outputs step that kept failing: the batch closes without them, each output's reason in the manifest.
+      if (message.kind === 'outputs') return closeOnce(message, deps, 'give-up');
       return checkBatch(message, deps);
     },
     logger: deps.logger,

@@ -370,7 +370,7 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"^output\.(zip|merge)$",
-        r"^Takes at most 1000 items ",
+        r"^Takes at most \d+ items ",
         "A batch's archive or merged PDF is made by the consumer that closes it (lib/schemas/batch-requests.ts "
         "MAX_OUTPUT_ITEMS): a rule between output and the length of items.",
         ("createBatch",),

@@ -238,9 +238,10 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     const merged = new Uint8Array(await (await fetch(batch.mergedUrl as string)).arrayBuffer());
     assert.equal(pageCountOf(merged), ITEMS, 'one A5 page per statement');
     assert.deepEqual(outlineOf(merged).map((entry) => entry.title), items.map((item) => item.name));
-    // the finishing instance's memory: the peak resident set (VmHWM) of the consumer instances, one of which closed the batch
-    const peaks = processTree(process.pid).filter((pid) => runsFunction(pid, 'batch-items-consume')).map(peakRssMb);
-    console.log(`batch-items-consume instances' peak RSS after zip and merge of ${ITEMS}: ${peaks.join(', ')} MB`);
+    // the outputs step's memory: the peak resident set (VmHWM) of the batch-outputs-build instance that made them and closed the batch
+    const peaks = processTree(process.pid).filter((pid) => runsFunction(pid, 'batch-outputs-build')).map(peakRssMb);
+    assert.ok(peaks.length > 0, 'a batch-outputs-build instance made the outputs');
+    console.log(`batch-outputs-build instance's peak RSS after zip and merge of ${ITEMS}: ${peaks.join(', ')} MB`);
   });
 
   it('loses nothing and counts nothing twice when consumer instances and browsers are killed mid-batch, and calls a webhook that fails twice once more, once', async () => {

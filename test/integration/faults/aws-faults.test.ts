@@ -82,7 +82,7 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
       jobs: createDynamoJobStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.jobs, bucket: config.filesBucket }),
       queue: createSqsJobQueue({ sqs: clients.sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),
       batches: createDynamoBatchStore({ dynamo: clients.dynamo, tableName: config.tables.jobs }),
-      batchQueue: createSqsBatchQueue({ sqs: clients.sqs, queueUrl: config.batchItemsQueueUrl }),
+      batchQueue: createSqsBatchQueue({ sqs: clients.sqs, queueUrl: config.batchItemsQueueUrl, outputsQueueUrl: config.batchOutputsQueueUrl }),
       batchPlans: createS3BatchPlanStore({ s3: clients.s3, bucket: config.filesBucket }),
     };
     deps = { ...base, renderer: chromiumlessRenderer() };

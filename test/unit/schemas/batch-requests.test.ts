@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
 import { parseInput } from '../../../lib/schemas/parse.js';
-import { BatchRequestSchema, MAX_OUTPUT_ITEMS } from '../../../lib/schemas/batch-requests.js';
+import { BatchRequestSchema, checkOutputCap, MAX_OUTPUT_ITEMS } from '../../../lib/schemas/batch-requests.js';
 
 /** The fields of the 400 the body gets, or undefined when it is taken. */
 const fieldsOf = (body: unknown) => {
@@ -25,10 +25,20 @@ describe('BatchRequestSchema output', () => {
 
   it('refuses output.zip and output.merge on a larger batch, naming each, and an unknown output key', () => {
     // Assess
-    const fields = fieldsOf({ defaults: { templateId: 'tpl_1' }, items: items(MAX_OUTPUT_ITEMS + 1), output: { zip: true, merge: true } });
+    const capped = (output: { zip?: boolean; merge?: boolean }, count: number) => {
+      try {
+        checkOutputCap(output, count);
+      } catch (error) {
+        if (error instanceof ValidationError) return error.fields;
+        throw error;
+      }
+      return undefined;
+    };
+    const fields = capped({ zip: true, merge: true }, MAX_OUTPUT_ITEMS + 1);
     assert.deepEqual(Object.keys(fields ?? {}).sort(), ['output.merge', 'output.zip']);
-    assert.match(fields?.['output.zip'] ?? '', /^Takes at most 1000 items/);
-    assert.equal(fieldsOf({ defaults: { templateId: 'tpl_1' }, items: items(MAX_OUTPUT_ITEMS + 1), output: { zip: false } }), undefined);
+    assert.match(fields?.['output.zip'] ?? '', /^Takes at most 10000 items/);
+    assert.equal(capped({ zip: false }, MAX_OUTPUT_ITEMS + 1), undefined);
+    assert.equal(capped({ zip: true, merge: true }, MAX_OUTPUT_ITEMS), undefined);
     assert.ok(Object.keys(fieldsOf({ items: items(1), output: { tar: true } }) ?? {}).some((field) => field.startsWith('output')));
   });
 });
