@@ -4,16 +4,19 @@ import { ValidationError } from '../../../lib/errors.js';
 import { parseInput } from '../../../lib/schemas/parse.js';
 import { BatchRequestSchema, checkOutputCap, MAX_OUTPUT_ITEMS } from '../../../lib/schemas/batch-requests.js';
 
-/** The fields of the 400 the body gets, or undefined when it is taken. */
-const fieldsOf = (body: unknown) => {
+/** The fields of the 400 that `act` throws, or undefined when it throws none. */
+const fieldsThrown = (act: () => unknown) => {
   try {
-    parseInput(BatchRequestSchema, body);
+    act();
   } catch (error) {
     if (error instanceof ValidationError) return error.fields;
     throw error;
   }
   return undefined;
 };
+
+/** The fields of the 400 the body gets, or undefined when it is taken. */
+const fieldsOf = (body: unknown) => fieldsThrown(() => parseInput(BatchRequestSchema, body));
 
 const items = (count: number) => Array.from({ length: count }, (_, i) => ({ page: { templateData: { i } } }));
 
@@ -25,15 +28,7 @@ describe('BatchRequestSchema output', () => {
 
   it('refuses output.zip and output.merge on a larger batch, naming each, and an unknown output key', () => {
     // Assess
-    const capped = (output: { zip?: boolean; merge?: boolean }, count: number) => {
-      try {
-        checkOutputCap(output, count);
-      } catch (error) {
-        if (error instanceof ValidationError) return error.fields;
-        throw error;
-      }
-      return undefined;
-    };
+    const capped = (output: { zip?: boolean; merge?: boolean }, count: number) => fieldsThrown(() => checkOutputCap(output, count));
     const fields = capped({ zip: true, merge: true }, MAX_OUTPUT_ITEMS + 1);
     assert.deepEqual(Object.keys(fields ?? {}).sort(), ['output.merge', 'output.zip']);
     assert.match(fields?.['output.zip'] ?? '', /^Takes at most 10000 items/);
