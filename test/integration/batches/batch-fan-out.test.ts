@@ -79,4 +79,13 @@ describe('batch fan-out: the POST stores the plan and queues one step per chunk;
     assert.equal(itemMessages.length, ITEMS + CHUNK);
     assert.deepEqual([stored?.status, stored?.total, stored?.done, stored?.failed], ['PENDING', ITEMS, 0, 0]);
   });
+
+  it('fails a step whose chunk cannot be read, so that its message is offered again (and in the end dead-lettered, which cancels the batch)', async () => {
+    // Prepare
+    const key = { accountId: ACCOUNT, batchId: 'bat_nochunk' };
+
+    // Act + Assess
+    await assert.rejects(fanOutChunk({ ...key, chunk: 3 }, deps), /has no planned items for chunk 3/);
+    assert.equal((await deps.batches.items(key)).length, 0);
+  });
 });
