@@ -6,6 +6,7 @@ import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
 import { loadOnFirstCall } from './aws/load-on-first-call.js';
 import type { S3Stores } from './aws/s3-stores.js';
 import { createDynamoBatchStore } from './aws/dynamo-batch-store.js';
+import type { BatchPlanStore } from './batches/batch-plan-store.js';
 import type { BatchQueue } from './batches/batch-queue.js';
 import type { BatchStore } from './batches/batch-store.js';
 import type { FileStore } from './files/file-store.js';
@@ -32,6 +33,8 @@ export type AppDeps = {
   batches: BatchStore;
   /** The batch items queue, apart from the jobs queue. */
   batchQueue: BatchQueue;
+  /** A batch's planned items between its POST and its fan-out. */
+  batchPlans: BatchPlanStore;
 };
 
 let deps: AppDeps | undefined;
@@ -68,6 +71,7 @@ export function appDeps(): AppDeps {
     jobs: loadOnFirstCall(async () => (await loadS3Stores()).jobs),
     queue: loadOnFirstCall(async () => (await import('./aws/sqs-queue.js')).createSqsQueue(config)),
     batches: createDynamoBatchStore({ dynamo, tableName: config.tables.jobs }),
+    batchPlans: loadOnFirstCall(async () => (await loadS3Stores()).batchPlans),
     batchQueue: loadOnFirstCall(async () => (await import('./aws/sqs-batch-queue.js')).createSqsBatchQueueFromConfig(config)),
   };
   return deps;

@@ -30,8 +30,11 @@ const EnvSchema = v.object({
   WEBHOOKS_QUEUE_URL: v.optional(v.string(), ''),
   /** A batch's items, apart from single async jobs (POST /v1/batches). */
   BATCH_ITEMS_QUEUE_URL: v.optional(v.string(), ''),
+  /** Where a finished batch's archive and merged PDF are queued to be made (batch-outputs-build). */
+  BATCH_OUTPUTS_QUEUE_URL: v.optional(v.string(), ''),
   /** Seconds between a batch's watchdog checks, which recount and close a batch whose finisher died (SQS delays stop at 900). */
   BATCH_CHECK_SECONDS: v.pipe(intFromEnv(600, 1), v.maxValue(900, 'must be at most 900 seconds (the longest SQS delay)')),
+  BATCH_FANOUT_CHUNK_ITEMS: v.pipe(intFromEnv(1000, 1), v.maxValue(5000, 'must be at most 5000 items (one fan-out step records and queues them within its invocation)')),
   /** How long temporary files live: download URLs expire then and the sweeper deletes them. */
   FILE_LIFETIME_SECONDS: v.pipe(intFromEnv(3600, 1), v.maxValue(86_400, 'must be at most 86400 (the bucket deletes files after a day)')),
   /** Seconds to wait before each webhook retry (SQS delays stop at 900); one attempt more than delays. */
@@ -87,7 +90,10 @@ export type Config = {
   jobsQueueUrl: string;
   webhooksQueueUrl: string;
   batchItemsQueueUrl: string;
+  batchOutputsQueueUrl: string;
   batchCheckSeconds: number;
+  /** Items one fan-out step of a batch records and queues. */
+  batchFanOutChunkItems: number;
   fileLifetimeSeconds: number;
   webhookRetryDelaysSeconds: number[];
   maxBodyBytes: number;
@@ -127,7 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsQueueUrl: e.JOBS_QUEUE_URL,
     webhooksQueueUrl: e.WEBHOOKS_QUEUE_URL,
     batchItemsQueueUrl: e.BATCH_ITEMS_QUEUE_URL,
+    batchOutputsQueueUrl: e.BATCH_OUTPUTS_QUEUE_URL,
     batchCheckSeconds: e.BATCH_CHECK_SECONDS,
+    batchFanOutChunkItems: e.BATCH_FANOUT_CHUNK_ITEMS,
     fileLifetimeSeconds: e.FILE_LIFETIME_SECONDS,
     webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS,
     maxBodyBytes: e.MAX_BODY_BYTES,

@@ -2,17 +2,18 @@ import type { AppDeps } from '../app.js';
 import { isBatchId } from '../batches/batch-ids.js';
 import { batchResponse } from '../batches/batch-response.js';
 import type { Batch } from '../batches/batch-store.js';
+import { readItemsUrl } from '../batches/item-source.js';
 import { prepareBatch, type PreparedItem } from '../batches/prepare-batch.js';
 import { submitBatch } from '../batches/submit-batch.js';
 import { NotFoundError } from '../errors.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json } from '../http/responses.js';
 import { checkSignerGranted } from '../plan/signature-check.js';
-import { BatchRequestSchema } from '../schemas/batch-requests.js';
+import { BatchRequestSchema, checkOutputCap } from '../schemas/batch-requests.js';
 import { getTemplate } from '../templates/templates.js';
 import { prepareRender, refusePreview, type Prepared } from './render-endpoints.js';
 
-type BatchDeps = Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'jobs' | 'batches' | 'batchQueue' | 'templates' | 'files'>;
+type BatchDeps = Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage' | 'jobs' | 'batches' | 'batchPlans' | 'batchQueue' | 'templates' | 'files'>;
 
 /**
  * `POST /v1/batches`: every item checked and planned as its own endpoint
@@ -28,11 +29,15 @@ export function createBatchEndpoint(deps: BatchDeps) {
       // Items may name templates: the caller's account must be known to load them.
       readsAccount: true,
       spendsQuota: (items: PreparedItem<Prepared>[]) => items.length,
-      prepare: ({ body, caller }) => prepareBatch(body, (id) => getTemplate(deps.templates, caller.accountId, id), async (input) => {
-        const prepared = await prepareRender(input, deps.config);
-        refusePreview(prepared.plan, 'Not in a batch: its manifest lists each item\'s file; ask /v1/pdf/sync or /async for a preview');
-        return prepared;
-      }),
+      prepare: async ({ body, caller }) => {
+        const items = body.items ?? (await readItemsUrl(body.itemsUrl ?? '', caller.accountId, { files: deps.files, filesBucket: deps.config.filesBucket }));
+        checkOutputCap(body.output, items.length);
+        return prepareBatch({ items, defaults: body.defaults }, (id) => getTemplate(deps.templates, caller.accountId, id), async (input) => {
+          const prepared = await prepareRender(input, deps.config);
+          refusePreview(prepared.plan, 'Not in a batch: its manifest lists each item\'s file; ask /v1/pdf/sync or /async for a preview');
+          return prepared;
+        });
+      },
       handle: async ({ body, caller, spend }, _loaded, items) => {
         for (const item of items) checkSignerGranted(item.prepared.plan, caller.token);
         const batch = await submitBatch(deps, {

@@ -111,6 +111,16 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
       });
     },
 
+    async claimOutputsStep(k, now, staleMs) {
+      const claimed = await tryUpdate('Queuing a batch outputs step', key(k), {
+        UpdateExpression: 'SET #outputsQueuedAt = :now',
+        ConditionExpression: '#kind = :batch AND #status = :open AND (attribute_not_exists(#outputsQueuedAt) OR #outputsQueuedAt < :stale)',
+        ExpressionAttributeNames: { '#outputsQueuedAt': 'outputsQueuedAt', '#kind': 'kind', '#status': 'status' },
+        ExpressionAttributeValues: { ':now': now, ':stale': now - staleMs, ':batch': 'batch', ':open': 'RUNNING' },
+      });
+      return claimed !== undefined;
+    },
+
     async cancel(k, now) {
       await tryUpdate('Cancelling a batch', key(k), {
         UpdateExpression: 'SET #cancelled = :true, #batchStatus = :cancelled, #updatedAt = :at',

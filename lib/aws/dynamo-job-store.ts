@@ -50,6 +50,25 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
   const inputKey = (key: JobKey) => `${JOB_INPUTS_PREFIX}${key.accountId}/${key.jobId}.json`;
   const dynamoKey = (key: JobKey) => ({ accountId: key.accountId, jobId: key.jobId });
 
+  /** Records a new job unless one with its id exists (the condition), its input spilled to S3 when large. */
+  const createIfAbsent = async (job: Job): Promise<boolean> => {
+    const { input, ...rest } = job;
+    let kept;
+    try {
+      kept = await spill.keep(input, inputKey(job));
+    } catch (error) {
+      throw storageError(`Storing a job input in bucket ${bucket}`, error);
+    }
+    const item: Item = 'inline' in kept ? { ...rest, input: kept.inline } : { ...rest, inputKey: kept.key };
+    try {
+      await dynamo.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(jobId)' }));
+      return true;
+    } catch (error) {
+      if (awsErrorName(error) === CONDITION_FAILED) return false;
+      throw storageError(`Recording a job in table ${tableName}`, error);
+    }
+  };
+
   const read = async (key: JobKey) => {
     try {
       const { Item: item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: dynamoKey(key), ConsistentRead: true }));
@@ -113,20 +132,10 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
 
   return {
     async create(job) {
-      const { input, ...rest } = job;
-      let kept;
-      try {
-        kept = await spill.keep(input, inputKey(job));
-      } catch (error) {
-        throw storageError(`Storing a job input in bucket ${bucket}`, error);
-      }
-      const item: Item = 'inline' in kept ? { ...rest, input: kept.inline } : { ...rest, inputKey: kept.key };
-      try {
-        await dynamo.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(jobId)' }));
-      } catch (error) {
-        throw storageError(`Recording a job in table ${tableName}`, error);
-      }
+      if (!(await createIfAbsent(job))) throw storageError(`Recording a job in table ${tableName}`, new Error(`job ${job.jobId} exists`));
     },
+
+    createIfAbsent,
 
     get: read,
 

@@ -1,15 +1,17 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BatchPlanStore } from '../batches/batch-plan-store.js';
 import type { Config } from '../config.js';
 import type { FileStore } from '../files/file-store.js';
 import type { JobStore } from '../jobs/job-store.js';
 import type { TemplateStore } from '../templates/template-store.js';
 import { createDynamoJobStore } from './dynamo-job-store.js';
 import { createDynamoTemplateStore } from './dynamo-template-store.js';
+import { createS3BatchPlanStore } from './s3-batch-plan-store.js';
 import { createS3Client } from './s3-client.js';
 import { createS3FileStore } from './s3-file-store.js';
 
-/** The stores that keep something in S3: temporary files, and templates' and jobs' oversized parts. */
-export type S3Stores = { templates: TemplateStore; files: FileStore; jobs: JobStore };
+/** The stores that keep something in S3: temporary files, templates' and jobs' oversized parts, batches' planned items. */
+export type S3Stores = { templates: TemplateStore; files: FileStore; jobs: JobStore; batchPlans: BatchPlanStore };
 
 /** Builds the S3 client and the stores that share it (`app.ts` loads this module on the first call that needs one). */
 export function createS3Stores(dynamo: DynamoDBDocumentClient, config: Pick<Config, 'region' | 'tables' | 'filesBucket'>): S3Stores {
@@ -18,5 +20,6 @@ export function createS3Stores(dynamo: DynamoDBDocumentClient, config: Pick<Conf
     templates: createDynamoTemplateStore({ dynamo, s3, tableName: config.tables.templates, bucket: config.filesBucket }),
     files: createS3FileStore({ s3, bucket: config.filesBucket }),
     jobs: createDynamoJobStore({ dynamo, s3, tableName: config.tables.jobs, bucket: config.filesBucket }),
+    batchPlans: createS3BatchPlanStore({ s3, bucket: config.filesBucket }),
   };
 }

@@ -12,16 +12,16 @@ const PARALLEL_SENDS = 16;
 const RESEND_ROUNDS = 3;
 
 /** The batch items queue on SQS. */
-export function createSqsBatchQueue(opts: { sqs: SQSClient; queueUrl: string }): BatchQueue {
-  const { sqs, queueUrl } = opts;
-  const check = () => {
-    if (!queueUrl) throw storageError('Queuing a batch item', new Error('the queue URL is not configured'));
+export function createSqsBatchQueue(opts: { sqs: SQSClient; queueUrl: string; outputsQueueUrl: string }): BatchQueue {
+  const { sqs, queueUrl, outputsQueueUrl } = opts;
+  const check = (url = queueUrl) => {
+    if (!url) throw storageError('Queuing a batch item', new Error('the queue URL is not configured'));
   };
-  const send = async (message: BatchQueueMessage, delaySeconds = 0) => {
-    check();
+  const send = async (message: BatchQueueMessage, delaySeconds = 0, url = queueUrl) => {
+    check(url);
     try {
       await sqs.send(
-        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.min(Math.max(Math.round(delaySeconds), 0), 900) }),
+        new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(message), DelaySeconds: Math.min(Math.max(Math.round(delaySeconds), 0), 900) }),
       );
     } catch (error) {
       throw storageError('Queuing a batch message', error);
@@ -42,25 +42,27 @@ export function createSqsBatchQueue(opts: { sqs: SQSClient; queueUrl: string }):
       entries = entries.filter((entry) => refused.has(entry.Id));
     }
   };
+  /** Many messages in groups of 10, PARALLEL_SENDS calls at once. */
+  const sendMany = async (messages: BatchQueueMessage[]) => {
+    check();
+    const groups: BatchQueueMessage[][] = [];
+    for (let i = 0; i < messages.length; i += SQS_BATCH_SIZE) groups.push(messages.slice(i, i + SQS_BATCH_SIZE));
+    let next = 0;
+    const worker = async () => {
+      while (next < groups.length) await sendGroup(groups[next++] as BatchQueueMessage[]);
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, groups.length) }, worker));
+  };
   return {
-    async sendItems(messages) {
-      check();
-      const groups: BatchQueueMessage[][] = [];
-      for (let i = 0; i < messages.length; i += SQS_BATCH_SIZE) {
-        groups.push(messages.slice(i, i + SQS_BATCH_SIZE).map((m) => ({ kind: 'item', accountId: m.accountId, jobId: m.jobId })));
-      }
-      let next = 0;
-      const worker = async () => {
-        while (next < groups.length) await sendGroup(groups[next++] as BatchQueueMessage[]);
-      };
-      await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, groups.length) }, worker));
-    },
+    sendItems: (messages) => sendMany(messages.map((m) => ({ kind: 'item', accountId: m.accountId, jobId: m.jobId }))),
+    sendFanOut: (key, chunks) => sendMany(Array.from({ length: chunks }, (_, chunk) => ({ kind: 'fanout', accountId: key.accountId, batchId: key.batchId, chunk }))),
     sendItem: (message, delaySeconds) => send({ kind: 'item', accountId: message.accountId, jobId: message.jobId }, delaySeconds),
     sendCheck: (key, delaySeconds) => send({ kind: 'check', accountId: key.accountId, batchId: key.batchId }, delaySeconds),
+    sendOutputs: (key) => send({ kind: 'outputs', accountId: key.accountId, batchId: key.batchId }, 0, outputsQueueUrl),
   };
 }
 
 /** The batch queue on the service's SQS client. */
-export function createSqsBatchQueueFromConfig(config: Pick<Config, 'region' | 'batchItemsQueueUrl'>): BatchQueue {
-  return createSqsBatchQueue({ sqs: createSqsClient(config), queueUrl: config.batchItemsQueueUrl });
+export function createSqsBatchQueueFromConfig(config: Pick<Config, 'region' | 'batchItemsQueueUrl' | 'batchOutputsQueueUrl'>): BatchQueue {
+  return createSqsBatchQueue({ sqs: createSqsClient(config), queueUrl: config.batchItemsQueueUrl, outputsQueueUrl: config.batchOutputsQueueUrl });
 }

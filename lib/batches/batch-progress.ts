@@ -71,13 +71,35 @@ export async function checkBatch(key: BatchKey, deps: BatchProgressDeps): Promis
 }
 
 /**
- * Closes the batch once every item has finished: its counts recounted from
- * the items (exact even when a count was lost), the manifest written, the
- * end recorded by one conditional write (whoever loses that race, a second
- * finisher or the watchdog, does nothing more), then its webhook queued.
- * Resolves false while items are unfinished.
+ * How a closer treats `output`: `queue` (an item's finisher, the watchdog)
+ * queues its making on the outputs queue, whose consumer has the time and
+ * memory for 10,000 files, and leaves the batch open; `build` (that consumer)
+ * makes them, then closes; `give-up` (the dead-letter consumer, once the
+ * outputs step kept failing) closes with each output's reason instead.
  */
-export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, now = Date.now): Promise<boolean> {
+export type OutputsMode = 'queue' | 'build' | 'give-up';
+
+/**
+ * How long an outputs step may take before the watchdog queues another
+ * (batch-outputs-build's 900 s timeout, and a minute for its queue): a
+ * second step beside a running one would make the same files twice.
+ */
+export const OUTPUTS_STEP_MS = 960_000;
+
+/** What an output records when its step was given up. */
+const OUTPUT_GIVEN_UP: JobError = { code: 'batch.output', message: 'The batch output could not be made (its step kept failing).' };
+
+/**
+ * Closes the batch once every item has finished: its counts recounted from
+ * the items (exact even when a count was lost), its outputs made (or queued
+ * to be made first: `outputs`), the manifest written, the end recorded by
+ * one conditional write (whoever loses that race, a second finisher, the
+ * watchdog or an outputs step run twice, does nothing more), then its
+ * webhook queued. Resolves false while the batch stays open (items
+ * unfinished, or its outputs queued), so the watchdog checks again: an
+ * outputs step that crashed is queued again by the next check.
+ */
+export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, outputs: OutputsMode = 'queue', now = Date.now): Promise<boolean> {
   const batch = await deps.batches.get(key);
   if (!batch) return true;
   if (batch.closed) return true;
@@ -85,14 +107,21 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, now = D
   // Fewer items than the total: a fan-out that failed half-way (its batch cancelled, its request answered 500);
   // the items never recorded count as failed, so the watchdog does not wait for them until the record expires.
   if ((items.length < batch.total && !batch.cancelled) || !items.every(isFinished)) return false;
+  if (outputs === 'queue' && (batch.output.zip || batch.output.merge)) {
+    if (await deps.batches.claimOutputsStep(key, now(), OUTPUTS_STEP_MS)) await deps.batchQueue.sendOutputs(key);
+    return false;
+  }
   items.sort((a, b) => a.batchItem.index - b.batchItem.index);
   const done = items.filter((item) => item.status === 'COMPLETED').length;
   const failed = batch.total - done;
   const status: BatchSummary['status'] = batch.cancelled ? 'CANCELLED' : done === 0 ? 'FAILED' : failed > 0 ? 'COMPLETED_WITH_ERRORS' : 'COMPLETED';
   // The batch-wide files come first, so the manifest, the batch's answer and its webhook can give their URLs.
-  const outputs = await writeBatchOutputs(key, batch.output, items, deps);
+  const made: BatchOutputFiles =
+    outputs === 'give-up'
+      ? { ...(batch.output.zip ? { zip: { error: OUTPUT_GIVEN_UP } } : {}), ...(batch.output.merge ? { merged: { error: OUTPUT_GIVEN_UP } } : {}) }
+      : await writeBatchOutputs(key, batch.output, items, deps);
   const completedAt = new Date(now()).toISOString();
-  const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, outputs, deps);
+  const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, made, deps);
   const closed = await deps.batches.close(
     key,
     {
@@ -101,8 +130,8 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, now = D
       done,
       failed,
       manifest,
-      ...(outputs.zip && 'file' in outputs.zip ? { zip: outputs.zip.file } : {}),
-      ...(outputs.merged && 'file' in outputs.merged ? { merged: outputs.merged.file } : {}),
+      ...(made.zip && 'file' in made.zip ? { zip: made.zip.file } : {}),
+      ...(made.merged && 'file' in made.merged ? { merged: made.merged.file } : {}),
     },
     now(),
   );

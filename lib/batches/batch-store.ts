@@ -73,6 +73,13 @@ export interface BatchStore {
    * counted before or the batch is closed.
    */
   countItem(item: JobKey, batch: BatchKey, outcome: 'done' | 'failed', now: number): Promise<{ pending: number } | undefined>;
+  /**
+   * Claims the queuing of the batch's outputs step: resolves true when no
+   * step was queued for it since `now - staleMs` (and records `now`), false
+   * otherwise, so that the watchdog queues a step again only once the last
+   * one has had its time (a crashed builder), never beside a running one.
+   */
+  claimOutputsStep(key: BatchKey, now: number, staleMs: number): Promise<boolean>;
   /** Every item's record, in no particular order. */
   items(key: BatchKey): Promise<BatchItemRecord[]>;
   /** Records the end, once: open → closed with `summary`. Resolves to the closed batch, or undefined when it was closed already. */

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
-import { BatchItemSchema, type BatchItemOutput, type BatchRequestOutput } from '../schemas/batch-requests.js';
+import { BatchItemSchema, type BatchItemEntryOutput, type BatchItemOutput, type BatchRequestOutput } from '../schemas/batch-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { parseInput } from '../schemas/parse.js';
 import type { Template } from '../templates/template-store.js';
@@ -21,7 +21,7 @@ const MAX_FIELD_ERRORS = 100;
  * is named under `items.<index>.` in one 400; names must be unique.
  */
 export async function prepareBatch<P>(
-  body: Pick<BatchRequestOutput, 'items' | 'defaults'>,
+  body: Pick<BatchRequestOutput, 'defaults'> & { items: BatchItemEntryOutput[] },
   loadTemplate: (id: string) => Promise<Template>,
   prepare: (input: DocumentInput) => Promise<P>,
 ): Promise<PreparedItem<P>[]> {

@@ -20,8 +20,8 @@ export class DocumentFetchError extends Error {
   }
 }
 
-/** The body of `url`, or DocumentFetchError; at most `maxBytes`, within `timeoutMs`. */
-export async function fetchDocument(url: string, options: { maxBytes: number; timeoutMs: number }): Promise<Buffer> {
+/** The body of `url`, or DocumentFetchError; at most `maxBytes`, within `timeoutMs`; `accept` is the media types asked for (a PDF by default). */
+export async function fetchDocument(url: string, options: { maxBytes: number; timeoutMs: number; accept?: string }): Promise<Buffer> {
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new DocumentFetchError('Only http and https URLs are fetched');
   const deadline = Date.now() + Math.max(0, options.timeoutMs);
@@ -47,7 +47,7 @@ export async function fetchDocument(url: string, options: { maxBytes: number; ti
     };
     const client = target.protocol === 'https:' ? https : http;
     // A fresh connection (agent: false): nothing is pooled towards caller hosts.
-    const req = client.request(target, { method: 'GET', headers: { 'user-agent': 'DocRender', accept: 'application/pdf, */*' }, agent: false, lookup }, (res) => {
+    const req = client.request(target, { method: 'GET', headers: { 'user-agent': 'DocRender', accept: options.accept ?? 'application/pdf, */*' }, agent: false, lookup }, (res) => {
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
         res.resume();

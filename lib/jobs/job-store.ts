@@ -113,6 +113,8 @@ export type RunOutcome =
 export interface JobStore {
   /** Records a new PENDING job; its input may be kept outside the record when large. */
   create(job: Job): Promise<void>;
+  /** As `create`, resolving false instead when a job with that id exists (a batch's fan-out done again). */
+  createIfAbsent(job: Job): Promise<boolean>;
   /** The job, or undefined when this account has no job with that id (or it expired). */
   get(key: JobKey): Promise<Job | undefined>;
   /** The job's render input, wherever it is kept. */

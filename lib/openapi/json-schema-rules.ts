@@ -11,6 +11,7 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { base64TextPattern } from '../schemas/base64-text.js';
+import { BatchRequestSchema } from '../schemas/batch-requests.js';
 import { CSS_VALUE } from '../schemas/css-value.js';
 import { JS_WHITESPACE } from '../schemas/js-whitespace.js';
 import { DocumentPartSchema, MERGED_FILE_ONLY, MergePdfOptionsSchema } from '../schemas/merge-requests.js';
@@ -302,6 +303,14 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       Object.assign(stringOf(overlay, 'filter'), CSS_VALUE_SCHEMA);
       Object.assign(stringOf(overlay, 'background'), { anyOf: [CSS_VALUE_SCHEMA, { pattern: HTTP_URL }] });
       return overlay;
+    },
+  ],
+  // A batch: exactly one of items and itemsUrl; itemsUrl an http(s) URL or an s3://bucket/key (batch-requests.ts).
+  [
+    lastOf(BatchRequestSchema),
+    (body) => {
+      Object.assign(stringOf(body, 'itemsUrl'), { anyOf: [{ pattern: HTTP_URL }, { pattern: `^${WS}s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/[^\\u0000-\\u001f\\u007f]+${WS}$` }] });
+      return withRules(body, exactlyOne(['items', 'array'], ['itemsUrl', 'string']));
     },
   ],
   // A cookie's url: http or https, no control characters inside (the URL itself is parsed by the service).

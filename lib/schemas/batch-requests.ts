@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ValidationError } from '../errors.js';
 import { isPlainObject } from '../is-plain-object.js';
 import { closedObject } from './closed-object.js';
 import {
@@ -10,6 +11,7 @@ import {
   WebhookOptionsSchema,
 } from './render-options.js';
 import { PageWithSourceSchema } from './render-requests.js';
+import { MAX_URL_LENGTH, publicHttpUrl } from './http-url.js';
 
 /** Items of one batch given inline, at most. */
 export const MAX_BATCH_ITEMS = 10_000;
@@ -76,10 +78,13 @@ export const BatchItemSchema = v.lazy((input: unknown) => {
 
 /**
  * Items of a batch whose `output` asks for an archive or a merged PDF, at
- * most: both are made by the consumer that closes the batch, within its
- * invocation (120 s on Lambda), reading every item's file once each.
+ * most: both are made by a step of their own (batch-outputs-build: 15
+ * minutes, 3 GB) once the items have ended. The archive has no ZIP64
+ * (65,535 entries, 4 GiB at most: 10,000 files of up to 400 KB each); the
+ * merged PDF is built in memory, about 0.05 MB per one-page item (160 MB
+ * at 30 items, 207 MB at 1,000: docs/batches.md), some 0.7 GB at 10,000.
  */
-export const MAX_OUTPUT_ITEMS = 1_000;
+export const MAX_OUTPUT_ITEMS = 10_000;
 
 /** `output`: beside the files stored one by one, one archive of them all and/or one PDF of the PDF items in order. */
 export const BatchOutputSchema = closedObject({
@@ -87,36 +92,99 @@ export const BatchOutputSchema = closedObject({
   merge: v.nullish(v.boolean('Must be true or false')),
 });
 
-/** POST /v1/batches */
-export const BatchRequestSchema = v.pipe(
-  closedObject({
-    items: v.pipe(
-      v.array(BatchItemEntrySchema, 'Must be an array of items'),
-      v.minLength(1, 'Give at least one item'),
-      v.maxLength(MAX_BATCH_ITEMS, `Must be at most ${MAX_BATCH_ITEMS} items`),
+/** Items a JSON Lines file (`itemsUrl`) may list, at most. */
+export const MAX_ITEM_LINES = 100_000;
+
+/** Largest JSON Lines file read from `itemsUrl` (100,000 lines of about 600 bytes each). */
+export const MAX_ITEMS_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Where the service's bucket takes a caller's JSON Lines files: `uploads/<accountId>/…`, read by that account only. */
+export const ITEMS_UPLOAD_PREFIX = 'uploads/';
+
+/** `s3://<bucket>/<key>`: whose bucket and key are allowed is decided with the caller's account (lib/batches/item-source.ts). */
+const S3_KEY = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/[^\u0000-\u001f\u007f]{1,1024}$/u;
+
+const PublicItemsUrl = publicHttpUrl('items URL');
+
+/**
+ * `itemsUrl`: a JSON Lines file of items, fetched as documentUrl is (the
+ * egress policy, no redirects, a size and a time bound) or read from the
+ * service's bucket under the caller's own upload prefix.
+ */
+const ItemsUrlSchema = v.pipe(
+  v.string('Must be a string'),
+  v.trim(),
+  v.maxLength(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters`),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const url = dataset.value;
+    if (/^s3:/iu.test(url)) {
+      if (!S3_KEY.test(url)) addIssue({ message: 'Must be s3://<bucket>/<key> (the bucket in lower case)' });
+      return;
+    }
+    const checked = v.safeParse(PublicItemsUrl, url);
+    if (!checked.success) addIssue({ message: checked.issues[0].message });
+  }),
+  v.metadata({
+    description:
+      `A JSON Lines file of items (one item per line, as items takes them; at most ${MAX_ITEM_LINES} lines and ${MAX_ITEMS_FILE_BYTES / 1024 / 1024} MB), instead of items: ` +
+      'an http(s) URL fetched with a GET through the same network rules as page.url (no redirects, private, loopback and metadata addresses refused, 10 s), ' +
+      `or s3://<the service's files bucket>/${ITEMS_UPLOAD_PREFIX}<your account id>/<key>: keys under another prefix, another account's or another bucket are refused. ` +
+      'Every line is checked before anything is queued (a 400 names items.<line index>.<field>).',
+  }),
+);
+
+const BatchBodySchema = closedObject({
+    items: v.nullish(
+      v.pipe(
+        v.array(BatchItemEntrySchema, 'Must be an array of items'),
+        v.minLength(1, 'Give at least one item'),
+        v.maxLength(MAX_BATCH_ITEMS, `Must be at most ${MAX_BATCH_ITEMS} items (a larger run comes as itemsUrl)`),
+      ),
     ),
+    itemsUrl: v.nullish(ItemsUrlSchema),
     defaults: v.nullish(BatchDefaultsSchema),
     output: v.nullish(BatchOutputSchema),
     webhook: v.nullish(WebhookOptionsSchema),
-  }),
-  v.forward(
-    v.partialCheck(
-      [['items'], ['output', 'zip']],
-      (body) => !(body.output?.zip && body.items.length > MAX_OUTPUT_ITEMS),
-      `Takes at most ${MAX_OUTPUT_ITEMS} items (the archive is made when the batch closes); download the files from the manifest instead`,
-    ),
-    ['output', 'zip'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['items'], ['output', 'merge']],
-      (body) => !(body.output?.merge && body.items.length > MAX_OUTPUT_ITEMS),
-      `Takes at most ${MAX_OUTPUT_ITEMS} items (the merged PDF is made when the batch closes)`,
-    ),
-    ['output', 'merge'],
-  ),
-  v.metadata({ required: ['items'] }),
+});
+
+/** POST /v1/batches */
+export const BatchRequestSchema = v.pipe(
+  BatchBodySchema,
+  exactlyOneSource<v.InferOutput<typeof BatchBodySchema>>(),
 );
+
+type BatchFields = { items?: unknown[] | null; itemsUrl?: string | null };
+
+/**
+ * `output` takes at most MAX_OUTPUT_ITEMS items: checked once the items are
+ * known (inline items never pass it; an `itemsUrl` may list 100,000), a 400
+ * naming `output.zip` and/or `output.merge`.
+ */
+export function checkOutputCap(output: BatchOutputOptions | null | undefined, count: number): void {
+  const reasons = {
+    zip: 'one archive without ZIP64, made once the items have ended; download the files from the manifest instead',
+    merge: 'the merged PDF is built in memory once the items have ended',
+  };
+  const fields: Record<string, string> = {};
+  for (const key of ['zip', 'merge'] as const) {
+    if (output?.[key] && count > MAX_OUTPUT_ITEMS) fields[`output.${key}`] = `Takes at most ${MAX_OUTPUT_ITEMS} items (${reasons[key]}); this batch has ${count}`;
+  }
+  if (Object.keys(fields).length > 0) throw new ValidationError(fields);
+}
+
+/** Exactly one of `items` and `itemsUrl`: both named when neither or both are given. */
+function exactlyOneSource<T extends BatchFields>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value;
+    if ((input.items == null) === (input.itemsUrl == null)) {
+      for (const key of ['items', 'itemsUrl'] as const) {
+        addIssue({ message: 'Give exactly one of items and itemsUrl', path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
+      }
+    }
+  });
+}
 
 export type BatchOutputOptions = v.InferOutput<typeof BatchOutputSchema>;
 export type BatchItemEntryOutput = v.InferOutput<typeof BatchItemEntrySchema>;

@@ -78,6 +78,9 @@ def before_call(context, case, **kwargs):
     # A process request's documentUrl is fetched: the receiver answers it (with a page, which is no PDF).
     if isinstance(body.get("documentUrl"), str):
         body["documentUrl"] = f"{RECEIVER}/documentUrl"
+    # A batch's itemsUrl is fetched too (an s3:// key would be refused outside the caller's own uploads).
+    if isinstance(body.get("itemsUrl"), str):
+        body["itemsUrl"] = f"{RECEIVER}/itemsUrl"
 
 
 @dataclass(frozen=True)
@@ -375,8 +378,18 @@ BEYOND_JSON_SCHEMA = (
         ("createBatch",),
     ),
     Rule(
+        r"^(items(\.\d+)?|itemsUrl)$",
+        r"^(Give exactly one of items and itemsUrl|Must be one JSON object on one line|Answered \d+|Could not be fetched"
+        r"|Refused by the network rules|No complete answer|Must be at most|Must list at|Must be UTF-8 text|No file at this key"
+        r"|Must be s3://)",
+        "Exactly one of items and itemsUrl is a rule between two nullable fields (the document's oneOf says it, "
+        "null counting as absent); itemsUrl is fetched (or read from the caller's uploads) when the batch is "
+        "posted: what its host answers, line by line, is the host's, not the request's.",
+        ("createBatch",),
+    ),
+    Rule(
         r"^output\.(zip|merge)$",
-        r"^Takes at most 1000 items ",
+        r"^Takes at most \d+ items ",
         "A batch's archive or merged PDF is made by the consumer that closes it (lib/schemas/batch-requests.ts "
         "MAX_OUTPUT_ITEMS): a rule between output and the length of items.",
         ("createBatch",),

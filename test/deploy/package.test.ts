@@ -55,8 +55,8 @@ const FILE_SERVERS = ['openapi', 'studio'];
  * chunk of theirs, loaded on demand by pdf-merge-async only.
  */
 const PDF_AT_THE_EDGE = ['pdf-async', 'screenshot-async', 'template-render-async', 'pdf-merge-async', 'pdf-process-async', 'batch-create'];
-/** Functions that read PDFs without rendering: the batch items' dead-letter consumer closes a batch whose last item it gives up, and writes its merged PDF. */
-const PDF_READERS = ['batch-items-dead-letter'];
+/** Functions that read PDFs without rendering: a batch's outputs step writes its merged PDF; the batch items' dead-letter consumer closes a batch whose last item it gives up. */
+const PDF_READERS = ['batch-items-dead-letter', 'batch-outputs-build'];
 
 const RENDERERS = [
   'pdf',
@@ -147,6 +147,7 @@ const BATCH_ITEM_END = [
   ...STORE_FILES,
   'sqs:SendMessage WebhooksQueue',
   'sqs:SendMessage BatchItemsQueue',
+  'sqs:SendMessage BatchOutputsQueue',
   ...REFUND,
   'dynamodb:UpdateItem TokensTable',
 ];
@@ -225,11 +226,30 @@ const PERMISSIONS: Record<string, string[]> = {
     'dynamodb:GetItem JobsTable',
     'dynamodb:UpdateItem JobsTable',
     'sqs:SendMessage BatchItemsQueue',
+    's3:GetObject FilesBucket/uploads/*',
+    's3:ListBucket FilesBucket',
   ],
   'batch-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'batch-cancel': [...AUTH, 'dynamodb:GetItem JobsTable', 'dynamodb:UpdateItem JobsTable', 's3:GetObject FilesBucket/files/*'],
-  'batch-items-consume': [...RECEIVE('BatchItemsQueue'), ...BATCH_ITEM_END, 's3:GetObject FilesBucket/job-inputs/*', ...SIGN],
+  // It also runs a batch's fan-out steps: the items recorded as jobs (PutItem, their large inputs to job-inputs/).
+  'batch-items-consume': [
+    ...RECEIVE('BatchItemsQueue'),
+    ...BATCH_ITEM_END,
+    's3:GetObject FilesBucket/job-inputs/*',
+    'dynamodb:PutItem JobsTable',
+    's3:PutObject FilesBucket/job-inputs/*',
+    ...SIGN,
+  ],
   'batch-items-dead-letter': [...RECEIVE('BatchItemsDeadLetterQueue'), ...BATCH_ITEM_END],
+  // A finished batch's archive and merged PDF, then its close: the batch's items read, files stored, its webhook queued.
+  'batch-outputs-build': [
+    ...RECEIVE('BatchOutputsQueue'),
+    'dynamodb:GetItem JobsTable',
+    'dynamodb:UpdateItem JobsTable',
+    'dynamodb:Query JobsTable',
+    ...STORE_FILES,
+    'sqs:SendMessage WebhooksQueue',
+  ],
   openapi: [],
   studio: [],
 };
@@ -468,6 +488,8 @@ describe('npm run package (offline, stage prod)', () => {
     assert.deepEqual(queues.WebhooksQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['WebhooksDeadLetterQueue', 'Arn'] });
     assert.ok(Number(queues.BatchItemsQueue?.Properties.VisibilityTimeout) >= 6 * Number(functions['batch-items-consume']?.resource.Properties.Timeout));
     assert.ok(Number(queues.BatchItemsDeadLetterQueue?.Properties.VisibilityTimeout) >= 6 * Number(functions['batch-items-dead-letter']?.resource.Properties.Timeout));
+    assert.ok(Number(queues.BatchOutputsQueue?.Properties.VisibilityTimeout) >= 6 * Number(functions['batch-outputs-build']?.resource.Properties.Timeout));
+    assert.deepEqual(queues.BatchOutputsQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['BatchItemsDeadLetterQueue', 'Arn'] });
     assert.deepEqual(queues.BatchItemsQueue?.Properties.RedrivePolicy.deadLetterTargetArn, { 'Fn::GetAtt': ['BatchItemsDeadLetterQueue', 'Arn'] });
     for (const dlq of ['JobsDeadLetterQueue', 'WebhooksDeadLetterQueue', 'BatchItemsDeadLetterQueue']) {
       assert.equal(Number(queues[dlq]?.Properties.MessageRetentionPeriod), 1_209_600, `${dlq} keeps messages 14 days`);
@@ -478,7 +500,7 @@ describe('npm run package (offline, stage prod)', () => {
     // Act
     const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping');
     // Assess
-    assert.equal(mappings.length, 5);
+    assert.equal(mappings.length, 6);
     for (const [id, mapping] of mappings) {
       assert.deepEqual(mapping.Properties.FunctionResponseTypes, ['ReportBatchItemFailures'], id);
     }

@@ -5,6 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { ListBucketsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { processTree } from '../../lib/local/process-tree.js';
 import { readLiveDevStack } from '../../lib/local/dev-stack.js';
@@ -37,6 +38,9 @@ type Manifest = {
 
 /** Items of the proof batch: 200 in CI (BATCH_E2E_ITEMS=1000 runs the issue's full proof). */
 const ITEMS = Number(process.env.BATCH_E2E_ITEMS ?? 200);
+
+/** BATCH_E2E_POST_ITEMS=N measures a POST of N items by itemsUrl (checking, planning, writing and queueing them: docs/batches.md). */
+const POST_ITEMS = Number(process.env.BATCH_E2E_POST_ITEMS ?? 0);
 
 /** A receiver's check of a Standard Webhooks signature, with node:crypto alone. */
 function signedBy(secret: string, headers: Record<string, unknown>, body: string): boolean {
@@ -93,9 +97,12 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
   let account: Account;
   let other: Account;
   let sqs: SQSClient;
+  let s3: S3Client;
+  let bucket: string;
   let stage: string;
   let templateId: string;
   let flakyCalls = 0;
+  let itemLines = '';
   const stackFile = join(tempDir('docrender-batches-'), 'dev-stack.json');
 
   before(async () => {
@@ -104,6 +111,9 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
       '/hook/batch': ok,
       '/hook/cancel': ok,
       '/page/slow': html('<p>slow</p>'),
+      // JSON Lines files of items (itemsUrl), set by each test.
+      '/items.jsonl': (_req, res) => res.writeHead(200, { 'content-type': 'application/jsonl' }).end(itemLines),
+      '/items/redirect': (_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end(),
       // Fails twice, then takes the call.
       '/hook/flaky': (_req, res) => {
         flakyCalls += 1;
@@ -119,6 +129,10 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     assert.ok(stack, 'the service wrote its stack file');
     stage = stack.stage;
     sqs = new SQSClient({ region: stack.region, endpoint: stack.endpoints.sqs, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, useQueueUrlAsEndpoint: false });
+    s3 = new S3Client({ region: stack.region, endpoint: stack.endpoints.s3, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, forcePathStyle: true });
+    const { Buckets = [] } = await s3.send(new ListBucketsCommand({}));
+    bucket = Buckets.find((b) => b.Name?.startsWith(`docrender-${stage}-filesbucket`))?.Name as string;
+    assert.ok(bucket, 'the files bucket');
     const created = await service.request('/v1/templates', {
       token: account.token,
       json: { name: 'Statement', variables: { page: { htmlTemplate: b64('<h1>Statement</h1><p>Customer {{customer}}</p><p>Reference {{ref}}</p>') } } },
@@ -128,6 +142,7 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
   });
   after(async () => {
     sqs?.destroy();
+    s3?.destroy();
     await service?.stop();
     await receiver?.close();
   });
@@ -223,9 +238,10 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     const merged = new Uint8Array(await (await fetch(batch.mergedUrl as string)).arrayBuffer());
     assert.equal(pageCountOf(merged), ITEMS, 'one A5 page per statement');
     assert.deepEqual(outlineOf(merged).map((entry) => entry.title), items.map((item) => item.name));
-    // the finishing instance's memory: the peak resident set (VmHWM) of the consumer instances, one of which closed the batch
-    const peaks = processTree(process.pid).filter((pid) => runsFunction(pid, 'batch-items-consume')).map(peakRssMb);
-    console.log(`batch-items-consume instances' peak RSS after zip and merge of ${ITEMS}: ${peaks.join(', ')} MB`);
+    // the outputs step's memory: the peak resident set (VmHWM) of the batch-outputs-build instance that made them and closed the batch
+    const peaks = processTree(process.pid).filter((pid) => runsFunction(pid, 'batch-outputs-build')).map(peakRssMb);
+    assert.ok(peaks.length > 0, 'a batch-outputs-build instance made the outputs');
+    console.log(`batch-outputs-build instance's peak RSS after zip and merge of ${ITEMS}: ${peaks.join(', ')} MB`);
   });
 
   it('loses nothing and counts nothing twice when consumer instances and browsers are killed mid-batch, and calls a webhook that fails twice once more, once', async () => {
@@ -353,5 +369,106 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     assert.equal((await used()) - before, batch.counts.done);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     assert.equal(receiver.requests.filter((r) => r.url === '/hook/cancel').length, 1);
+  });
+
+  const upload = async (key: string, lines: string) => {
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: lines, ContentType: 'application/jsonl' }));
+    return `s3://${bucket}/${key}`;
+  };
+  const jsonl = (entries: unknown[]) => entries.map((entry) => JSON.stringify(entry)).join('\n') + '\n';
+
+  it("takes its items as JSON Lines from itemsUrl: a site's URL through the egress policy, or a key under the caller's own upload prefix", async () => {
+    // Prepare
+    const before = await used();
+    itemLines = jsonl(Array.from({ length: 3 }, (_, i) => ({ name: `web-${i}`, page: { templateData: { customer: `Web ${i}`, ref: `WEB${i}X` } }, metadata: { line: String(i) } })));
+    const key = await upload(
+      `uploads/${account.accountId}/november.jsonl`,
+      // CRLF line ends and a blank line are taken; the index counts items, not lines
+      `${JSON.stringify({ name: 's3-0', page: { templateData: { customer: 'Key 0', ref: 'KEY0Y' } } })}\r\n\r\n${JSON.stringify({ page: { templateData: { customer: 'Key 1', ref: 'KEY1Y' } } })}`,
+    );
+
+    // Act
+    const fromSite = await post({ itemsUrl: `${receiver.url}/items.jsonl`, defaults: { templateId } });
+    const fromKey = await post({ itemsUrl: key, defaults: { templateId } });
+    assert.equal(fromSite.status, 202, JSON.stringify(fromSite.body));
+    assert.equal(fromKey.status, 202, JSON.stringify(fromKey.body));
+    const site = await ended(fromSite.body.id, 120_000);
+    const keyed = await ended(fromKey.body.id, 120_000);
+
+    // Assess
+    assert.deepEqual([fromSite.body.total, fromKey.body.total], [3, 2]);
+    assert.deepEqual([site.status, keyed.status], ['COMPLETED', 'COMPLETED']);
+    const siteManifest = (await (await fetch(site.manifestUrl as string)).json()) as Manifest;
+    const keyManifest = (await (await fetch(keyed.manifestUrl as string)).json()) as Manifest;
+    assert.deepEqual(siteManifest.items.map((item) => [item.name, item.metadata]), [0, 1, 2].map((i) => [`web-${i}`, { line: String(i) }]));
+    assert.deepEqual(keyManifest.items.map((item) => item.name), ['s3-0', '1']);
+    for (const [entry, ref] of [...siteManifest.items.map((item, i) => [item, `WEB${i}X`] as const), ...keyManifest.items.map((item, i) => [item, `KEY${i}Y`] as const)]) {
+      assert.ok(pdftotext(new Uint8Array(await (await fetch(entry.fileUrl as string)).arrayBuffer())).stdout.includes(ref), `${entry.name} carries ${ref}`);
+    }
+    assert.equal((await used()) - before, 5);
+  });
+
+  it("refuses an itemsUrl with a bad line (naming items.N…), an SSRF target, a redirect, another tenant's key and the service's own objects: nothing spent, nothing queued", async () => {
+    // Prepare
+    await waitFor('the batch queue to drain', async () => ((await batchQueueLeft()) === 0 ? true : undefined), 120_000);
+    const before = await used();
+    const good = { page: { templateData: { customer: 'A', ref: 'R' } } };
+    itemLines = jsonl([good, good, { page: { templateData: 'not an object' } }, good]) + '{not json\n';
+    const othersKey = await upload(`uploads/${other.accountId}/theirs.jsonl`, jsonl([good]));
+    const serviceKey = await upload(`files/${account.accountId}/looks-like-mine.jsonl`, jsonl([good]));
+
+    // Act
+    const badLines = await post({ itemsUrl: `${receiver.url}/items.jsonl`, defaults: { templateId } });
+    const refusals = await Promise.all(
+      [
+        'http://169.254.169.254/latest/meta-data',
+        `${receiver.url}/items/redirect`,
+        `${receiver.url}/items/missing.jsonl`,
+        othersKey,
+        serviceKey,
+        othersKey.replace(`uploads/${other.accountId}/`, `uploads/${account.accountId}/../${other.accountId}/`),
+        `s3://another-bucket/uploads/${account.accountId}/x.jsonl`,
+        `s3://${bucket}/uploads/${account.accountId}/missing.jsonl`,
+      ].map(async (itemsUrl) => ({ itemsUrl, ...(await post({ itemsUrl, defaults: { templateId } })) })),
+    );
+    const both = await post({ items: [good], itemsUrl: `${receiver.url}/items.jsonl`, defaults: { templateId } });
+    const neither = await post({ defaults: { templateId } });
+
+    // Assess
+    assert.equal(badLines.status, 400);
+    assert.deepEqual(Object.keys(badLines.body.fields ?? {}).sort(), ['items.2.page.templateData', 'items.4']);
+    for (const refused of refusals) {
+      assert.equal(refused.status, 400, refused.itemsUrl);
+      assert.deepEqual(Object.keys(refused.body.fields ?? {}), ['itemsUrl'], refused.itemsUrl);
+      assert.ok(!JSON.stringify(refused.body).includes('theirs'), "another account's key is not echoed");
+    }
+    assert.match(refusals[1]!.body.fields?.itemsUrl ?? '', /redirects are not followed/);
+    assert.match(refusals[2]!.body.fields?.itemsUrl ?? '', /404/);
+    assert.equal(refusals[3]!.body.fields?.itemsUrl, refusals[6]!.body.fields?.itemsUrl, "another tenant's key is refused as any key outside one's own prefix");
+    for (const answer of [both, neither]) {
+      assert.equal(answer.status, 400);
+      assert.deepEqual(Object.keys(answer.body.fields ?? {}).sort(), ['items', 'itemsUrl']);
+    }
+    assert.equal(await used(), before);
+    assert.equal(await batchQueueLeft(), 0);
+  });
+
+  it(`measures a POST of ${POST_ITEMS} items by itemsUrl, cancelled at once`, { skip: POST_ITEMS === 0 }, async () => {
+    // Prepare
+    const big = JSON.parse((await service.tokens('create', '--json', '--limit', String(POST_ITEMS), '--rate', '1000')).stdout) as Account;
+    const template = await service.request('/v1/templates', { token: big.token, json: { name: 'Statement', variables: { page: { htmlTemplate: b64('<p>{{customer}} {{ref}}</p>') } } } });
+    const bigTemplate = ((await template.json()) as { id: string }).id;
+    itemLines = jsonl(Array.from({ length: POST_ITEMS }, (_, i) => ({ page: { templateData: { customer: `C${i}`, ref: `R${i}` } } })));
+
+    // Act
+    const startedAt = Date.now();
+    const queued = await post({ itemsUrl: `${receiver.url}/items.jsonl`, defaults: { templateId: bigTemplate } }, big.token);
+    const seconds = (Date.now() - startedAt) / 1000;
+    if (queued.status === 202) await service.request(`/v1/batches/${queued.body.id}`, { method: 'DELETE', token: big.token });
+    console.log(`POST of ${POST_ITEMS} items by itemsUrl (${(itemLines.length / 1024 / 1024).toFixed(1)} MB): ${queued.status} in ${seconds.toFixed(1)} s`);
+
+    // Assess
+    assert.equal(queued.status, 202, JSON.stringify(queued.body).slice(0, 300));
+    assert.equal(queued.body.total, POST_ITEMS);
   });
 });

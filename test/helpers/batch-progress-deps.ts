@@ -15,7 +15,7 @@ export function batchProgressDeps(aws: LocalAwsForTests, serviceName: string): B
   return {
     jobs: createDynamoJobStore({ dynamo, s3, tableName: config.tables.jobs, bucket: config.filesBucket }),
     batches: createDynamoBatchStore({ dynamo, tableName: config.tables.jobs }),
-    batchQueue: createSqsBatchQueue({ sqs, queueUrl: config.batchItemsQueueUrl }),
+    batchQueue: createSqsBatchQueue({ sqs, queueUrl: config.batchItemsQueueUrl, outputsQueueUrl: config.batchOutputsQueueUrl }),
     queue: createSqsJobQueue({ sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),
     files: createS3FileStore({ s3, bucket: config.filesBucket }),
     logger: new Logger({ serviceName, logLevel: 'SILENT' }),

@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { batchItemJobId, newBatchId } from '../../../lib/batches/batch-ids.js';
-import { checkBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
+import { checkBatch, closeBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
+import { parseBatchQueueMessage } from '../../../lib/batches/batch-queue.js';
 import { batchResponse } from '../../../lib/batches/batch-response.js';
 import type { BatchKey, BatchOutput } from '../../../lib/batches/batch-store.js';
 import type { StoredFile } from '../../../lib/files/file-store.js';
@@ -30,7 +32,7 @@ async function itemPdf(index: number, pages: number): Promise<Buffer> {
 
 type ItemSpec = { name: string; file?: { body: Buffer; contentType: string } };
 
-describe('batch outputs: output.zip and output.merge made by the closer', () => {
+describe('batch outputs: output.zip and output.merge made by a step of their own, then the batch closed', () => {
   let aws: LocalAwsForTests;
   let deps: BatchProgressDeps;
   const dir = tempDir('docrender-batch-outputs-');
@@ -72,14 +74,43 @@ describe('batch outputs: output.zip and output.merge made by the closer', () => 
     return path;
   };
 
+  /** The outputs messages queued so far (taken off the outputs queue). */
+  async function outputsMessages(): Promise<BatchKey[]> {
+    const found: BatchKey[] = [];
+    for (;;) {
+      const { Messages = [] } = await aws.clients.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: aws.config.batchOutputsQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 300 }),
+      );
+      if (Messages.length === 0) return found;
+      for (const message of Messages) {
+        const parsed = parseBatchQueueMessage(message.Body as string);
+        if (parsed.kind === 'outputs') found.push({ accountId: parsed.accountId, batchId: parsed.batchId });
+        await aws.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: aws.config.batchOutputsQueueUrl, ReceiptHandle: message.ReceiptHandle as string }));
+      }
+    }
+  }
+
+  /**
+   * The watchdog's check (as the last item's finisher would) queues the outputs step and leaves the batch open;
+   * the step (batch-outputs-build) makes them and closes it.
+   */
+  async function closeThroughOutputsStep(key: BatchKey): Promise<void> {
+    await checkBatch(key, deps);
+    await checkBatch(key, deps); // a second check while the step is under way queues no second step
+    assert.equal((await deps.batches.get(key))?.closed, false, 'the closer leaves the outputs to their step');
+    const queued = await outputsMessages();
+    assert.deepEqual(queued, [key]);
+    await closeBatch(queued[0]!, deps, 'build');
+  }
+
   it(`zips ${ITEMS} items into an archive of ${ITEMS} files that open, and merges them into one PDF with every page and one outline entry per item`, async () => {
     // Prepare: items of 1 to 3 pages
     const pages = Array.from({ length: ITEMS }, (_, i) => (i % 3) + 1);
     const specs = await Promise.all(pages.map(async (count, i) => ({ name: `statement-${i}`, file: { body: await itemPdf(i, count), contentType: 'application/pdf' } })));
     const key = await finishedBatch(specs, { zip: true, merge: true });
 
-    // Act: the watchdog's check closes it (as the last item's finisher would)
-    await checkBatch(key, deps);
+    // Act: the watchdog's check queues the outputs step (as the last item's finisher would), which closes it
+    await closeThroughOutputsStep(key);
 
     // Assess: the archive
     const batch = await deps.batches.get(key);
@@ -120,7 +151,7 @@ describe('batch outputs: output.zip and output.merge made by the closer', () => 
     const key = await finishedBatch(specs, { zip: true, merge: true });
 
     // Act
-    await checkBatch(key, deps);
+    await closeThroughOutputsStep(key);
 
     // Assess
     const batch = await deps.batches.get(key);
@@ -139,7 +170,7 @@ describe('batch outputs: output.zip and output.merge made by the closer', () => 
     const key = await finishedBatch(bodies.map((body, i) => ({ name: `big-${i}`, file: { body, contentType: 'image/png' } })), { zip: true, merge: false });
 
     // Act
-    await checkBatch(key, deps);
+    await closeThroughOutputsStep(key);
 
     // Assess
     const batch = await deps.batches.get(key);
@@ -156,5 +187,29 @@ describe('batch outputs: output.zip and output.merge made by the closer', () => 
     assert.deepEqual([batch?.closed, batch?.zip, batch?.merged], [true, undefined, undefined]);
     const answer = await batchResponse(batch!, { files: deps.files, lifetimeSeconds: 3600 });
     assert.ok(!('zipUrl' in answer) && !('mergedUrl' in answer));
+  });
+
+  it('closes once when the outputs step runs twice (a redelivery, the watchdog queuing it again), and closes without them when it is given up', async () => {
+    // Prepare
+    const pdf = { body: await itemPdf(0, 1), contentType: 'application/pdf' };
+    const twice = await finishedBatch([{ name: 'one', file: pdf }, { name: 'two', file: pdf }], { zip: true, merge: true });
+    const givenUp = await finishedBatch([{ name: 'one', file: pdf }], { zip: true, merge: false });
+
+    // Act
+    await closeThroughOutputsStep(twice);
+    const first = await deps.batches.get(twice);
+    await closeBatch(twice, deps, 'build');
+    await checkBatch(givenUp, deps);
+    await outputsMessages();
+    await closeBatch(givenUp, deps, 'give-up');
+
+    // Assess: the second run changed nothing (same manifest, same archive)
+    const second = await deps.batches.get(twice);
+    assert.equal(first?.closed, true);
+    assert.deepEqual([second?.manifest?.key, second?.zip?.key, second?.merged?.key], [first?.manifest?.key, first?.zip?.key, first?.merged?.key]);
+    const ended = await deps.batches.get(givenUp);
+    assert.deepEqual([ended?.closed, ended?.status, ended?.zip], [true, 'COMPLETED', undefined]);
+    const manifest = JSON.parse(String(await deps.files.read(ended!.manifest!.key))) as { zip: { error: { code: string } } };
+    assert.equal(manifest.zip.error.code, 'batch.output');
   });
 });

@@ -12,6 +12,7 @@ import { createDynamoTokenStore } from '../../../lib/aws/dynamo-token-store.js';
 import { createDynamoUsageStore } from '../../../lib/aws/dynamo-usage-store.js';
 import { StorageUnavailableError } from '../../../lib/aws/errors.js';
 import { createDynamoBatchStore } from '../../../lib/aws/dynamo-batch-store.js';
+import { createS3BatchPlanStore } from '../../../lib/aws/s3-batch-plan-store.js';
 import { createSqsBatchQueue } from '../../../lib/aws/sqs-batch-queue.js';
 import { createS3FileStore } from '../../../lib/aws/s3-file-store.js';
 import { createSqsJobQueue } from '../../../lib/aws/sqs-job-queue.js';
@@ -81,7 +82,8 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
       jobs: createDynamoJobStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.jobs, bucket: config.filesBucket }),
       queue: createSqsJobQueue({ sqs: clients.sqs, jobsQueueUrl: config.jobsQueueUrl, webhooksQueueUrl: config.webhooksQueueUrl }),
       batches: createDynamoBatchStore({ dynamo: clients.dynamo, tableName: config.tables.jobs }),
-      batchQueue: createSqsBatchQueue({ sqs: clients.sqs, queueUrl: config.batchItemsQueueUrl }),
+      batchQueue: createSqsBatchQueue({ sqs: clients.sqs, queueUrl: config.batchItemsQueueUrl, outputsQueueUrl: config.batchOutputsQueueUrl }),
+      batchPlans: createS3BatchPlanStore({ s3: clients.s3, bucket: config.filesBucket }),
     };
     deps = { ...base, renderer: chromiumlessRenderer() };
     asyncPdf = renderEndpoint('pdf', 'async', deps);

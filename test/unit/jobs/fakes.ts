@@ -41,6 +41,11 @@ export function memoryJobStore(): MemoryJobStore {
     async create(job) {
       jobs.set(id(job), copy(job));
     },
+    async createIfAbsent(job) {
+      if (jobs.has(id(job))) return false;
+      jobs.set(id(job), copy(job));
+      return true;
+    },
     async get(key) {
       const job = jobs.get(id(key));
       return job ? copy(job) : undefined;

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { QuotaExceededError } from '../../../lib/errors.js';
 import { admitRequest } from '../../../lib/quota/admission.js';
-import { billingPeriod, readQuota, refundQuota, type QuotaSpend } from '../../../lib/quota/quota.js';
+import { billingPeriod, readQuota, refundQuota, unitSpend, type QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 import { memoryUsageStore as counters } from './memory-usage-store.js';
@@ -195,5 +195,14 @@ describe('spending several units (a merge: one per rendered part)', () => {
     assert.equal(first, true);
     assert.equal(again, false);
     assert.equal((await readQuota(store, token(null), NOW)).used, 0);
+  });
+});
+
+describe('unitSpend', () => {
+  it("names each unit of a spend as the spend's own ids do: the first the request's, the n-th `<spendId>#<n>`", () => {
+    const spend = { tokenHash: 'h', period: '2026-11', spendId: 'req-1', units: 100_000 };
+    assert.deepEqual(unitSpend(spend, 0), { tokenHash: 'h', period: '2026-11', spendId: 'req-1' });
+    assert.equal(unitSpend(spend, 1).spendId, 'req-1#2');
+    assert.equal(unitSpend(spend, 99_999).spendId, 'req-1#100000');
   });
 });

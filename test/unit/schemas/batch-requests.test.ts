@@ -2,7 +2,21 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
 import { parseInput } from '../../../lib/schemas/parse.js';
-import { BatchRequestSchema, MAX_OUTPUT_ITEMS } from '../../../lib/schemas/batch-requests.js';
+import { BatchRequestSchema, checkOutputCap, MAX_OUTPUT_ITEMS } from '../../../lib/schemas/batch-requests.js';
+
+/** The fields of the 400 that `act` throws, or undefined when it throws none. */
+const fieldsThrown = (act: () => unknown) => {
+  try {
+    act();
+  } catch (error) {
+    if (error instanceof ValidationError) return error.fields;
+    throw error;
+  }
+  return undefined;
+};
+
+/** The fields of the 400 the body gets, or undefined when it is taken. */
+const fieldsOf = (body: unknown) => fieldsThrown(() => parseInput(BatchRequestSchema, body));
 
 const items = (count: number) => Array.from({ length: count }, (_, i) => ({ page: { templateData: { i } } }));
 
@@ -13,22 +27,33 @@ describe('BatchRequestSchema output', () => {
   });
 
   it('refuses output.zip and output.merge on a larger batch, naming each, and an unknown output key', () => {
-    // Act
-    const refused = (body: unknown) => {
-      try {
-        parseInput(BatchRequestSchema, body);
-      } catch (error) {
-        if (error instanceof ValidationError) return error.fields;
-        throw error;
-      }
-      return undefined;
-    };
-
     // Assess
-    const fields = refused({ defaults: { templateId: 'tpl_1' }, items: items(MAX_OUTPUT_ITEMS + 1), output: { zip: true, merge: true } });
+    const capped = (output: { zip?: boolean; merge?: boolean }, count: number) => fieldsThrown(() => checkOutputCap(output, count));
+    const fields = capped({ zip: true, merge: true }, MAX_OUTPUT_ITEMS + 1);
     assert.deepEqual(Object.keys(fields ?? {}).sort(), ['output.merge', 'output.zip']);
-    assert.match(fields?.['output.zip'] ?? '', /^Takes at most 1000 items/);
-    assert.equal(refused({ defaults: { templateId: 'tpl_1' }, items: items(MAX_OUTPUT_ITEMS + 1), output: { zip: false } }), undefined);
-    assert.ok(Object.keys(refused({ items: items(1), output: { tar: true } }) ?? {}).some((field) => field.startsWith('output')));
+    assert.match(fields?.['output.zip'] ?? '', /^Takes at most 10000 items/);
+    assert.equal(capped({ zip: false }, MAX_OUTPUT_ITEMS + 1), undefined);
+    assert.equal(capped({ zip: true, merge: true }, MAX_OUTPUT_ITEMS), undefined);
+    assert.ok(Object.keys(fieldsOf({ items: items(1), output: { tar: true } }) ?? {}).some((field) => field.startsWith('output')));
+  });
+});
+
+describe('BatchRequestSchema itemsUrl', () => {
+  it('takes an http(s) URL or an s3:// key in place of items', () => {
+    assert.equal(parseInput(BatchRequestSchema, { itemsUrl: ' https://example.com/items.jsonl ' }).itemsUrl, 'https://example.com/items.jsonl');
+    assert.equal(parseInput(BatchRequestSchema, { itemsUrl: 's3://docrender-files/uploads/acc_1/run.jsonl' }).itemsUrl, 's3://docrender-files/uploads/acc_1/run.jsonl');
+  });
+
+  it('wants exactly one of items and itemsUrl, naming both', () => {
+    const both = fieldsOf({ items: items(1), itemsUrl: 'https://example.com/items.jsonl' });
+    const neither = fieldsOf({ defaults: { templateId: 'tpl_1' } });
+    assert.deepEqual(both, { items: 'Give exactly one of items and itemsUrl', itemsUrl: 'Give exactly one of items and itemsUrl' });
+    assert.deepEqual(neither, both);
+  });
+
+  it('refuses a private or metadata address, another scheme and a malformed s3 key, naming itemsUrl', () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://127.0.0.1/items.jsonl', 'file:///etc/passwd', 'ftp://example.com/a', 's3://bucket', 's3://Bucket/key', 'not a url']) {
+      assert.ok(fieldsOf({ itemsUrl: url })?.itemsUrl, url);
+    }
   });
 });
