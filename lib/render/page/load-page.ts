@@ -83,7 +83,13 @@ export async function loadPage(
   started = Date.now();
   const context: LoadContext = { session, plan, deadline, timings, engineLoading, log };
   const waitAsAsked = async () => {
-    for (const wait of WAIT_STEPS) await wait(context);
+    for (const [name, wait] of WAIT_STEPS) {
+      const stepStarted = Date.now();
+      await wait(context);
+      // Each wait that took time gets its own line in the request log's timings (`wait` is their sum).
+      const took = Date.now() - stepStarted;
+      if (took > 0) timings[name] = took;
+    }
   };
   const waiting = waitAsAsked();
   waiting.catch(noop);
@@ -202,8 +208,15 @@ const pause: WaitStep = async ({ plan, deadline }) => {
   if (plan.waitForMilliseconds) await sleep(Math.min(plan.waitForMilliseconds, waitAllowanceMs(deadline)));
 };
 
-/** The waits after the load, in order. */
-const WAIT_STEPS: readonly WaitStep[] = [settle, dismissBanners, hideAds, selector, pageFunction, pause];
+/** The waits after the load, in order, each with its name in the timings. */
+const WAIT_STEPS: ReadonlyArray<readonly [string, WaitStep]> = [
+  ['settle', settle],
+  ['banners', dismissBanners],
+  ['adHiding', hideAds],
+  ['selector', selector],
+  ['function', pageFunction],
+  ['pause', pause],
+];
 
 /** Adds the ad blocker's element-hiding rules; a constructed sheet is not subject to the page's CSP. */
 async function hideAdElements(page: Page, css: string): Promise<void> {
