@@ -107,6 +107,13 @@ function pageSource(config: string, rules: string, bundle: string): string {
   var observer;
   // autoconsent's wait before its next pass, which we may cut short (see the status reader).
   var pendingRetry = null;
+  // Status readers waiting for the pass they hurried to end (it found nothing, or found a banner).
+  var passWaiters = [];
+  var passEnded = function () {
+    var waiters = passWaiters;
+    passWaiters = [];
+    for (var i = 0; i < waiters.length; i++) waiters[i]();
+  };
   var watchChanges = function () {
     if (observer || !window.MutationObserver) return;
     observer = new MutationObserver(function () { s.lastChangeAt = performance.now(); });
@@ -114,19 +121,36 @@ function pageSource(config: string, rules: string, bundle: string): string {
   };
   Object.defineProperty(window, key, {
     // With hurry, a pass still owed to the DOM as it is now starts at once instead of after autoconsent's pause.
-    value: function (hurry) {
-      var now = performance.now();
-      var status = {
-        lifecycle: s.lifecycle, detected: s.detected, patterns: s.patterns,
-        searchingMs: s.searchStartedAt ? now - s.searchStartedAt : 0,
-        covered: s.emptyPassStartedAt > s.lastChangeAt,
-        heuristicCovered: s.emptyHeuristicPassStartedAt > s.lastChangeAt,
+    // The answer is then the status once that pass has ended (passEnded: true), or after passWaitMs.
+    value: function (hurry, passWaitMs) {
+      var read = function (ended) {
+        var now = performance.now();
+        return {
+          lifecycle: s.lifecycle, detected: s.detected, patterns: s.patterns,
+          searchingMs: s.searchStartedAt ? now - s.searchStartedAt : 0,
+          covered: s.emptyPassStartedAt > s.lastChangeAt,
+          heuristicCovered: s.emptyHeuristicPassStartedAt > s.lastChangeAt,
+          passEnded: ended,
+        };
       };
+      var status = read(false);
       if (hurry && pendingRetry && !(status.covered && (status.patterns === 0 || status.heuristicCovered))) {
         var retry = pendingRetry;
         pendingRetry = null;
         cancel(retry.id);
         later(retry.run, 0);
+        if (passWaitMs > 0) {
+          return new Promise(function (resolve) {
+            var answered = false;
+            var answer = function (ended) {
+              if (answered) return;
+              answered = true;
+              resolve(read(ended));
+            };
+            passWaiters.push(function () { answer(true); });
+            later(function () { answer(false); }, passWaitMs);
+          });
+        }
       }
       return status;
     },
@@ -147,9 +171,11 @@ function pageSource(config: string, rules: string, bundle: string): string {
         queueMicrotask(function () { window.autoconsentReceiveMessage({ type: 'evalResp', id: message.id, result: false }); });
       } else if (message.type === 'cmpDetected' || message.type === 'popupFound') {
         s.detected = true;
+        passEnded();
       } else if (message.type === 'report' && message.mainFrame && message.state) {
         var state = message.state;
         s.lifecycle = String(state.lifecycle);
+        if (s.lifecycle !== 'started') passEnded();
         s.patterns = state.heuristicPatterns ? state.heuristicPatterns.length : 0;
         if (s.lifecycle === 'started' && !s.searchStartedAt) {
           s.searchStartedAt = performance.now();
@@ -173,6 +199,7 @@ function pageSource(config: string, rules: string, bundle: string): string {
         var retry = { id: 0, run: function () { if (pendingRetry === retry) pendingRetry = null; handler(); } };
         retry.id = later(retry.run, ms);
         pendingRetry = retry;
+        passEnded();
         return retry.id;
       }
       return timers.setTimeout.apply(window, arguments);
@@ -225,7 +252,17 @@ type Status = {
   covered: boolean;
   /** The same, for a pass that also ran the heuristic (text) rules. */
   heuristicCovered: boolean;
+  /** Read once the pass a hurried reading started had ended (rather than at once, or at the wait's bound). */
+  passEnded: boolean;
 };
+
+/**
+ * How long a hurried reading waits in the page for the pass it started: such
+ * a pass takes a few milliseconds, and answering when it ends spares the
+ * poll that would otherwise find it ended (a third of the banner step on a
+ * page whose DOM changed after load, such as the bench's late content).
+ */
+const PASS_WAIT_MS = 100;
 
 /**
  * Where autoconsent is in the current document; undefined when it does not run there.
@@ -234,13 +271,14 @@ type Status = {
 async function statusOf(page: Page, hurry = false): Promise<Status | undefined> {
   return await page
     .evaluate(
-      (key: string, now: boolean) => {
+      (key: string, now: boolean, passWaitMs: number) => {
         const read = (window as unknown as Record<string, unknown>)[key];
         if (typeof read !== 'function') return undefined;
-        return (read as (hurry: boolean) => unknown)(now) as Status;
+        return (read as (hurry: boolean, passWaitMs: number) => unknown)(now, passWaitMs) as Status | Promise<Status>;
       },
       STATUS_KEY,
       hurry,
+      hurry ? PASS_WAIT_MS : 0,
     )
     .catch(() => undefined);
 }
@@ -288,7 +326,11 @@ async function dismiss(page: Page, deadline: number): Promise<void> {
     }
     if (now + POLL_MS > deadline) return;
     // The page has settled: what autoconsent would look at after its pause is already there.
-    if (status.lifecycle === 'started') await statusOf(page, true);
+    if (status.lifecycle === 'started') {
+      const hurried = await statusOf(page, true);
+      // The pass it started has ended and found the page clear: no poll needed to learn it.
+      if (hurried?.passEnded && nothingToDismiss(hurried)) return;
+    }
     await sleep(POLL_MS);
     status = await statusOf(page);
   }
