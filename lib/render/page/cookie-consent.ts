@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { sleep, within } from '../../deadline.js';
+import { requiredTexts } from './pattern-literal.js';
 import { SETTLE_KEY } from './settle.js';
 
 /**
@@ -66,6 +67,34 @@ const STATUS_KEY = `__docrender_consent_${randomUUID().slice(0, 8)}`;
 
 let source: Promise<string> | undefined;
 
+/** autoconsent's compact rule set (rules/compact-rules.json), as far as we read it. */
+type CompactRules = {
+  v: number;
+  s: string[];
+  r: unknown[][];
+  index: { genericRuleRange: [number, number]; specificRuleRange: [number, number]; genericStringEnd: number };
+};
+
+/**
+ * The rule set split the way autoconsent's own `filterCompactRules` (lib/encoding.ts)
+ * narrows it per document, which is how DuckDuckGo's browsers and autoconsent's
+ * Playwright runner hand it out: the ~200 generic rules always, and of the ~600
+ * site-specific rules only those whose URL pattern matches the document. The
+ * generic set is its own JSON text (with only the strings it uses); the whole set
+ * is parsed only in a document that one of the site patterns matches.
+ */
+function splitRules(text: string): { generic: string; sites: string; whole: string } {
+  const compact = JSON.parse(text) as CompactRules;
+  const { genericRuleRange: [genericStart, genericEnd], specificRuleRange: [sitesStart, sitesEnd], genericStringEnd } = compact.index;
+  const generic = { v: compact.v, s: compact.s.slice(0, genericStringEnd), r: compact.r.slice(genericStart, genericEnd) };
+  // [index in r, URL pattern, run context, texts one of which a URL it matches contains (null: none known)].
+  const sites = compact.r.slice(sitesStart, sitesEnd).map((rule, offset) => {
+    const pattern = typeof rule[3] === 'string' ? rule[3] : '';
+    return [sitesStart + offset, pattern, rule[4], pattern ? requiredTexts(pattern) : null];
+  });
+  return { generic: JSON.stringify(generic), sites: JSON.stringify(sites), whole: text.trim() };
+}
+
 /**
  * The script run in each new document: the wrapper, then the bundle with its
  * own `setTimeout` (so its retry timers neither count as page work for the
@@ -80,9 +109,7 @@ function consentSource(): Promise<string> {
       readFile(join(dist, 'autoconsent.playwright.js'), 'utf8'),
       readFile(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
     ]);
-    // A RuleBundle: the compact encoding goes under `compact` (passed bare, no rule would load).
-    const rules = `{"autoconsent":[],"compact":${compact.trim()}}`;
-    return pageSource(JSON.stringify(AUTOCONSENT_CONFIG), rules, bundle);
+    return pageSource(JSON.stringify(AUTOCONSENT_CONFIG), splitRules(compact), bundle);
   })().catch((error: unknown) => {
     source = undefined;
     throw error;
@@ -95,8 +122,8 @@ function consentSource(): Promise<string> {
  * heuristics, and a frame's banner is not the page's). Plain JavaScript in a
  * string so no bundler helper slips into the page.
  */
-function pageSource(config: string, rules: string, bundle: string): string {
-  const wrapper = `(function (key, settleKey, config, rules, retryWaitMs) {
+function pageSource(config: string, rules: { generic: string; sites: string; whole: string }, bundle: string): string {
+  const wrapper = `(function (key, settleKey, config, genericJson, sitesJson, wholeJson, retryWaitMs) {
   var tracker = window[Symbol.for(settleKey)];
   var timers = (tracker && tracker.timers) || { setTimeout: window.setTimeout, clearTimeout: window.clearTimeout };
   // Window's own timer functions: called on anything but window they throw "Illegal invocation".
@@ -156,10 +183,39 @@ function pageSource(config: string, rules: string, bundle: string): string {
     },
     configurable: true, writable: true, enumerable: false,
   });
+  // The rules for this document (filterCompactRules in autoconsent's lib/encoding.ts, top frame):
+  // the generic ones, and a site's own only where its URL pattern matches. JSON text is parsed
+  // faster than the same object written as a literal, and the whole set only when needed.
+  var rulesFor = function (url) {
+    var sites = JSON.parse(sitesJson);
+    var matched = [];
+    for (var i = 0; i < sites.length; i++) {
+      var site = sites[i];
+      if (site[2] === 1) continue;
+      // Compiling ~600 patterns in a fresh renderer costs milliseconds; a URL without the site's name cannot match.
+      var texts = site[3];
+      if (texts) {
+        var named = false;
+        for (var k = 0; k < texts.length && !named; k++) named = url.indexOf(texts[k]) !== -1;
+        if (!named) continue;
+      }
+      try {
+        if (site[1] && url.match(site[1]) === null) continue;
+      } catch (e) { continue; }
+      matched.push(site[0]);
+    }
+    if (matched.length === 0) return { autoconsent: [], compact: JSON.parse(genericJson) };
+    var whole = JSON.parse(wholeJson);
+    var range = whole.index.genericRuleRange;
+    var r = whole.r.slice(range[0], range[1]);
+    for (var j = 0; j < matched.length; j++) r.push(whole.r[matched[j]]);
+    return { autoconsent: [], compact: { v: whole.v, s: whole.s, r: r } };
+  };
   window.autoconsentSendMessage = function (message) {
     try {
       if (!message || typeof message !== 'object') return Promise.resolve();
       if (message.type === 'init') {
+        var rules = rulesFor(String(message.url || location.href));
         // Answered once the bundle has defined its receiver (the rest of its script, then this microtask).
         queueMicrotask(function () {
           if (typeof window.autoconsentReceiveMessage === 'function') {
@@ -206,7 +262,7 @@ function pageSource(config: string, rules: string, bundle: string): string {
     },
     clearTimeout: cancel,
   };
-})(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${rules}, ${RETRY_WAIT_MS})`;
+})(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${JSON.stringify(rules.generic)}, ${JSON.stringify(rules.sites)}, ${JSON.stringify(rules.whole)}, ${RETRY_WAIT_MS})`;
   // No globals of ours: a page declaring the same name with const or let would fail to run.
   return `if (window.self === window.top && !window.autoconsentReceiveMessage) {
 (function (own) {
