@@ -75,24 +75,34 @@ type CompactRules = {
   index: { genericRuleRange: [number, number]; specificRuleRange: [number, number]; genericStringEnd: number };
 };
 
+/** The rule set as the page script takes it, each part JSON text (parsed in the page when needed). */
+type SplitRules = { generic: string; sites: string; specific: string };
+
 /**
  * The rule set split the way autoconsent's own `filterCompactRules` (lib/encoding.ts)
  * narrows it per document, which is how DuckDuckGo's browsers and autoconsent's
  * Playwright runner hand it out: the ~200 generic rules always, and of the ~600
  * site-specific rules only those whose URL pattern matches the document. The
- * generic set is its own JSON text (with only the strings it uses); the whole set
- * is parsed only in a document that one of the site patterns matches.
+ * generic rules come with the strings they use (the set's first ones); the
+ * site rules and the rest of the strings are parsed only in a document whose
+ * URL holds one of their sites' names.
  */
-function splitRules(text: string): { generic: string; sites: string; whole: string } {
+function splitRules(text: string): SplitRules {
   const compact = JSON.parse(text) as CompactRules;
   const { genericRuleRange: [genericStart, genericEnd], specificRuleRange: [sitesStart, sitesEnd], genericStringEnd } = compact.index;
-  const generic = { v: compact.v, s: compact.s.slice(0, genericStringEnd), r: compact.r.slice(genericStart, genericEnd) };
-  // [index in r, URL pattern, run context, texts one of which a URL it matches contains (null: none known)].
-  const sites = compact.r.slice(sitesStart, sitesEnd).map((rule, offset) => {
-    const pattern = typeof rule[3] === 'string' ? rule[3] : '';
-    return [sitesStart + offset, pattern, rule[4], pattern ? requiredTexts(pattern) : null];
-  });
-  return { generic: JSON.stringify(generic), sites: JSON.stringify(sites), whole: text.trim() };
+  const specificRules = compact.r.slice(sitesStart, sitesEnd);
+  // Per site rule: texts one of which a URL its pattern matches contains (null: none known), and its run context.
+  const sites = specificRules.map((rule) => [typeof rule[3] === 'string' && rule[3] ? requiredTexts(rule[3]) : null, rule[4]]);
+  return {
+    generic: JSON.stringify({ v: compact.v, s: compact.s.slice(0, genericStringEnd), r: compact.r.slice(genericStart, genericEnd) }),
+    sites: JSON.stringify(sites),
+    specific: JSON.stringify({ s: compact.s.slice(genericStringEnd), r: specificRules }),
+  };
+}
+
+/** A JavaScript string literal of `text`, quoted with ' (JSON text has few of those, JSON.stringify would escape every "). */
+function singleQuoted(text: string): string {
+  return `'${text.replace(/[\\'\n\r\u2028\u2029]/g, (char) => (char === '\\' || char === "'" ? `\\${char}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`))}'`;
 }
 
 /**
@@ -122,8 +132,8 @@ function consentSource(): Promise<string> {
  * heuristics, and a frame's banner is not the page's). Plain JavaScript in a
  * string so no bundler helper slips into the page.
  */
-function pageSource(config: string, rules: { generic: string; sites: string; whole: string }, bundle: string): string {
-  const wrapper = `(function (key, settleKey, config, genericJson, sitesJson, wholeJson, retryWaitMs) {
+function pageSource(config: string, rules: SplitRules, bundle: string): string {
+  const wrapper = `(function (key, settleKey, config, genericJson, sitesJson, specificJson, retryWaitMs) {
   var tracker = window[Symbol.for(settleKey)];
   var timers = (tracker && tracker.timers) || { setTimeout: window.setTimeout, clearTimeout: window.clearTimeout };
   // Window's own timer functions: called on anything but window they throw "Illegal invocation".
@@ -187,29 +197,33 @@ function pageSource(config: string, rules: { generic: string; sites: string; who
   // the generic ones, and a site's own only where its URL pattern matches. JSON text is parsed
   // faster than the same object written as a literal, and the whole set only when needed.
   var rulesFor = function (url) {
+    var generic = function () { return { autoconsent: [], compact: JSON.parse(genericJson) }; };
     var sites = JSON.parse(sitesJson);
-    var matched = [];
+    var candidates = [];
     for (var i = 0; i < sites.length; i++) {
-      var site = sites[i];
-      if (site[2] === 1) continue;
+      var texts = sites[i][0];
+      if (sites[i][1] === 1) continue;
       // Compiling ~600 patterns in a fresh renderer costs milliseconds; a URL without the site's name cannot match.
-      var texts = site[3];
       if (texts) {
         var named = false;
         for (var k = 0; k < texts.length && !named; k++) named = url.indexOf(texts[k]) !== -1;
         if (!named) continue;
       }
-      try {
-        if (site[1] && url.match(site[1]) === null) continue;
-      } catch (e) { continue; }
-      matched.push(site[0]);
+      candidates.push(i);
     }
-    if (matched.length === 0) return { autoconsent: [], compact: JSON.parse(genericJson) };
-    var whole = JSON.parse(wholeJson);
-    var range = whole.index.genericRuleRange;
-    var r = whole.r.slice(range[0], range[1]);
-    for (var j = 0; j < matched.length; j++) r.push(whole.r[matched[j]]);
-    return { autoconsent: [], compact: { v: whole.v, s: whole.s, r: r } };
+    if (candidates.length === 0) return generic();
+    var specific = JSON.parse(specificJson);
+    var matched = [];
+    for (var j = 0; j < candidates.length; j++) {
+      var rule = specific.r[candidates[j]];
+      try {
+        if (rule[3] && url.match(rule[3]) === null) continue;
+      } catch (e) { continue; }
+      matched.push(rule);
+    }
+    if (matched.length === 0) return generic();
+    var rules = JSON.parse(genericJson);
+    return { autoconsent: [], compact: { v: rules.v, s: rules.s.concat(specific.s), r: rules.r.concat(matched) } };
   };
   window.autoconsentSendMessage = function (message) {
     try {
@@ -262,7 +276,7 @@ function pageSource(config: string, rules: { generic: string; sites: string; who
     },
     clearTimeout: cancel,
   };
-})(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${JSON.stringify(rules.generic)}, ${JSON.stringify(rules.sites)}, ${JSON.stringify(rules.whole)}, ${RETRY_WAIT_MS})`;
+})(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${singleQuoted(rules.generic)}, ${singleQuoted(rules.sites)}, ${singleQuoted(rules.specific)}, ${RETRY_WAIT_MS})`;
   // No globals of ours: a page declaring the same name with const or let would fail to run.
   return `if (window.self === window.top && !window.autoconsentReceiveMessage) {
 (function (own) {
