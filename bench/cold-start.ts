@@ -26,9 +26,10 @@ export type ColdRun = { side: ColdSide; unpacked: boolean; totalMs: number; phas
  * into chunks beside it, as deployed; bare as one file (it has nothing to load
  * later) and without source maps, as a bare script would be deployed; each
  * built on its own so that they share no chunk. Both get the deployed
- * esbuild plugins: bare is not slowed by the Node quirk they avoid (the
- * undici that an ES-module import of node:http loads, see
- * scripts/esbuild-plugins.cjs).
+ * esbuild plugin for a Node quirk: bare is not slowed by the undici that an
+ * ES-module import of node:http loads (scripts/esbuild-plugins.cjs). Bare
+ * keeps Puppeteer's `ws` and `@puppeteer/browsers`, as a bare script's bundle
+ * would: leaving them out (pipe-launch-only) is the service's own work.
  */
 export async function buildColdStartBundles(): Promise<void> {
   await ensureChromiumPack();
@@ -38,7 +39,10 @@ export async function buildColdStartBundles(): Promise<void> {
   const { options: deployed } = deployedBuild();
   const local = { absWorkingDir: root, outdir: BUILD_DIR, logLevel: 'error' } satisfies BuildOptions;
   await build({ ...deployed, ...local, entryPoints: { 'cold-handler': 'bench/cold-handler.ts' } });
-  await build({ ...deployed, ...local, entryPoints: { 'cold-bare': 'bench/cold-bare.ts' }, splitting: false, sourcemap: false });
+  // Bare keeps what a bare script's bundle would hold: only the Node quirk's fix, not our leaving out of
+  // what Puppeteer imports for connecting by URL and downloading browsers (pipe-launch-only).
+  const bareOptions = { ...deployed, plugins: deployed.plugins?.filter((plugin) => plugin.name !== 'pipe-launch-only') };
+  await build({ ...bareOptions, ...local, entryPoints: { 'cold-bare': 'bench/cold-bare.ts' }, splitting: false, sourcemap: false });
 }
 
 const PACK = join(CHROMIUM_LAYER_DIR, CHROMIUM_PACK_FILE);

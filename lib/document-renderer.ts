@@ -19,8 +19,6 @@ import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
 import { PlanStepError } from './render/errors.js';
 import type { DocumentPlan, MergePlan, PdfPlan, ProcessPlan } from './render/render-plan.js';
-import { fetchDocument } from './delivery/fetch-document.js';
-import { MAX_PROCESS_URL_BYTES } from './schemas/process-requests.js';
 import { processFailure } from './plan/request-errors.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
 
@@ -115,8 +113,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const started = Date.now();
     const timings: Record<string, number> = {};
     try {
-      const bytes =
-        plan.source.kind === 'bytes' ? plan.source.bytes : await fetchDocument(plan.source.url, { maxBytes: MAX_PROCESS_URL_BYTES, timeoutMs: deadline.remaining() });
+      const bytes = plan.source.kind === 'bytes' ? plan.source.bytes : await fetchProcessInput(plan.source.url, deadline);
       if (plan.source.kind === 'url') timings.fetch = Date.now() - started;
       const { openExistingPdf } = await import('./finishing/existing-pdf.js');
       const existing = await withinDeadline(openExistingPdf(bytes, plan.password), deadline);
@@ -273,4 +270,13 @@ export function withinDeadline<T>(work: Promise<T>, deadline: Deadline): Promise
   });
   work.catch(() => undefined);
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A process request's PDF given by URL. Its fetcher and the process schema's
+ * bound load here, on first use: a renderer's cold start (INIT) never needs them.
+ */
+async function fetchProcessInput(url: string, deadline: Deadline): Promise<Buffer> {
+  const [{ fetchDocument }, { MAX_PROCESS_URL_BYTES }] = await Promise.all([import('./delivery/fetch-document.js'), import('./schemas/process-requests.js')]);
+  return fetchDocument(url, { maxBytes: MAX_PROCESS_URL_BYTES, timeoutMs: deadline.remaining() });
 }

@@ -3,7 +3,7 @@
  * the bench's cold start builds with them too): `requireNodeHttp` and
  * `chunksNamedByEntry` below.
  *
- * `node:http` / `node:https` without Node's ES-module facade. Importing
+ * `requireNodeHttp`: `node:http` / `node:https` without Node's ES-module facade. Importing
  * `http` from an ES module makes Node build a facade that reads every export
  * of the module, and `http.WebSocket` (with `CloseEvent`, `MessageEvent`) is
  * a lazy getter that loads all of undici: about 70 ms of CPU in a cold start
@@ -69,4 +69,47 @@ const chunksNamedByEntry = {
   },
 };
 
-module.exports = [requireNodeHttp, chunksNamedByEntry];
+/**
+ * What Puppeteer imports but a pipe launch of a given executable never runs,
+ * left out of every bundle (`pipeLaunchOnly`): Puppeteer's index imports `ws`
+ * for its WebSocket transport (connecting to a running browser by URL) and all
+ * of `@puppeteer/browsers`, whose downloader and command line (yargs) load at
+ * a renderer's INIT with the rest. Nothing here connects by URL or downloads a
+ * browser: `ws` becomes a WebSocket that cannot be built, and
+ * `@puppeteer/browsers` its launcher and browser data (what
+ * `puppeteer.launch({ executablePath })` calls), its other exports functions
+ * that say they were left out.
+ */
+const PUPPETEER_BROWSERS_KEPT = {
+  'launch.js': ['launch', 'computeExecutablePath', 'computeSystemExecutablePath', 'TimeoutError', 'CDP_WEBSOCKET_ENDPOINT_REGEX', 'WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX', 'Process'],
+  'detectPlatform.js': ['detectBrowserPlatform'],
+  'browser-data/browser-data.js': ['resolveBuildId', 'Browser', 'BrowserPlatform', 'ChromeReleaseChannel', 'createProfile', 'getVersionComparator', 'resolveDefaultUserDataDir'],
+  'Cache.js': ['Cache', 'InstalledBrowser'],
+  'browser-data/types.js': ['BrowserTag'],
+};
+const PUPPETEER_BROWSERS_LEFT_OUT = ['install', 'getInstalledBrowsers', 'canDownload', 'uninstall', 'getDownloadUrl', 'CLI', 'DefaultProvider', 'buildArchiveFilename'];
+const LEFT_OUT = 'docrender-left-out';
+
+const pipeLaunchOnly = {
+  name: 'pipe-launch-only',
+  setup(build) {
+    build.onResolve({ filter: /^(ws|@puppeteer\/browsers)$/ }, (args) => ({ path: args.path, namespace: LEFT_OUT, pluginData: { resolveDir: args.resolveDir } }));
+    build.onLoad({ filter: /.*/, namespace: LEFT_OUT }, (args) => {
+      const absent = (what) => `function () { throw new Error(${JSON.stringify(`${what} is left out of this bundle: Chromium is launched over a pipe from a given executable (scripts/esbuild-plugins.cjs)`)}); }`;
+      if (args.path === 'ws') {
+        return { loader: 'js', contents: `const WebSocket = ${absent('ws')};\nexport default WebSocket;\nexport { WebSocket };\n` };
+      }
+      const lib = require('node:path').dirname(require.resolve('@puppeteer/browsers', { paths: [args.pluginData.resolveDir] }));
+      return {
+        loader: 'js',
+        resolveDir: lib,
+        contents: [
+          ...Object.entries(PUPPETEER_BROWSERS_KEPT).map(([file, names]) => `export { ${names.join(', ')} } from './${file}';`),
+          ...PUPPETEER_BROWSERS_LEFT_OUT.map((name) => `export const ${name} = ${absent(`@puppeteer/browsers ${name}`)};`),
+        ].join('\n'),
+      };
+    });
+  },
+};
+
+module.exports = [requireNodeHttp, chunksNamedByEntry, pipeLaunchOnly];

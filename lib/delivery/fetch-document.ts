@@ -10,15 +10,9 @@ import type { LookupFunction } from 'node:net';
 import { within } from '../deadline.js';
 import { EgressRefusedError } from '../net/errors.js';
 import { egressLookup } from '../net/resolve-egress.js';
+import { DocumentFetchError } from './errors.js';
 import { networkReason } from './outbound-http.js';
 
-/** Why the document could not be fetched, phrased for the `documentUrl` field (never the URL itself: it may carry credentials). */
-export class DocumentFetchError extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'DocumentFetchError';
-  }
-}
 
 /** The body of `url`, or DocumentFetchError; at most `maxBytes`, within `timeoutMs`; `accept` is the media types asked for (a PDF by default). */
 export async function fetchDocument(url: string, options: { maxBytes: number; timeoutMs: number; accept?: string }): Promise<Buffer> {

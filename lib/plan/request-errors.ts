@@ -4,7 +4,7 @@
  * is known, that becomes the contract's 400 naming the request's fields.
  */
 import { CONFORMANCE_CODE, NavigationError, PROCESS_DOCUMENT_CODE, ValidationError } from '../errors.js';
-import { DocumentFetchError } from '../delivery/fetch-document.js';
+import { DocumentFetchError } from '../delivery/errors.js';
 import { InputPdfError, PageImageLimitError, PdfaConformanceError } from '../finishing/errors.js';
 import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
 import type { DocumentPlan, ProcessPlan, RenderPlan } from '../render/render-plan.js';

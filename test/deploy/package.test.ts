@@ -657,6 +657,9 @@ describe('npm run package (offline, stage prod)', () => {
     // Markers of Puppeteer's browser code and of the PDF library (keepNames keeps class names in the bundles).
     const PUPPETEER = 'CdpBrowser';
     const PDF_LIBRARY = 'PDFDocument';
+    // Markers of what Puppeteer imports but a pipe launch never runs (scripts/esbuild-plugins.cjs, pipe-launch-only):
+    // ws (its WebSocket transport) and the command line of @puppeteer/browsers (yargs).
+    const LEFT_OUT = { ws: 'Sec-WebSocket-Accept', yargs: 'Not enough non-option arguments' };
     for (const key of Object.keys(functions)) {
       // Prepare
       const zip = join(out, `${key}.zip`);
@@ -683,6 +686,7 @@ describe('npm run package (offline, stage prod)', () => {
       assert.ok(bytes.length <= bound.zipped, `${key} (${kindOf(key)}): ${(bytes.length / MB).toFixed(2)} MB zipped, over ${bound.zipped / MB} MB`);
       // Assess: Puppeteer only where it renders, the PDF library only where it renders or reads a PDF
       const holding = (marker: string) => [...modules].filter(([, text]) => text.includes(marker)).map(([name]) => name);
+      for (const [name, marker] of Object.entries(LEFT_OUT)) assert.deepEqual(holding(marker), [], `${key} holds ${name}`);
       if (RENDERERS.includes(key)) {
         assert.ok(holding(PUPPETEER).length > 0 && holding(PDF_LIBRARY).length > 0, `${key}: the markers no longer find Puppeteer or the PDF library`);
       } else {

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { sleep, within } from '../../deadline.js';
+import { requiredTexts } from './pattern-literal.js';
 import { SETTLE_KEY } from './settle.js';
 
 /**
@@ -66,6 +67,44 @@ const STATUS_KEY = `__docrender_consent_${randomUUID().slice(0, 8)}`;
 
 let source: Promise<string> | undefined;
 
+/** autoconsent's compact rule set (rules/compact-rules.json), as far as we read it. */
+type CompactRules = {
+  v: number;
+  s: string[];
+  r: unknown[][];
+  index: { genericRuleRange: [number, number]; specificRuleRange: [number, number]; genericStringEnd: number };
+};
+
+/** The rule set as the page script takes it, each part JSON text (parsed in the page when needed). */
+type SplitRules = { generic: string; sites: string; specific: string };
+
+/**
+ * The rule set split the way autoconsent's own `filterCompactRules` (lib/encoding.ts)
+ * narrows it per document, which is how DuckDuckGo's browsers and autoconsent's
+ * Playwright runner hand it out: the ~200 generic rules always, and of the ~600
+ * site-specific rules only those whose URL pattern matches the document. The
+ * generic rules come with the strings they use (the set's first ones); the
+ * site rules and the rest of the strings are parsed only in a document whose
+ * URL holds one of their sites' names.
+ */
+function splitRules(text: string): SplitRules {
+  const compact = JSON.parse(text) as CompactRules;
+  const { genericRuleRange: [genericStart, genericEnd], specificRuleRange: [sitesStart, sitesEnd], genericStringEnd } = compact.index;
+  const specificRules = compact.r.slice(sitesStart, sitesEnd);
+  // Per site rule: texts one of which a URL its pattern matches contains (null: none known), and its run context.
+  const sites = specificRules.map((rule) => [typeof rule[3] === 'string' && rule[3] ? requiredTexts(rule[3]) : null, rule[4]]);
+  return {
+    generic: JSON.stringify({ v: compact.v, s: compact.s.slice(0, genericStringEnd), r: compact.r.slice(genericStart, genericEnd) }),
+    sites: JSON.stringify(sites),
+    specific: JSON.stringify({ s: compact.s.slice(genericStringEnd), r: specificRules }),
+  };
+}
+
+/** A JavaScript string literal of `text`, quoted with ' (JSON text has few of those, JSON.stringify would escape every "). */
+function singleQuoted(text: string): string {
+  return `'${text.replace(/[\\'\n\r\u2028\u2029]/g, (char) => (char === '\\' || char === "'" ? `\\${char}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`))}'`;
+}
+
 /**
  * The script run in each new document: the wrapper, then the bundle with its
  * own `setTimeout` (so its retry timers neither count as page work for the
@@ -80,9 +119,7 @@ function consentSource(): Promise<string> {
       readFile(join(dist, 'autoconsent.playwright.js'), 'utf8'),
       readFile(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
     ]);
-    // A RuleBundle: the compact encoding goes under `compact` (passed bare, no rule would load).
-    const rules = `{"autoconsent":[],"compact":${compact.trim()}}`;
-    return pageSource(JSON.stringify(AUTOCONSENT_CONFIG), rules, bundle);
+    return pageSource(JSON.stringify(AUTOCONSENT_CONFIG), splitRules(compact), bundle);
   })().catch((error: unknown) => {
     source = undefined;
     throw error;
@@ -95,8 +132,8 @@ function consentSource(): Promise<string> {
  * heuristics, and a frame's banner is not the page's). Plain JavaScript in a
  * string so no bundler helper slips into the page.
  */
-function pageSource(config: string, rules: string, bundle: string): string {
-  const wrapper = `(function (key, settleKey, config, rules, retryWaitMs) {
+function pageSource(config: string, rules: SplitRules, bundle: string): string {
+  const wrapper = `(function (key, settleKey, config, genericJson, sitesJson, specificJson, retryWaitMs) {
   var tracker = window[Symbol.for(settleKey)];
   var timers = (tracker && tracker.timers) || { setTimeout: window.setTimeout, clearTimeout: window.clearTimeout };
   // Window's own timer functions: called on anything but window they throw "Illegal invocation".
@@ -107,6 +144,13 @@ function pageSource(config: string, rules: string, bundle: string): string {
   var observer;
   // autoconsent's wait before its next pass, which we may cut short (see the status reader).
   var pendingRetry = null;
+  // Status readers waiting for the pass they hurried to end (it found nothing, or found a banner).
+  var passWaiters = [];
+  var passEnded = function () {
+    var waiters = passWaiters;
+    passWaiters = [];
+    for (var i = 0; i < waiters.length; i++) waiters[i]();
+  };
   var watchChanges = function () {
     if (observer || !window.MutationObserver) return;
     observer = new MutationObserver(function () { s.lastChangeAt = performance.now(); });
@@ -114,28 +158,78 @@ function pageSource(config: string, rules: string, bundle: string): string {
   };
   Object.defineProperty(window, key, {
     // With hurry, a pass still owed to the DOM as it is now starts at once instead of after autoconsent's pause.
-    value: function (hurry) {
-      var now = performance.now();
-      var status = {
-        lifecycle: s.lifecycle, detected: s.detected, patterns: s.patterns,
-        searchingMs: s.searchStartedAt ? now - s.searchStartedAt : 0,
-        covered: s.emptyPassStartedAt > s.lastChangeAt,
-        heuristicCovered: s.emptyHeuristicPassStartedAt > s.lastChangeAt,
+    // The answer is then the status once that pass has ended (passEnded: true), or after passWaitMs.
+    value: function (hurry, passWaitMs) {
+      var read = function (ended) {
+        var now = performance.now();
+        return {
+          lifecycle: s.lifecycle, detected: s.detected, patterns: s.patterns,
+          searchingMs: s.searchStartedAt ? now - s.searchStartedAt : 0,
+          covered: s.emptyPassStartedAt > s.lastChangeAt,
+          heuristicCovered: s.emptyHeuristicPassStartedAt > s.lastChangeAt,
+          passEnded: ended,
+        };
       };
+      var status = read(false);
       if (hurry && pendingRetry && !(status.covered && (status.patterns === 0 || status.heuristicCovered))) {
         var retry = pendingRetry;
         pendingRetry = null;
         cancel(retry.id);
         later(retry.run, 0);
+        if (passWaitMs > 0) {
+          return new Promise(function (resolve) {
+            var answered = false;
+            var answer = function (ended) {
+              if (answered) return;
+              answered = true;
+              resolve(read(ended));
+            };
+            passWaiters.push(function () { answer(true); });
+            later(function () { answer(false); }, passWaitMs);
+          });
+        }
       }
       return status;
     },
     configurable: true, writable: true, enumerable: false,
   });
+  // The rules for this document (filterCompactRules in autoconsent's lib/encoding.ts, top frame):
+  // the generic ones, and a site's own only where its URL pattern matches. JSON text is parsed
+  // faster than the same object written as a literal, and the whole set only when needed.
+  var rulesFor = function (url) {
+    var generic = function () { return { autoconsent: [], compact: JSON.parse(genericJson) }; };
+    var sites = JSON.parse(sitesJson);
+    var candidates = [];
+    for (var i = 0; i < sites.length; i++) {
+      var texts = sites[i][0];
+      if (sites[i][1] === 1) continue;
+      // Compiling ~600 patterns in a fresh renderer costs milliseconds; a URL without the site's name cannot match.
+      if (texts) {
+        var named = false;
+        for (var k = 0; k < texts.length && !named; k++) named = url.indexOf(texts[k]) !== -1;
+        if (!named) continue;
+      }
+      candidates.push(i);
+    }
+    if (candidates.length === 0) return generic();
+    var specific = JSON.parse(specificJson);
+    var matched = [];
+    for (var j = 0; j < candidates.length; j++) {
+      var rule = specific.r[candidates[j]];
+      try {
+        if (rule[3] && url.match(rule[3]) === null) continue;
+      } catch (e) { continue; }
+      matched.push(rule);
+    }
+    if (matched.length === 0) return generic();
+    var rules = JSON.parse(genericJson);
+    return { autoconsent: [], compact: { v: rules.v, s: rules.s.concat(specific.s), r: rules.r.concat(matched) } };
+  };
   window.autoconsentSendMessage = function (message) {
     try {
       if (!message || typeof message !== 'object') return Promise.resolve();
       if (message.type === 'init') {
+        var rules = rulesFor(String(message.url || location.href));
         // Answered once the bundle has defined its receiver (the rest of its script, then this microtask).
         queueMicrotask(function () {
           if (typeof window.autoconsentReceiveMessage === 'function') {
@@ -147,9 +241,11 @@ function pageSource(config: string, rules: string, bundle: string): string {
         queueMicrotask(function () { window.autoconsentReceiveMessage({ type: 'evalResp', id: message.id, result: false }); });
       } else if (message.type === 'cmpDetected' || message.type === 'popupFound') {
         s.detected = true;
+        passEnded();
       } else if (message.type === 'report' && message.mainFrame && message.state) {
         var state = message.state;
         s.lifecycle = String(state.lifecycle);
+        if (s.lifecycle !== 'started') passEnded();
         s.patterns = state.heuristicPatterns ? state.heuristicPatterns.length : 0;
         if (s.lifecycle === 'started' && !s.searchStartedAt) {
           s.searchStartedAt = performance.now();
@@ -173,13 +269,14 @@ function pageSource(config: string, rules: string, bundle: string): string {
         var retry = { id: 0, run: function () { if (pendingRetry === retry) pendingRetry = null; handler(); } };
         retry.id = later(retry.run, ms);
         pendingRetry = retry;
+        passEnded();
         return retry.id;
       }
       return timers.setTimeout.apply(window, arguments);
     },
     clearTimeout: cancel,
   };
-})(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${rules}, ${RETRY_WAIT_MS})`;
+})(${JSON.stringify(STATUS_KEY)}, ${JSON.stringify(SETTLE_KEY)}, ${config}, ${singleQuoted(rules.generic)}, ${singleQuoted(rules.sites)}, ${singleQuoted(rules.specific)}, ${RETRY_WAIT_MS})`;
   // No globals of ours: a page declaring the same name with const or let would fail to run.
   return `if (window.self === window.top && !window.autoconsentReceiveMessage) {
 (function (own) {
@@ -225,7 +322,17 @@ type Status = {
   covered: boolean;
   /** The same, for a pass that also ran the heuristic (text) rules. */
   heuristicCovered: boolean;
+  /** Read once the pass a hurried reading started had ended (rather than at once, or at the wait's bound). */
+  passEnded: boolean;
 };
+
+/**
+ * How long a hurried reading waits in the page for the pass it started: such
+ * a pass takes a few milliseconds, and answering when it ends spares the
+ * poll that would otherwise find it ended (a third of the banner step on a
+ * page whose DOM changed after load, such as the bench's late content).
+ */
+const PASS_WAIT_MS = 100;
 
 /**
  * Where autoconsent is in the current document; undefined when it does not run there.
@@ -234,13 +341,14 @@ type Status = {
 async function statusOf(page: Page, hurry = false): Promise<Status | undefined> {
   return await page
     .evaluate(
-      (key: string, now: boolean) => {
+      (key: string, now: boolean, passWaitMs: number) => {
         const read = (window as unknown as Record<string, unknown>)[key];
         if (typeof read !== 'function') return undefined;
-        return (read as (hurry: boolean) => unknown)(now) as Status;
+        return (read as (hurry: boolean, passWaitMs: number) => unknown)(now, passWaitMs) as Status | Promise<Status>;
       },
       STATUS_KEY,
       hurry,
+      hurry ? PASS_WAIT_MS : 0,
     )
     .catch(() => undefined);
 }
@@ -288,7 +396,11 @@ async function dismiss(page: Page, deadline: number): Promise<void> {
     }
     if (now + POLL_MS > deadline) return;
     // The page has settled: what autoconsent would look at after its pause is already there.
-    if (status.lifecycle === 'started') await statusOf(page, true);
+    if (status.lifecycle === 'started') {
+      const hurried = await statusOf(page, true);
+      // The pass it started has ended and found the page clear: no poll needed to learn it.
+      if (hurried?.passEnded && nothingToDismiss(hurried)) return;
+    }
     await sleep(POLL_MS);
     status = await statusOf(page);
   }

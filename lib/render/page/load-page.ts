@@ -83,7 +83,11 @@ export async function loadPage(
   started = Date.now();
   const context: LoadContext = { session, plan, deadline, timings, engineLoading, log };
   const waitAsAsked = async () => {
-    for (const wait of WAIT_STEPS) await wait(context);
+    for (const [name, wait] of WAIT_STEPS) {
+      const stepStarted = Date.now();
+      // Each wait the plan asked for gets its own line in the request log's timings (`wait` is their sum).
+      if (await wait(context)) timings[name] = Date.now() - stepStarted;
+    }
   };
   const waiting = waitAsAsked();
   waiting.catch(noop);
@@ -141,16 +145,17 @@ async function navigate(session: PageSession, plan: PagePlan, deadline: Deadline
   if (refused) throw refused;
 }
 
-/** One wait after the load. */
-type WaitStep = (context: LoadContext) => Promise<void>;
+/** One wait after the load; true when the plan asked for it (it then has a time of its own). */
+type WaitStep = (context: LoadContext) => Promise<boolean>;
 
 /** `waitUntil: auto`: the page settles (timers, frames, DOM, network), within a bound. */
 const settle: WaitStep = async ({ session, plan, deadline, timings, log }) => {
-  if (plan.waitUntil !== 'auto') return;
+  if (plan.waitUntil !== 'auto') return false;
   const until = Math.min(Date.now() + AUTO_SETTLE_MAX_MS, deadline.at - captureReserveMs(deadline.budgetMs));
   const outcome = await waitForSettled(session.page, session.activity, { until, javascript: plan.javascript, log });
   // In the request's log line: a page captured at the bound (the reasons are logged by the wait).
   if (!outcome.settled) timings.unsettled = outcome.waitedMs;
+  return true;
 };
 
 /**
@@ -159,32 +164,37 @@ const settle: WaitStep = async ({ session, plan, deadline, timings, log }) => {
  * late is caught).
  */
 const dismissBanners: WaitStep = async ({ session, plan, deadline }) => {
-  if (plan.cookieConsent) await within(dismissCookieBanners(session.page).catch(noop), waitAllowanceMs(deadline), undefined);
+  if (!plan.cookieConsent) return false;
+  await within(dismissCookieBanners(session.page).catch(noop), waitAllowanceMs(deadline), undefined);
+  return true;
 };
 
 /** Element hiding only for sites: in the caller's own HTML a class named "ad" is theirs. */
 const hideAds: WaitStep = async ({ session, plan, engineLoading }) => {
-  if (engineLoading && plan.source.kind === 'url') {
+  const asked = engineLoading !== null && plan.source.kind === 'url';
+  if (asked) {
     const engine = await engineLoading;
     await hideAdElements(session.page, engine.cosmeticCss(session.page.url(), await readPageTokens(session.page)));
   }
   if (session.policy.filterFailed) throw new RenderError('The ad blocker could not be loaded');
+  return asked;
 };
 
 const selector: WaitStep = async ({ session, plan, deadline }) => {
   const option = plan.waitForSelector;
-  if (!option) return;
+  if (!option) return false;
   await assertSelector(session.page, option.selector, 'waitForSelector');
   try {
     await session.page.waitForSelector(option.selector, { visible: option.visible, hidden: option.hidden, timeout: boundedTimeout(option.timeoutMs, deadline) });
   } catch {
     // The contract: when the selector does not appear in time, the render continues.
   }
+  return true;
 };
 
 const pageFunction: WaitStep = async ({ session, plan, deadline }) => {
   const option = plan.waitForFunction;
-  if (!option) return;
+  if (!option) return false;
   const expression = option.expression.trim().replace(/;+\s*$/, '');
   // An expression that throws (its element does not exist yet) counts as "not yet", not as a failure.
   const guarded = `(() => { try { return (${expression}\n); } catch { return false; } })()`;
@@ -196,14 +206,24 @@ const pageFunction: WaitStep = async ({ session, plan, deadline }) => {
     }
     // The contract: when the function does not succeed in time, the render continues.
   }
+  return true;
 };
 
 const pause: WaitStep = async ({ plan, deadline }) => {
-  if (plan.waitForMilliseconds) await sleep(Math.min(plan.waitForMilliseconds, waitAllowanceMs(deadline)));
+  if (!plan.waitForMilliseconds) return false;
+  await sleep(Math.min(plan.waitForMilliseconds, waitAllowanceMs(deadline)));
+  return true;
 };
 
-/** The waits after the load, in order. */
-const WAIT_STEPS: readonly WaitStep[] = [settle, dismissBanners, hideAds, selector, pageFunction, pause];
+/** The waits after the load, in order, each with its name in the timings. */
+const WAIT_STEPS: ReadonlyArray<readonly [string, WaitStep]> = [
+  ['settle', settle],
+  ['banners', dismissBanners],
+  ['adHiding', hideAds],
+  ['selector', selector],
+  ['function', pageFunction],
+  ['pause', pause],
+];
 
 /** Adds the ad blocker's element-hiding rules; a constructed sheet is not subject to the page's CSP. */
 async function hideAdElements(page: Page, css: string): Promise<void> {

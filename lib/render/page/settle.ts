@@ -24,8 +24,17 @@ const YIELD_TIMER_MS = 20;
  */
 export const AUTO_SETTLE_MAX_MS = 5_000;
 
-/** Quiet time `auto` asks of a page that runs scripts: short, unlike networkidle's 500 ms. */
-export const AUTO_IDLE_MS = 100;
+/**
+ * Quiet time `auto` asks of a page that runs scripts: short, unlike
+ * networkidle's 500 ms. Three frames: work a page chains onto a response or a
+ * DOM change (the next fetch, a layout pass) starts within a task or two, and
+ * what it starts is seen (a request, a short timer, a frame, a change) and
+ * waited for in its own right; a heavy synchronous step holds the check up
+ * rather than slipping past it. It is what every scripted page pays after
+ * its last change, so it is kept to what that needs (it was 100 ms: a
+ * third of a small page's whole render, measured in bench/README.md).
+ */
+export const AUTO_IDLE_MS = 50;
 
 /**
  * How much faster `performance.now()`, `Date.now()` and frame timestamps run

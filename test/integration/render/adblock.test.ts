@@ -75,6 +75,16 @@ const CONSENT_PAGE = `<!doctype html><html class="show--consent"><head><title>Sh
   document.getElementById('s-rall-bn').addEventListener('click', function () { choose('rejected'); });
 </script></body></html>`;
 
+/** The reject button abetterrouteplanner.com shows, which one of autoconsent's site-specific rules (not a generic one) clicks. */
+const SITE_RULE_PAGE = `<!doctype html><html><head><title>Route planner</title></head><body><main><h1>Plan a trip</h1></main>
+<div id="notice"><p>Cookies?</p><button data-testid="cookies_reject">Nope</button></div>
+<script>
+  document.querySelector('[data-testid=cookies_reject]').addEventListener('click', function () {
+    window.__consentChoice = 'rejected';
+    document.getElementById('notice').remove();
+  });
+</script></body></html>`;
+
 /** Request interception the way the renderer wires it: the main document always passes. */
 async function blockWith(page: Page, engine: AdblockEngine, pageUrl: string): Promise<void> {
   await page.setRequestInterception(true);
@@ -156,6 +166,8 @@ describe('dismissCookieBanners', () => {
   before(async () => {
     served = await serve({
       ['shop.example.org/']: { type: 'text/html', body: CONSENT_PAGE },
+      ['www.abetterrouteplanner.com/']: { type: 'text/html', body: SITE_RULE_PAGE },
+      ['shop.example.org/planner']: { type: 'text/html', body: SITE_RULE_PAGE },
       ['shop.example.org/plain']: { type: 'text/html', body: '<!doctype html><p>No banner here. <button>Reject all the bad ideas.</button></p>' },
     });
     browser = await launchBrowser(served.port);
@@ -183,6 +195,26 @@ describe('dismissCookieBanners', () => {
 
     // Assess
     assert.deepEqual(result, { banner: false, choice: 'rejected', heading: 'Welcome' });
+  });
+
+  it('applies a site-specific rule on its own site, and not elsewhere', async () => {
+    // Prepare
+    const choiceAt = async (url: string) => {
+      const page = await browser.newPage();
+      await prepareCookieConsent(page);
+      await page.goto(url, { waitUntil: 'load' });
+      await dismissCookieBanners(page);
+      const choice = await page.evaluate(() => (window as unknown as { __consentChoice?: string }).__consentChoice ?? null);
+      await page.close();
+      return choice;
+    };
+
+    // Act
+    const onSite = await choiceAt('http://www.abetterrouteplanner.com/');
+    const elsewhere = await choiceAt('http://shop.example.org/planner');
+
+    // Assess
+    assert.deepEqual({ onSite, elsewhere }, { onSite: 'rejected', elsewhere: null });
   });
 
   it('dismisses a banner in HTML set without navigation', async () => {

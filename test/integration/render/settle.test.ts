@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Renderer } from '../../../lib/render/index.js';
-import { pngPixel } from '../../helpers/documents.js';
+import { pngPixel, readPdf } from '../../helpers/documents.js';
 import { warmRenderer } from '../../helpers/local-egress.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { PNG } from 'pngjs';
@@ -90,6 +90,10 @@ describe('renderer › auto waits for the page to be finished', () => {
         }, 150);
       },
       '/raf-bar': html(RAF_BAR),
+      '/late-row': html(`<p>static</p><script>window.addEventListener('load', async () => {
+        const text = await (await fetch('/data')).text();
+        const p = document.createElement('p'); p.textContent = text; document.body.append(p);
+      })</script>`),
       '/pixel.png': (_req, res) => {
         res.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' });
         res.end(RED_PNG);
@@ -114,6 +118,18 @@ describe('renderer › auto waits for the page to be finished', () => {
 
     // Assess
     assert.match(text, /row fetched by a timer/);
+  });
+
+  it('gives each wait step its own line in the timings: auto\'s settle holds the late fetch, load has none', async () => {
+    // Act
+    const auto = await renderRequest(renderer, { output: 'PDF', page: { url: `${site.url}/late-row` } });
+    const load = await renderRequest(renderer, { output: 'PDF', page: { url: `${site.url}/late-row`, waitUntil: 'load' } });
+
+    // Assess: the row answered 150 ms after its request is in, and the settle step waited for it
+    assert.match((await readPdf(new Uint8Array(auto.body))).text.join(' '), /row fetched by a timer/);
+    assert.ok((auto.timings.settle ?? 0) >= 150, `settle ${auto.timings.settle} ms`);
+    assert.ok((auto.timings.wait ?? 0) >= (auto.timings.settle ?? 0));
+    assert.equal(load.timings.settle, undefined);
   });
 
   it('captures a requestAnimationFrame animation at its end, for html and URL', async () => {
