@@ -1,4 +1,5 @@
-import { DocumentFetchError, fetchDocument } from '../delivery/fetch-document.js';
+import { DocumentFetchError } from '../delivery/errors.js';
+import { fetchDocument } from '../delivery/fetch-document.js';
 import { ValidationError } from '../errors.js';
 import type { FileStore } from '../files/file-store.js';
 import { ITEMS_UPLOAD_PREFIX, MAX_ITEMS_FILE_BYTES, type BatchItemEntryOutput } from '../schemas/batch-requests.js';
