@@ -23,6 +23,9 @@ type Item = {
   failed: number;
   pending: number;
   cancelled?: boolean;
+  /** How many fan-out steps the batch has, and the steps that have recorded their items (a number set: adding one twice is one). */
+  fanOutChunks?: number;
+  fannedOutChunks?: Set<number>;
   batch?: BatchSummary;
   /** The request's `output` (`output` itself is a job's output type, which the webhook code reads). */
   batchOutput?: Batch['output'];
@@ -82,6 +85,7 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
         done: 0,
         failed: 0,
         pending: batch.total,
+        fanOutChunks: batch.fanOutChunks,
         batchOutput: batch.output,
         webhook: batch.webhook,
         webhookStatus: 'PENDING',
@@ -119,6 +123,15 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
         ExpressionAttributeValues: { ':now': now, ':stale': now - staleMs, ':batch': 'batch', ':open': 'RUNNING' },
       });
       return claimed !== undefined;
+    },
+
+    async markFannedOut(k, chunk) {
+      await tryUpdate('Recording a batch fan-out step', key(k), {
+        UpdateExpression: 'ADD #fanned :chunk',
+        ConditionExpression: '#kind = :batch',
+        ExpressionAttributeNames: { '#fanned': 'fannedOutChunks', '#kind': 'kind' },
+        ExpressionAttributeValues: { ':chunk': new Set([chunk]), ':batch': 'batch' },
+      });
     },
 
     async cancel(k, now) {
@@ -222,6 +235,8 @@ function toBatch(item: Item): Batch {
     failed: Number(item.failed),
     cancelled: item.cancelled === true,
     closed: item.status === 'COMPLETED',
+    // A batch recorded before fan-out steps were counted had its items recorded by its POST.
+    fannedOut: item.fanOutChunks === undefined || (item.fannedOutChunks?.size ?? 0) >= Number(item.fanOutChunks),
     ...(item.batch ? { manifest: item.batch.manifest } : {}),
     ...(item.batch?.zip ? { zip: item.batch.zip } : {}),
     ...(item.batch?.merged ? { merged: item.batch.merged } : {}),

@@ -104,9 +104,11 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, outputs
   if (!batch) return true;
   if (batch.closed) return true;
   const items = await deps.batches.items(key);
-  // Fewer items than the total: a fan-out that failed half-way (its batch cancelled, its request answered 500);
-  // the items never recorded count as failed, so the watchdog does not wait for them until the record expires.
-  if ((items.length < batch.total && !batch.cancelled) || !items.every(isFinished)) return false;
+  // Fewer items than the total: fan-out steps still to run, or one that failed (its batch cancelled, or its request
+  // answered 500). A cancelled batch waits until every step has recorded its items or was given up, so the manifest
+  // lists every item recorded; the items never recorded count as failed, so the watchdog does not wait for them
+  // until the record expires.
+  if ((items.length < batch.total && !(batch.cancelled && batch.fannedOut)) || !items.every(isFinished)) return false;
   if (outputs === 'queue' && (batch.output.zip || batch.output.merge)) {
     if (await deps.batches.claimOutputsStep(key, now(), OUTPUTS_STEP_MS)) await deps.batchQueue.sendOutputs(key);
     return false;

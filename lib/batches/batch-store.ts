@@ -23,6 +23,12 @@ export type Batch = BatchKey & {
   cancelled: boolean;
   /** The end was recorded (once): status, counts and manifest are final. */
   closed: boolean;
+  /**
+   * Every fan-out step has recorded its items, or was given up: no item
+   * record is still to come. A cancelled batch closes with fewer records than
+   * its total only then, so its manifest lists every item that was recorded.
+   */
+  fannedOut: boolean;
   manifest?: StoredFile;
   /** Once closed: the archive and the merged PDF, when `output` asked and they were made. */
   zip?: StoredFile;
@@ -43,6 +49,8 @@ export type NewBatch = BatchKey & {
   output: BatchOutput;
   webhook: WebhookOptionsOutput | null;
   createdAt: string;
+  /** How many fan-out steps (chunks of planned items) record its items. */
+  fanOutChunks: number;
   /** Epoch seconds after which DynamoDB may delete the record (TTL), as for jobs. */
   expiresAt: number;
 };
@@ -64,6 +72,8 @@ export interface BatchStore {
   get(key: BatchKey): Promise<Batch | undefined>;
   /** PENDING → RUNNING; nothing when it is past that. */
   markStarted(key: BatchKey, now: number): Promise<void>;
+  /** Records that fan-out step `chunk` has recorded its items (or was given up); done again, it changes nothing. */
+  markFannedOut(key: BatchKey, chunk: number): Promise<void>;
   /** Marks an open batch cancelled (status CANCELLED); resolves to the batch as it stands after, undefined when there is none. */
   cancel(key: BatchKey, now: number): Promise<Batch | undefined>;
   /**

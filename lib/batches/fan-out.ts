@@ -1,8 +1,14 @@
 import type { JobStore } from '../jobs/job-store.js';
 import type { BatchPlanStore } from './batch-plan-store.js';
 import type { BatchQueue, FanOutMessage } from './batch-queue.js';
+import type { BatchStore } from './batch-store.js';
 
-export type FanOutDeps = { jobs: Pick<JobStore, 'createIfAbsent'>; batchPlans: BatchPlanStore; batchQueue: Pick<BatchQueue, 'sendItems'> };
+export type FanOutDeps = {
+  jobs: Pick<JobStore, 'createIfAbsent'>;
+  batches: Pick<BatchStore, 'markFannedOut'>;
+  batchPlans: BatchPlanStore;
+  batchQueue: Pick<BatchQueue, 'sendItems'>;
+};
 
 /** Item records written at once by a fan-out step. */
 const PARALLEL_WRITES = 32;
@@ -14,7 +20,9 @@ const PARALLEL_WRITES = 32;
  * the chunk's items again, which is harmless: an item runs under its job's
  * lease, once, and is counted once (batch-store.ts countItem). A chunk that
  * cannot be read throws, so its message is offered again and, in the end,
- * reaches the dead-letter consumer, which cancels the batch.
+ * reaches the dead-letter consumer, which cancels the batch. Once its items
+ * are recorded the step is marked done on the batch, so a batch cancelled
+ * meanwhile waits for every step before it closes (closeBatch).
  */
 export async function fanOutChunk(message: FanOutMessage, deps: FanOutDeps): Promise<void> {
   const jobs = await deps.batchPlans.get(message, message.chunk);
@@ -25,4 +33,5 @@ export async function fanOutChunk(message: FanOutMessage, deps: FanOutDeps): Pro
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, jobs.length) }, writer));
   await deps.batchQueue.sendItems(jobs.map((job) => ({ accountId: job.accountId, jobId: job.jobId })));
+  await deps.batches.markFannedOut(message, message.chunk);
 }

@@ -43,18 +43,19 @@ const PARALLEL_WRITES = 8;
 export async function submitBatch(deps: SubmitBatchDeps, request: BatchRequest, now = new Date()): Promise<BatchKey & { total: number }> {
   const key = { accountId: request.accountId, batchId: newBatchId() };
   const total = request.items.length;
+  const size = deps.config.batchFanOutChunkItems;
+  const chunks = Math.ceil(total / size);
   await deps.batches.create({
     ...key,
     tokenHash: request.tokenHash,
     total,
+    fanOutChunks: chunks,
     output: request.output,
     webhook: request.webhook,
     createdAt: now.toISOString(),
     expiresAt: Math.floor(now.getTime() / 1000) + JOB_RETENTION_SECONDS,
   });
   try {
-    const size = deps.config.batchFanOutChunkItems;
-    const chunks = Math.ceil(total / size);
     let next = 0;
     const writer = async () => {
       while (next < chunks) {

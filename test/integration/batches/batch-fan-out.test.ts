@@ -4,6 +4,7 @@ import { DeleteMessageBatchCommand, PurgeQueueCommand, ReceiveMessageCommand } f
 import { createS3BatchPlanStore } from '../../../lib/aws/s3-batch-plan-store.js';
 import { parseBatchQueueMessage, type FanOutMessage } from '../../../lib/batches/batch-queue.js';
 import { fanOutChunk, type FanOutDeps } from '../../../lib/batches/fan-out.js';
+import { batchItemHooks, CANCELLED_ITEM, checkBatch } from '../../../lib/batches/batch-progress.js';
 import type { PreparedItem } from '../../../lib/batches/prepare-batch.js';
 import { submitBatch, type SubmitBatchDeps } from '../../../lib/batches/submit-batch.js';
 import { batchProgressDeps } from '../../helpers/batch-progress-deps.js';
@@ -78,6 +79,43 @@ describe('batch fan-out: the POST stores the plan and queues one step per chunk;
     assert.equal(new Set(itemMessages.map((m) => (m.kind === 'item' ? m.jobId : ''))).size, ITEMS);
     assert.equal(itemMessages.length, ITEMS + CHUNK);
     assert.deepEqual([stored?.status, stored?.total, stored?.done, stored?.failed], ['PENDING', ITEMS, 0, 0]);
+  });
+
+  it('keeps a batch cancelled during its fan-out open until every step has recorded its items, so its manifest lists them all', async () => {
+    // Prepare: 3 items, one per step; the first step runs, then the batch is cancelled (DELETE) and that item ends as cancelled
+    const oneByOne = { ...deps, config: { ...deps.config, batchFanOutChunkItems: 1 } };
+    const items: PreparedItem<unknown>[] = [0, 1, 2].map((i) => ({ input: { output: 'PDF', page: { html: b64(`<p>${i}</p>`) } }, prepared: undefined, name: `c-${i}` }));
+    const batch = await submitBatch(oneByOne, { accountId: ACCOUNT, tokenHash: 'hash', items, output: { zip: false, merge: false }, webhook: null });
+    const steps = (await drain()).filter((m): m is { kind: 'fanout' } & FanOutMessage => m.kind === 'fanout').sort((a, b) => a.chunk - b.chunk);
+    const hooks = batchItemHooks(deps);
+    /** What the item consumer does with an item of a cancelled batch: fails it without rendering, then counts it. */
+    const cancelRecorded = async () => {
+      for (const record of await deps.batches.items(batch)) {
+        if (record.status === 'COMPLETED' || record.status === 'FAILED') continue;
+        await hooks.finished(await deps.jobs.failUnfinished({ accountId: ACCOUNT, jobId: record.jobId }, CANCELLED_ITEM, Date.now()));
+      }
+    };
+    await fanOutChunk(steps[0]!, deps);
+    await deps.batches.cancel(batch, Date.now());
+    await cancelRecorded();
+
+    // Act: the watchdog checks while two steps are still to run; then they run and their items end as cancelled
+    await checkBatch(batch, deps);
+    const whileFanningOut = await deps.batches.get(batch);
+    for (const step of steps.slice(1)) await fanOutChunk(step, deps);
+    await cancelRecorded();
+    const closed = await deps.batches.get(batch);
+
+    // Assess
+    assert.equal(steps.length, 3);
+    assert.deepEqual([whileFanningOut?.closed, whileFanningOut?.fannedOut], [false, false], 'not closed while steps are to come');
+    assert.deepEqual([closed?.closed, closed?.status, closed?.done, closed?.failed, closed?.fannedOut], [true, 'CANCELLED', 0, 3, true]);
+    const manifest = JSON.parse((await deps.files.read(closed!.manifest!.key))!.toString('utf8')) as { items: Array<{ name: string; status: string; error?: { code: string } }> };
+    assert.deepEqual(
+      manifest.items.map((item) => [item.name, item.status, item.error?.code]),
+      [0, 1, 2].map((i) => [`c-${i}`, 'FAILED', 'batch.cancelled']),
+    );
+    await drain();
   });
 
   it('fails a step whose chunk cannot be read, so that its message is offered again (and in the end dead-lettered, which cancels the batch)', async () => {

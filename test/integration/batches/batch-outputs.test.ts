@@ -47,7 +47,8 @@ describe('batch outputs: output.zip and output.merge made by a step of their own
   async function finishedBatch(specs: ItemSpec[], output: BatchOutput): Promise<BatchKey> {
     const key = { accountId: ACCOUNT, batchId: newBatchId() };
     const now = new Date();
-    await deps.batches.create({ ...key, tokenHash: 'hash', total: specs.length, output, webhook: null, createdAt: now.toISOString(), expiresAt: 0 });
+    // No fan-out steps: the items are recorded here, as they are.
+    await deps.batches.create({ ...key, tokenHash: 'hash', total: specs.length, fanOutChunks: 0, output, webhook: null, createdAt: now.toISOString(), expiresAt: 0 });
     let next = 0;
     const writer = async () => {
       while (next < specs.length) {

@@ -28,7 +28,8 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
   async function finishedBatch(total: number, failing: readonly number[] = []): Promise<{ key: BatchKey; items: Job[] }> {
     const key = { accountId: ACCOUNT, batchId: newBatchId() };
     const now = new Date();
-    await deps.batches.create({ ...key, tokenHash: 'hash', total, output: { zip: false, merge: false }, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
+    // No fan-out steps: the items are recorded here, as they are.
+    await deps.batches.create({ ...key, tokenHash: 'hash', total, fanOutChunks: 0, output: { zip: false, merge: false }, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
     const items: Job[] = [];
     for (let index = 0; index < total; index++) {
       const file = await deps.files.put(ACCOUNT, Buffer.from(`%PDF-1.4 item ${index}`), 'application/pdf');
