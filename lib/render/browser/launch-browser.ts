@@ -176,17 +176,45 @@ export async function launchBrowser(options: {
   const userDataDir = await mkdtemp(scratchPrefix('chromium'));
   let browser: Browser;
   try {
-    browser = await launchOnce(chromiumPath, options, userDataDir);
+    const started = Date.now();
+    browser = await launchOnce(chromiumPath, options, userDataDir).catch(async (error: unknown) => {
+      // A launch that fails at once (not one that hung until its timeout) is tried again, once, after a pause,
+      // with the launcher checked afresh: fresh-clone CI runs met such failures within 30 ms, in different
+      // suites, each passing alone; the second failure's reason goes into the error.
+      if (Date.now() - started > QUICK_FAILURE_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+      return launchOnce(chromiumPath, options, userDataDir, { stderr: true });
+    });
   } catch (error) {
     await rm(userDataDir, { recursive: true, force: true }).catch(() => undefined);
-    throw new RenderError('Chromium could not be started', { cause: error });
+    throw new RenderError(`Chromium could not be started (${launchFailure(error)})`, { cause: error });
   }
   return supervise(browser, options, userDataDir);
 }
 
-async function launchOnce(chromiumPath: string, options: { mode: ChromiumMode; egress: EgressProxy }, userDataDir: string): Promise<Browser> {
+/** A launch that failed faster than this never got Chromium running: it is tried again once, RETRY_PAUSE_MS later. */
+const QUICK_FAILURE_MS = 2_000;
+const RETRY_PAUSE_MS = 250;
+
+/** Why a launch failed, for the error's message: its code and the first lines of its message (Chromium's stderr), URLs left out. */
+function launchFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = String((error as Error | undefined)?.message ?? error)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(0, 4)
+    .join(' | ')
+    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
+    .slice(0, 400);
+  return typeof code === 'string' ? `${code}: ${message}` : message;
+}
+
+/** `stderr`: Chromium's own output goes to this process's stderr (the second try: a pipe launch does not read it, and it says why Chromium stopped). */
+async function launchOnce(chromiumPath: string, options: { mode: ChromiumMode; egress: EgressProxy }, userDataDir: string, { stderr = false } = {}): Promise<Browser> {
   const executablePath = await coreDumpsOff(chromiumPath);
   return puppeteer.launch({
+    dumpio: stderr,
     executablePath,
     headless: 'shell',
     args: [...chromiumArgs(chromium.args, options.mode), ...options.egress.chromiumArgs],
