@@ -46,6 +46,7 @@ export function createBatchEndpoint(deps: BatchDeps) {
           spend,
           items,
           output: { zip: body.output?.zip === true, merge: body.output?.merge === true },
+          storage: body.storage ?? null,
           webhook: body.webhook ?? null,
         });
         return json(202, { id: batch.batchId, status: 'PENDING', total: batch.total }, { location: `/v1/batches/${batch.batchId}` });

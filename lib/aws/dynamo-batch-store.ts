@@ -29,6 +29,8 @@ type Item = {
   batch?: BatchSummary;
   /** The request's `output` (`output` itself is a job's output type, which the webhook code reads). */
   batchOutput?: Batch['output'];
+  /** The request's `storage` (`storage` itself is a job's, which the job code reads). */
+  batchStorage?: Batch['storage'];
   webhook: Batch['webhook'];
   webhookStatus: Batch['webhookStatus'];
   webhookAttempts: number;
@@ -87,6 +89,7 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
         pending: batch.total,
         fanOutChunks: batch.fanOutChunks,
         batchOutput: batch.output,
+        ...(batch.storage ? { batchStorage: batch.storage } : {}),
         webhook: batch.webhook,
         webhookStatus: 'PENDING',
         webhookAttempts: 0,
@@ -240,7 +243,9 @@ function toBatch(item: Item): Batch {
     ...(item.batch ? { manifest: item.batch.manifest } : {}),
     ...(item.batch?.zip ? { zip: item.batch.zip } : {}),
     ...(item.batch?.merged ? { merged: item.batch.merged } : {}),
+    ...(item.batch?.signedUrlStatus ? { signedUrlStatus: item.batch.signedUrlStatus } : {}),
     output: { zip: item.batchOutput?.zip === true, merge: item.batchOutput?.merge === true },
+    storage: item.batchStorage ?? null,
     webhook: item.webhook ?? null,
     webhookStatus: item.webhookStatus ?? 'PENDING',
     webhookAttempts: Number(item.webhookAttempts ?? 0),

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Config } from '../config.js';
+import { uploadToCaller, type SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { FileStore, StoredFile } from '../files/file-store.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
 import type { BatchItemHooks } from '../job-runner/run-job.js';
@@ -8,7 +9,7 @@ import { isFinished, type BatchSummary, type Job, type JobError, type JobStore }
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
 import { writeBatchOutputs, type BatchOutputFiles } from './batch-outputs.js';
 import type { BatchQueue } from './batch-queue.js';
-import type { BatchItemRecord, BatchKey, BatchStore } from './batch-store.js';
+import type { BatchItemRecord, BatchKey, BatchStorage, BatchStore } from './batch-store.js';
 
 export type BatchProgressDeps = {
   jobs: JobStore;
@@ -124,17 +125,13 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, outputs
       : await writeBatchOutputs(key, batch.output, items, deps);
   const completedAt = new Date(now()).toISOString();
   const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, made, deps);
+  const zip = made.zip && 'file' in made.zip ? made.zip.file : undefined;
+  const merged = made.merged && 'file' in made.merged ? made.merged.file : undefined;
+  // Before the close (a closer that dies after its upload only uploads the same file again): the batch's one file.
+  const signedUrlStatus = batch.storage ? await uploadBatchFile(key, batch.storage, zip ?? merged ?? manifest, deps) : 'NOT_PROVIDED';
   const closed = await deps.batches.close(
     key,
-    {
-      status,
-      total: batch.total,
-      done,
-      failed,
-      manifest,
-      ...(made.zip && 'file' in made.zip ? { zip: made.zip.file } : {}),
-      ...(made.merged && 'file' in made.merged ? { merged: made.merged.file } : {}),
-    },
+    { status, total: batch.total, done, failed, manifest, ...(zip ? { zip } : {}), ...(merged ? { merged } : {}), signedUrlStatus },
     now(),
   );
   if (!closed) return true;
@@ -166,6 +163,24 @@ export type ManifestEntry = {
  * per item in the items' order. It lives in S3, not in the batch's record or
  * the API's answers, because 10,000 entries with their URLs are megabytes.
  */
+/** How long the PUT of a batch's file to the caller's URL may take: an archive can be gigabytes (the outputs step has 900 s). */
+const BATCH_UPLOAD_MS = 300_000;
+
+/**
+ * `storage`: the batch's one file (its archive, else its merged PDF, else its
+ * manifest) PUT to the caller's pre-signed URL as it is read from the bucket,
+ * as a sync render's file is. A failure is recorded, never thrown: the
+ * temporary copies still hold everything.
+ */
+async function uploadBatchFile(key: BatchKey, storage: BatchStorage, file: StoredFile, deps: BatchProgressDeps): Promise<SignedUrlStatus> {
+  const stream = await deps.files.readStream(file.key);
+  if (!stream) return 'FAILED';
+  const upload = await uploadToCaller(storage, { body: { stream, length: file.size }, contentType: file.contentType }, { timeoutMs: BATCH_UPLOAD_MS, maxTimeoutMs: BATCH_UPLOAD_MS });
+  // The reason only: the URL carries the caller's credentials.
+  if (upload.status === 'FAILED') deps.logger.warn('batch file upload failed', { batchId: key.batchId, reason: upload.result?.error });
+  return upload.status;
+}
+
 async function writeManifest(
   key: BatchKey,
   head: { status: BatchSummary['status']; total: number; done: number; failed: number; createdAt: string; completedAt: string },

@@ -22,6 +22,7 @@ export async function batchResponse(batch: Batch, deps: { files: Pick<FileStore,
     ...(batch.closed ? { manifestUrl: manifestUrl ?? null } : {}),
     ...(batch.closed && batch.output.zip ? { zipUrl: (await url(batch.zip)) ?? null } : {}),
     ...(batch.closed && batch.output.merge ? { mergedUrl: (await url(batch.merged)) ?? null } : {}),
+    ...(batch.storage && batch.closed ? { signedUrlStatus: batch.signedUrlStatus ?? 'FAILED' } : {}),
     ...(batch.webhook ? { webhook: { status: batch.webhookStatus, attempts: batch.webhookAttempts } } : {}),
   };
 }

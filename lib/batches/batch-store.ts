@@ -1,3 +1,4 @@
+import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { StoredFile } from '../files/file-store.js';
 import type { BatchItemRef, BatchSummary, Job, JobKey, WebhookStatus } from '../jobs/job-store.js';
 import type { WebhookOptionsOutput } from '../schemas/render-options.js';
@@ -6,6 +7,9 @@ import type { WebhookOptionsOutput } from '../schemas/render-options.js';
 export type BatchStatus = 'PENDING' | 'RUNNING' | BatchSummary['status'];
 
 export type BatchKey = { accountId: string; batchId: string };
+
+/** `storage`: where the batch's one file is PUT once it has ended. */
+export type BatchStorage = { preSignedUrl: string };
 
 /** `output`: the batch-wide files made when it closes, beside the items' own. */
 export type BatchOutput = { zip: boolean; merge: boolean };
@@ -33,7 +37,11 @@ export type Batch = BatchKey & {
   /** Once closed: the archive and the merged PDF, when `output` asked and they were made. */
   zip?: StoredFile;
   merged?: StoredFile;
+  /** Once closed, with `storage`: how the PUT of its one file went. */
+  signedUrlStatus?: SignedUrlStatus;
   output: BatchOutput;
+  /** `storage`: the caller's pre-signed URL, which gets the batch's one file once it has ended. */
+  storage: BatchStorage | null;
   webhook: WebhookOptionsOutput | null;
   webhookStatus: WebhookStatus;
   webhookAttempts: number;
@@ -47,6 +55,7 @@ export type NewBatch = BatchKey & {
   tokenHash: string;
   total: number;
   output: BatchOutput;
+  storage: BatchStorage | null;
   webhook: WebhookOptionsOutput | null;
   createdAt: string;
   /** How many fan-out steps (chunks of planned items) record its items. */

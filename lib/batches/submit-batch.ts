@@ -6,7 +6,7 @@ import type { WebhookOptionsOutput } from '../schemas/render-options.js';
 import { batchItemJobId, newBatchId } from './batch-ids.js';
 import type { BatchPlanStore } from './batch-plan-store.js';
 import type { BatchQueue } from './batch-queue.js';
-import type { BatchKey, BatchOutput, BatchStore } from './batch-store.js';
+import type { BatchKey, BatchOutput, BatchStorage, BatchStore } from './batch-store.js';
 import type { PreparedItem } from './prepare-batch.js';
 
 export type BatchRequest = {
@@ -16,6 +16,7 @@ export type BatchRequest = {
   spend?: QuotaSpend;
   items: PreparedItem<unknown>[];
   output: BatchOutput;
+  storage: BatchStorage | null;
   webhook: WebhookOptionsOutput | null;
 };
 
@@ -51,6 +52,7 @@ export async function submitBatch(deps: SubmitBatchDeps, request: BatchRequest, 
     total,
     fanOutChunks: chunks,
     output: request.output,
+    storage: request.storage,
     webhook: request.webhook,
     createdAt: now.toISOString(),
     expiresAt: Math.floor(now.getTime() / 1000) + JOB_RETENTION_SECONDS,

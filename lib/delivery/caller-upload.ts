@@ -1,4 +1,4 @@
-import { sendOutbound, type OutboundResult } from './outbound-http.js';
+import { sendOutbound, type OutboundResult, type StreamedBody } from './outbound-http.js';
 
 /** decisions.md: NOT_PROVIDED without `storage`, UPLOADED on a 2xx answer to the PUT, FAILED otherwise. */
 export type SignedUrlStatus = 'UPLOADED' | 'FAILED' | 'NOT_PROVIDED';
@@ -11,8 +11,8 @@ export type CallerUpload = { status: SignedUrlStatus; result?: OutboundResult };
  */
 export async function uploadToCaller(
   storage: { preSignedUrl: string } | null | undefined,
-  file: { body: Buffer; contentType: string },
-  options: { timeoutMs?: number } = {},
+  file: { body: Buffer | StreamedBody; contentType: string },
+  options: { timeoutMs?: number; maxTimeoutMs?: number } = {},
 ): Promise<CallerUpload> {
   if (!storage) return { status: 'NOT_PROVIDED' };
   const result = await sendOutbound({
@@ -21,6 +21,7 @@ export async function uploadToCaller(
     headers: { 'content-type': file.contentType },
     body: file.body,
     timeoutMs: options.timeoutMs,
+    maxTimeoutMs: options.maxTimeoutMs,
   });
   return { status: result.ok ? 'UPLOADED' : 'FAILED', result };
 }

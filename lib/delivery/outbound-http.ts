@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { within } from '../deadline.js';
 import { EgressRefusedError } from '../net/errors.js';
@@ -22,10 +23,15 @@ export type OutboundRequest = {
   url: string;
   method: 'POST' | 'PUT';
   headers: Record<string, string>;
-  body: Buffer | string;
-  /** Overall limit for connect, send and answer; at most OUTBOUND_TIMEOUT_MS. */
+  /** The body, or a stream of exactly `length` bytes (a large file sent as it is read). */
+  body: Buffer | string | StreamedBody;
+  /** Overall limit for connect, send and answer; at most OUTBOUND_TIMEOUT_MS unless `maxTimeoutMs` allows more. */
   timeoutMs?: number;
+  /** Raises the cap on `timeoutMs` for a large upload (a batch's archive); webhooks keep OUTBOUND_TIMEOUT_MS. */
+  maxTimeoutMs?: number;
 };
+
+export type StreamedBody = { stream: AsyncIterable<Uint8Array>; length: number };
 
 /**
  * What came of a call. `ok` only for a 2xx answer; a redirect is not
@@ -49,7 +55,8 @@ export type OutboundResult = {
  */
 export async function sendOutbound(request: OutboundRequest): Promise<OutboundResult> {
   const started = Date.now();
-  const timeoutMs = Math.max(0, Math.min(request.timeoutMs ?? OUTBOUND_TIMEOUT_MS, OUTBOUND_TIMEOUT_MS));
+  const cap = Math.max(OUTBOUND_TIMEOUT_MS, request.maxTimeoutMs ?? OUTBOUND_TIMEOUT_MS);
+  const timeoutMs = Math.max(0, Math.min(request.timeoutMs ?? OUTBOUND_TIMEOUT_MS, cap));
   const done = (result: Omit<OutboundResult, 'durationMs'>): OutboundResult => ({ ...result, durationMs: Date.now() - started });
 
   let url: URL;
@@ -68,12 +75,14 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   if (timeoutMs === 0) return done({ ok: false, error: 'no time left to make the call' });
 
   const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
+  const streamed = Buffer.isBuffer(body) ? undefined : Readable.from(body.stream);
   const headers: Record<string, string> = { 'user-agent': 'DocRender', accept: '*/*' };
   for (const [name, value] of Object.entries(request.headers)) {
     // Connection-level headers are ours to set; a caller's value would corrupt the request.
     if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
   }
   headers['content-length'] = String(body.length);
+  const dropStream = () => streamed?.destroy();
 
   // The one clock for the whole exchange starts before the lookup: a resolver that never answers is bounded too.
   const deadline = started + timeoutMs;
@@ -96,6 +105,7 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      dropStream();
       resolve(done(result));
     };
     const client = url.protocol === 'https:' ? https : http;
@@ -120,6 +130,7 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
       // front, and a record stored before they did must still end as a failed call, not as a throw that
       // fails the whole job again and again.
       const { code, name } = error as NodeJS.ErrnoException;
+      dropStream();
       resolve(done({ ok: false, error: `the request cannot be sent (${code ?? name})`, permanent: true }));
       return;
     }
@@ -128,7 +139,16 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
       req.destroy();
     }, Math.max(0, deadline - Date.now()));
     req.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, error: networkReason(error) }));
-    req.end(body);
+    if (!streamed) {
+      req.end(body as Buffer);
+      return;
+    }
+    // A file that cannot be read ends the call as a failure; one shorter or longer than announced is cut off by the client.
+    streamed.on('error', () => {
+      settle({ ok: false, error: 'the file could not be read' });
+      req.destroy();
+    });
+    streamed.pipe(req);
   });
 }
 

@@ -53,6 +53,8 @@ export type BatchSummary = {
   zip?: StoredFile;
   /** The PDF items merged (`output.merge`), when made. */
   merged?: StoredFile;
+  /** How the PUT of the batch's one file to `storage.preSignedUrl` went (NOT_PROVIDED without `storage`). */
+  signedUrlStatus?: SignedUrlStatus;
 };
 
 /** An async render job. Every field the consumers and the job endpoint need lives here. */

@@ -168,6 +168,12 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         description:
           'With output.merge, once the batch has ended: one PDF of every completed PDF item in order, one outline entry per item titled by its name; null when none completed, it could not be made (the manifest says why) or it expired.',
       },
+      signedUrlStatus: {
+        type: 'string',
+        enum: ['UPLOADED', 'FAILED'],
+        description:
+          "With storage, once the batch has ended: how the PUT of its one file (the archive with output.zip, else the merged PDF with output.merge, else the manifest) to storage.preSignedUrl went; the temporary copies stay either way.",
+      },
       webhook: WEBHOOK_STATE,
     },
     required: ['id', 'status', 'total', 'counts', 'createdAt', 'updatedAt'],

@@ -8,6 +8,7 @@ import {
   PdfOptionsSchema,
   ScreenshotOptionsSchema,
   ScreenshotOverridesSchema,
+  StorageOptionsSchema,
   WebhookOptionsSchema,
 } from './render-options.js';
 import { PageWithSourceSchema } from './render-requests.js';
@@ -145,6 +146,10 @@ const BatchBodySchema = closedObject({
     itemsUrl: v.nullish(ItemsUrlSchema),
     defaults: v.nullish(BatchDefaultsSchema),
     output: v.nullish(BatchOutputSchema),
+    storage: v.pipe(v.nullish(StorageOptionsSchema), v.metadata({
+      description:
+        "The batch's one file, PUT to your pre-signed URL once it has ended, as a sync render's file is: the archive with output.zip, else the merged PDF with output.merge, else the manifest. signedUrlStatus in the batch and its webhook says how it went.",
+    })),
     webhook: v.nullish(WebhookOptionsSchema),
 });
 

@@ -61,6 +61,8 @@ export type BatchWebhookBody = {
   /** `output.zip`'s archive and `output.merge`'s PDF, when asked (null when not made). */
   zipUrl?: string | null;
   mergedUrl?: string | null;
+  /** With `storage`: how the PUT of the batch's one file to the caller's URL went. */
+  signedUrlStatus?: SignedUrlStatus;
   metadata: Record<string, string>;
   createdAt: string;
   completedAt: string | null;
@@ -82,6 +84,7 @@ export function batchWebhookBody(
     manifestUrl: urls.manifestUrl ?? null,
     ...('zipUrl' in urls ? { zipUrl: urls.zipUrl ?? null } : {}),
     ...('mergedUrl' in urls ? { mergedUrl: urls.mergedUrl ?? null } : {}),
+    ...(summary.signedUrlStatus && summary.signedUrlStatus !== 'NOT_PROVIDED' ? { signedUrlStatus: summary.signedUrlStatus } : {}),
     metadata: job.webhook?.metadata ?? {},
     createdAt: job.createdAt,
     completedAt: job.completedAt ?? null,

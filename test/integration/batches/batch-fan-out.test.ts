@@ -56,7 +56,7 @@ describe('batch fan-out: the POST stores the plan and queues one step per chunk;
     }));
 
     // Act: the POST's part, then every fan-out step (one of them twice, as a redelivered message would)
-    const batch = await submitBatch(deps, { accountId: ACCOUNT, tokenHash: 'hash', items, output: { zip: false, merge: false }, webhook: null });
+    const batch = await submitBatch(deps, { accountId: ACCOUNT, tokenHash: 'hash', items, output: { zip: false, merge: false }, storage: null, webhook: null });
     const queued = await drain();
     const steps = queued.filter((m): m is { kind: 'fanout' } & FanOutMessage => m.kind === 'fanout');
     const beforeSteps = await deps.batches.items(batch);
@@ -85,7 +85,7 @@ describe('batch fan-out: the POST stores the plan and queues one step per chunk;
     // Prepare: 3 items, one per step; the first step runs, then the batch is cancelled (DELETE) and that item ends as cancelled
     const oneByOne = { ...deps, config: { ...deps.config, batchFanOutChunkItems: 1 } };
     const items: PreparedItem<unknown>[] = [0, 1, 2].map((i) => ({ input: { output: 'PDF', page: { html: b64(`<p>${i}</p>`) } }, prepared: undefined, name: `c-${i}` }));
-    const batch = await submitBatch(oneByOne, { accountId: ACCOUNT, tokenHash: 'hash', items, output: { zip: false, merge: false }, webhook: null });
+    const batch = await submitBatch(oneByOne, { accountId: ACCOUNT, tokenHash: 'hash', items, output: { zip: false, merge: false }, storage: null, webhook: null });
     const steps = (await drain()).filter((m): m is { kind: 'fanout' } & FanOutMessage => m.kind === 'fanout').sort((a, b) => a.chunk - b.chunk);
     const hooks = batchItemHooks(deps);
     /** What the item consumer does with an item of a cancelled batch: fails it without rendering, then counts it. */

@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
@@ -9,7 +11,8 @@ import { batchItemJobId, newBatchId } from '../../../lib/batches/batch-ids.js';
 import { checkBatch, closeBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
 import { parseBatchQueueMessage } from '../../../lib/batches/batch-queue.js';
 import { batchResponse } from '../../../lib/batches/batch-response.js';
-import type { BatchKey, BatchOutput } from '../../../lib/batches/batch-store.js';
+import type { BatchKey, BatchOutput, BatchStorage } from '../../../lib/batches/batch-store.js';
+import { createEgressPolicy, useEgressPolicy } from '../../../lib/net/index.js';
 import type { StoredFile } from '../../../lib/files/file-store.js';
 import type { Job } from '../../../lib/jobs/job-store.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
@@ -44,11 +47,11 @@ describe('batch outputs: output.zip and output.merge made by a step of their own
   after(() => aws.stop());
 
   /** A batch whose items have all finished (a spec without a file failed), not yet closed. */
-  async function finishedBatch(specs: ItemSpec[], output: BatchOutput): Promise<BatchKey> {
+  async function finishedBatch(specs: ItemSpec[], output: BatchOutput, storage: BatchStorage | null = null): Promise<BatchKey> {
     const key = { accountId: ACCOUNT, batchId: newBatchId() };
     const now = new Date();
     // No fan-out steps: the items are recorded here, as they are.
-    await deps.batches.create({ ...key, tokenHash: 'hash', total: specs.length, fanOutChunks: 0, output, webhook: null, createdAt: now.toISOString(), expiresAt: 0 });
+    await deps.batches.create({ ...key, tokenHash: 'hash', total: specs.length, fanOutChunks: 0, output, storage, webhook: null, createdAt: now.toISOString(), expiresAt: 0 });
     let next = 0;
     const writer = async () => {
       while (next < specs.length) {
@@ -212,5 +215,67 @@ describe('batch outputs: output.zip and output.merge made by a step of their own
     assert.deepEqual([ended?.closed, ended?.status, ended?.zip], [true, 'COMPLETED', undefined]);
     const manifest = JSON.parse(String(await deps.files.read(ended!.manifest!.key))) as { zip: { error: { code: string } } };
     assert.equal(manifest.zip.error.code, 'batch.output');
+  });
+
+  describe('storage: the batch\'s one file PUT to the caller\'s pre-signed URL', () => {
+    let receiver: Server;
+    let base: string;
+    /** What the caller's URL received: each PUT's path, headers and bytes. */
+    const received: Array<{ path: string; contentType: string | undefined; body: Buffer }> = [];
+    before(async () => {
+      useEgressPolicy(createEgressPolicy({ allowPrivateHosts: ['127.0.0.1'] }));
+      receiver = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          received.push({ path: req.url ?? '', contentType: req.headers['content-type'], body: Buffer.concat(chunks) });
+          res.writeHead(req.url?.startsWith('/refuse') ? 500 : 200).end();
+        });
+      });
+      receiver.listen(0, '127.0.0.1');
+      await new Promise((resolve) => receiver.once('listening', resolve));
+      base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    });
+    after(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+
+    const specsOf = async (count: number) =>
+      Promise.all(Array.from({ length: count }, async (_, i) => ({ name: `s-${i}`, file: { body: await itemPdf(i, 1), contentType: 'application/pdf' } })));
+
+    it('PUTs the archive when output.zip asks for one, byte for byte, and the batch and its answer say UPLOADED', async () => {
+      // Prepare
+      const key = await finishedBatch(await specsOf(5), { zip: true, merge: true }, { preSignedUrl: `${base}/zip?X-Amz-Signature=abc` });
+
+      // Act
+      await closeThroughOutputsStep(key);
+
+      // Assess
+      const batch = await deps.batches.get(key);
+      const put = received.find((each) => each.path.startsWith('/zip'));
+      assert.ok(put, 'the URL got a PUT');
+      assert.equal(put.contentType, 'application/zip');
+      assert.deepEqual(put.body, await deps.files.read(batch!.zip!.key));
+      assert.equal(batch?.signedUrlStatus, 'UPLOADED');
+      const answer = await batchResponse(batch!, { files: deps.files, lifetimeSeconds: 3600 });
+      assert.equal(answer.signedUrlStatus, 'UPLOADED');
+    });
+
+    it('PUTs the manifest when no output was asked, and records FAILED (closing all the same) when the URL refuses', async () => {
+      // Prepare
+      const uploaded = await finishedBatch(await specsOf(2), { zip: false, merge: false }, { preSignedUrl: `${base}/manifest` });
+      const refused = await finishedBatch(await specsOf(2), { zip: false, merge: false }, { preSignedUrl: `${base}/refuse` });
+
+      // Act
+      await closeBatch(uploaded, deps);
+      await closeBatch(refused, deps);
+
+      // Assess
+      const batch = await deps.batches.get(uploaded);
+      const put = received.find((each) => each.path === '/manifest');
+      assert.equal(put?.contentType, 'application/json');
+      const manifest = JSON.parse(put!.body.toString('utf8')) as { id: string; items: unknown[] };
+      assert.deepEqual([manifest.id, manifest.items.length, batch?.signedUrlStatus], [uploaded.batchId, 2, 'UPLOADED']);
+      const failed = await deps.batches.get(refused);
+      assert.deepEqual([failed?.closed, failed?.status, failed?.signedUrlStatus], [true, 'COMPLETED', 'FAILED']);
+    });
   });
 });

@@ -29,7 +29,7 @@ describe('batch progress: counted once, closed once, recovered by the watchdog',
     const key = { accountId: ACCOUNT, batchId: newBatchId() };
     const now = new Date();
     // No fan-out steps: the items are recorded here, as they are.
-    await deps.batches.create({ ...key, tokenHash: 'hash', total, fanOutChunks: 0, output: { zip: false, merge: false }, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
+    await deps.batches.create({ ...key, tokenHash: 'hash', total, fanOutChunks: 0, output: { zip: false, merge: false }, storage: null, webhook: { url: 'https://hooks.example/batch' }, createdAt: now.toISOString(), expiresAt: 0 });
     const items: Job[] = [];
     for (let index = 0; index < total; index++) {
       const file = await deps.files.put(ACCOUNT, Buffer.from(`%PDF-1.4 item ${index}`), 'application/pdf');

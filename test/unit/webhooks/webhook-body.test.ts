@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Job } from '../../../lib/jobs/job-store.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
-import { webhookBody } from '../../../lib/webhooks/webhook-body.js';
+import { batchWebhookBody, webhookBody } from '../../../lib/webhooks/webhook-body.js';
 import { b64 } from '../../helpers/service.js';
 
 function finishedJob(patch: Partial<Job>): Job {
@@ -86,5 +86,24 @@ describe('webhookBody', () => {
     const job = finishedJob({ status: 'FAILED', error: { code: 'render.failed', message: 'x' }, webhook: { url: 'https://hooks.example' } });
     assert.deepEqual(webhookBody(job, { fileUrl: null }).metadata, {});
     assert.equal(webhookBody(job, { fileUrl: null }).signedUrlStatus, 'NOT_PROVIDED');
+  });
+});
+
+describe('batchWebhookBody', () => {
+  const manifest = { key: 'files/acct-1/m.json', contentType: 'application/json', size: 10, createdAt: '2026-01-02T03:04:08.000Z' };
+  const summary = { status: 'COMPLETED' as const, total: 2, done: 2, failed: 0, manifest };
+
+  it('says how the upload to storage went when the batch had storage, and nothing of it when not', () => {
+    // Prepare
+    const batch = finishedJob({ status: 'COMPLETED' });
+
+    // Act
+    const uploaded = batchWebhookBody(batch, { ...summary, signedUrlStatus: 'UPLOADED' }, { manifestUrl: 'https://files.example/m.json' });
+    const without = batchWebhookBody(batch, { ...summary, signedUrlStatus: 'NOT_PROVIDED' }, { manifestUrl: 'https://files.example/m.json' });
+
+    // Assess
+    assert.equal(uploaded.signedUrlStatus, 'UPLOADED');
+    assert.deepEqual([uploaded.type, uploaded.total, uploaded.manifestUrl], ['batch', 2, 'https://files.example/m.json']);
+    assert.equal('signedUrlStatus' in without, false);
   });
 });
