@@ -275,11 +275,12 @@ BEYOND_JSON_SCHEMA = (
         TEMPLATE_RENDERS,
     ),
     Rule(
-        r"^(parts\.\d+\.)?(screenshot\.clip\.(x|y|width|height)|page\.(waitForSelector\.selector|waitForFunction\.pageFunction))$",
+        r"^(parts\.\d+\.|items\.\d+\.)?(screenshot\.clip\.(x|y|width|height)|page\.(waitForSelector\.selector|waitForFunction\.pageFunction))$",
         r"^(Required|Must be a number|Must be a string)$",
         "A clip, a waitForSelector or a waitForFunction is whole only once merged over the stored one: what the "
-        "request (or a template part) leaves unset or null must come from the template.",
-        TEMPLATE_RENDERS + MERGES,
+        "request (a template part, a batch item) leaves unset or null must come from the template (or the "
+        "batch's defaults).",
+        TEMPLATE_RENDERS + MERGES + ("createBatch",),
     ),
     Rule(
         r"(^|\.)(page\.(htmlTemplate|templateData)|pdf\.eInvoice\.xmlTemplate)$",
