@@ -158,11 +158,6 @@ export type ManifestEntry = {
   error?: JobError;
 };
 
-/**
- * The results manifest as a JSON file among the temporary files: one entry
- * per item in the items' order. It lives in S3, not in the batch's record or
- * the API's answers, because 10,000 entries with their URLs are megabytes.
- */
 /** How long the PUT of a batch's file to the caller's URL may take: an archive can be gigabytes (the outputs step has 900 s). */
 const BATCH_UPLOAD_MS = 300_000;
 
@@ -175,12 +170,20 @@ const BATCH_UPLOAD_MS = 300_000;
 async function uploadBatchFile(key: BatchKey, storage: BatchStorage, file: StoredFile, deps: BatchProgressDeps): Promise<SignedUrlStatus> {
   const stream = await deps.files.readStream(file.key);
   if (!stream) return 'FAILED';
-  const upload = await uploadToCaller(storage, { body: { stream, length: file.size }, contentType: file.contentType }, { timeoutMs: BATCH_UPLOAD_MS, maxTimeoutMs: BATCH_UPLOAD_MS });
+  const upload = await uploadToCaller(storage, { body: { stream, length: file.size }, contentType: file.contentType }, { timeoutMs: BATCH_UPLOAD_MS, maxTimeoutMs: BATCH_UPLOAD_MS }).finally(
+    // A call refused before it was made leaves the bucket's answer unread: its connection is let go.
+    () => (stream as { destroy?: () => void }).destroy?.(),
+  );
   // The reason only: the URL carries the caller's credentials.
   if (upload.status === 'FAILED') deps.logger.warn('batch file upload failed', { batchId: key.batchId, reason: upload.result?.error });
   return upload.status;
 }
 
+/**
+ * The results manifest as a JSON file among the temporary files: one entry
+ * per item in the items' order. It lives in S3, not in the batch's record or
+ * the API's answers, because 10,000 entries with their URLs are megabytes.
+ */
 async function writeManifest(
   key: BatchKey,
   head: { status: BatchSummary['status']; total: number; done: number; failed: number; createdAt: string; completedAt: string },

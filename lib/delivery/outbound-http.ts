@@ -75,14 +75,12 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
   if (timeoutMs === 0) return done({ ok: false, error: 'no time left to make the call' });
 
   const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
-  const streamed = Buffer.isBuffer(body) ? undefined : Readable.from(body.stream);
   const headers: Record<string, string> = { 'user-agent': 'DocRender', accept: '*/*' };
   for (const [name, value] of Object.entries(request.headers)) {
     // Connection-level headers are ours to set; a caller's value would corrupt the request.
     if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
   }
   headers['content-length'] = String(body.length);
-  const dropStream = () => streamed?.destroy();
 
   // The one clock for the whole exchange starts before the lookup: a resolver that never answers is bounded too.
   const deadline = started + timeoutMs;
@@ -99,6 +97,9 @@ export async function sendOutbound(request: OutboundRequest): Promise<OutboundRe
     return done({ ok: false, error: networkReason(error as NodeJS.ErrnoException) });
   }
 
+  // Opened only now that the call will be made: an early refusal leaves a streamed file unread and unopened.
+  const streamed = Buffer.isBuffer(body) ? undefined : Readable.from(body.stream);
+  const dropStream = () => streamed?.destroy();
   return new Promise<OutboundResult>((resolve) => {
     let settled = false;
     const settle = (result: Omit<OutboundResult, 'durationMs'>) => {
