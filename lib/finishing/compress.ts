@@ -17,6 +17,7 @@ import type { DocumentEdit } from './finish-pdf.js';
 import { subsetFonts } from './font-subset.js';
 import type { CompressPlan } from './finishing-plan.js';
 import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
+import { readImageHeader } from '../image-header.js';
 
 /**
  * Largest image the step decodes, in pixels, checked on the declared size
@@ -224,6 +225,10 @@ async function readBytes(stream: PDFStream, width: number, height: number, chann
   if (filters.length === 0) return raw.length >= size ? stored(raw.subarray(0, size)) : undefined;
   if (filters.length !== 1) return undefined;
   if (filters[0] === name('DCTDecode')) {
+    // The JPEG's own frame header must declare the size the dictionary does (bounded above) before a decoder sees
+    // it: a frame of 65,535 × 65,535 inside a 10 × 10 image would have the decoder allocate gigabytes.
+    const frame = readImageHeader(raw);
+    if ('problem' in frame || frame.kind !== 'jpeg' || frame.width !== width || frame.height !== height) return undefined;
     if (channels === 4) {
       const parms = dict.lookup(name('DecodeParms'));
       const transform = parms instanceof PDFDict ? numberOf(parms, 'ColorTransform') : undefined;

@@ -5,6 +5,7 @@ import { PNG } from 'pngjs';
 import { compressStep } from '../../../lib/finishing/compress.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import { decodeJpeg } from '../../../lib/finishing/jpeg-codec.js';
+import { jpegHeader } from '../../helpers/hostile-images.js';
 import { qpdf } from '../../helpers/pdf-tools.js';
 
 const DEFAULTS = { imageQuality: 80, maxImageDpi: 150, grayscale: false };
@@ -170,6 +171,28 @@ describe('compressStep', () => {
       const [r, g, b] = at(32, 8) as [number, number, number];
       assert.ok(r < 90 && g > 110 && b > 170, `cyan: ${at(32, 8)}`);
       assert.ok(at(32, 56).every((v) => v < 80), `black: ${at(32, 56)}`);
+    });
+  }
+
+  for (const components of [4, 3]) {
+    it(`keeps a ${components === 4 ? 'CMYK' : 'RGB'} JPEG whose own frame declares another size than its image dictionary as it is`, async () => {
+      // Prepare: a 10 × 10 image whose JPEG frame says 65,535 × 65,535 (a decoder would allocate gigabytes).
+      const doc = await PDFDocument.create({ updateMetadata: false });
+      const page = doc.addPage([200, 200]);
+      const jpeg = Buffer.concat([jpegHeader(65_535, 65_535, components), Buffer.from([0xff, 0xd9])]);
+      const image = doc.context.register(
+        doc.context.stream(jpeg, { Type: 'XObject', Subtype: 'Image', Width: 10, Height: 10, ColorSpace: components === 4 ? 'DeviceCMYK' : 'DeviceRGB', BitsPerComponent: 8, Filter: 'DCTDecode' }),
+      );
+      page.node.normalizedEntries().XObject.set(PDFName.of('Bomb'), image);
+      page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(Buffer.from('q 100 0 0 100 10 10 cm /Bomb Do Q'))));
+
+      // Act
+      const out = await finishPdf(await doc.save(), { compress: compressStep(DEFAULTS) });
+
+      // Assess: the same bytes, as they were.
+      const [kept] = imagesOf(await PDFDocument.load(out));
+      const stream = (await PDFDocument.load(out)).context.lookup(kept?.ref as PDFRef) as PDFRawStream;
+      assert.deepEqual(Buffer.from(stream.getContents()), jpeg);
     });
   }
 
