@@ -1,49 +1,77 @@
 /**
  * esbuild plugins of the deployed bundle (serverless.yml `custom.esbuild.plugins`;
- * the bench's cold start builds with them too): `requireNodeHttp` and
- * `chunksNamedByEntry` below.
+ * the bench's cold start builds with them too): `requireNodeBuiltins`,
+ * `chunksNamedByEntry` and `pipeLaunchOnly` below.
  *
- * `requireNodeHttp`: `node:http` / `node:https` without Node's ES-module facade. Importing
- * `http` from an ES module makes Node build a facade that reads every export
- * of the module, and `http.WebSocket` (with `CloseEvent`, `MessageEvent`) is
- * a lazy getter that loads all of undici: about 70 ms of CPU in a cold start
- * at a function's CPU share, for a WebSocket nothing here uses
- * (nodejs/node#57649, #59686, open). `require()` builds no facade. So every
- * ES-module import of the two (ours, the AWS SDK's HTTP handler, Puppeteer's
- * browser fetcher) is served by a module that requires them and re-exports
- * every name the module has, but the lazy undici classes.
+ * `requireNodeBuiltins`: Node's built-in modules without their ES-module facades. Importing
+ * a built-in from an ES module makes Node build a facade that reads every
+ * export of the module, lazy getters included, and Node hides what it loads
+ * late behind getters: `http.WebSocket` (with `CloseEvent`, `MessageEvent`)
+ * loads all of undici, about 70 ms of CPU in a cold start at a function's CPU
+ * share, for a WebSocket nothing here uses (nodejs/node#57649, #59686, open);
+ * `crypto.getRandomValues` (and `webcrypto`, `subtle`) load Web Crypto;
+ * `process.stdin` opens standard input, `process.report` the diagnostic
+ * report, `util.parseArgs` and `util.MIMEType` their modules, `net.BlockList`
+ * its own. `require()` builds no facade. So every static ES-module import of a
+ * built-in (ours, the AWS SDK's, Puppeteer's) is served by a module that
+ * requires it, exports the module as its default, and each name as
+ * `/* @__PURE__ *\/ $read$(name)`: esbuild drops the names no module of the
+ * build imports, so only those are read, when the module is evaluated, as
+ * Node would (a namespace import keeps them all: no worse than the facade).
+ * A function behind a costly getter that a library imports by name
+ * (`@smithy/core`'s `getRandomValues`) is exported as a function that reads
+ * the getter when called, and undici's classes on `http` are never exported
+ * (a dynamic import keeps every name). Dynamic imports of other built-ins
+ * stay Node's.
  */
 'use strict';
 
-/** The lazy getters that load undici (Node 22's http.js): never read, so never exported. */
-const UNDICI_GETTERS = new Set(['WebSocket', 'CloseEvent', 'MessageEvent']);
+/** Built-ins whose dynamic imports are served too. */
+const DYNAMIC_TOO = /^(node:)?https?$/;
 
-/** What the module exports, read from the Node that builds (keys only: no getter runs). */
-const exportsOf = (name) => Object.keys(require(`node:${name}`)).filter((key) => !UNDICI_GETTERS.has(key) && /^[A-Za-z_$][\w$]*$/.test(key));
+/** Functions behind a costly getter, read when called rather than when the module is evaluated. */
+const LAZY_FUNCTIONS = { crypto: ['getRandomValues'] };
+
+/**
+ * Getters never exported, even where every name is kept (a namespace or
+ * dynamic import): undici's classes, for which nothing here has a use. A
+ * module that asks for one by name fails the build, and so does one that
+ * reads one through a namespace import (`import-is-undefined`, an error here).
+ */
+const NEVER = { http: ['WebSocket', 'CloseEvent', 'MessageEvent'] };
+
+/** The module serving built-in `name`. */
+function facadeFree(name) {
+  // Keys only, as Node's facade takes them: no getter runs here.
+  const keys = Object.keys(require(`node:${name}`)).filter((key) => key !== 'default' && !NEVER[name]?.includes(key) && /^[A-Za-z_$][\w$]*$/.test(key));
+  const lazy = LAZY_FUNCTIONS[name] ?? [];
+  return [
+    "import { createRequire } from 'node:module';",
+    // Names no built-in exports: a built-in's own names (fs.read) must not meet them.
+    `const $builtin$ = createRequire(import.meta.url)('node:${name}');`,
+    'const $read$ = (key) => $builtin$[key];',
+    'export default $builtin$;',
+    ...keys.map((key) =>
+      lazy.includes(key) ? `export function ${key}(...args) { return $builtin$.${key}(...args); }` : `export const ${key} = /* @__PURE__ */ $read$(${JSON.stringify(key)});`,
+    ),
+  ].join('\n');
+}
 
 const NAMESPACE = 'docrender-node-builtin';
+/** Node's public built-ins but `module` (which the served modules import themselves). */
+const BUILTIN = new RegExp(`^(node:)?(${require('node:module').builtinModules.filter((name) => !name.startsWith('_') && name !== 'module').join('|').replaceAll('/', '\\/')})$`);
 
-/** Serves ES-module imports of `http`/`https` (with or without `node:`) from `require()`. */
-const requireNodeHttp = {
-  name: 'require-node-http',
+/** Serves static ES-module imports of Node's built-ins (with or without `node:`) from `require()`. */
+const requireNodeBuiltins = {
+  name: 'require-node-builtins',
   setup(build) {
-    build.onResolve({ filter: /^(node:)?https?$/ }, (args) => {
+    build.initialOptions.logOverride = { ...build.initialOptions.logOverride, 'import-is-undefined': 'error' };
+    build.onResolve({ filter: BUILTIN }, (args) => {
       // CommonJS code requires them already; only ES-module imports build a facade.
-      if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import') return undefined;
+      if (args.kind !== 'import-statement' && !(args.kind === 'dynamic-import' && DYNAMIC_TOO.test(args.path))) return undefined;
       return { path: args.path.replace(/^node:/, ''), namespace: NAMESPACE };
     });
-    build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
-      const names = exportsOf(args.path);
-      return {
-        loader: 'js',
-        contents: [
-          "import { createRequire } from 'node:module';",
-          `const m = createRequire(import.meta.url)('node:${args.path}');`,
-          'export default m;',
-          ...names.map((name) => `export const ${name} = m.${name};`),
-        ].join('\n'),
-      };
-    });
+    build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({ loader: 'js', contents: facadeFree(args.path) }));
   },
 };
 
@@ -112,4 +140,4 @@ const pipeLaunchOnly = {
   },
 };
 
-module.exports = [requireNodeHttp, chunksNamedByEntry, pipeLaunchOnly];
+module.exports = [requireNodeBuiltins, chunksNamedByEntry, pipeLaunchOnly];
