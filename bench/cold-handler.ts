@@ -12,15 +12,26 @@ import { SMALL_HTML } from './pages.js';
 import { processTree } from '../lib/local/process-tree.js';
 import { treeCpuMs } from './process-memory.js';
 
-// INIT phases: Chromium's process started (the first child process), then the module (INIT) done.
+/** CPU this process (Node, without Chromium) has used so far, ms. */
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+// INIT phases: Chromium's process started (the first child process), then the module (INIT) done; each with
+// the Node CPU used by then (`…Cpu`), which is what tells the modules' cost apart under the CPU share.
 let spawned = Number.NaN;
+let spawnedCpu = Number.NaN;
 subscribe('child_process', () => {
-  if (Number.isNaN(spawned)) spawned = performance.now();
+  if (!Number.isNaN(spawned)) return;
+  spawned = performance.now();
+  spawnedCpu = ownCpuMs();
 });
 // Imported here, not statically, so that the subscription above sees the launch.
 const { handler } = await import('../functions/pdf.js');
 const { renderDeps } = await import('../lib/render-app.js');
 const loaded = performance.now();
+const loadedCpu = ownCpuMs();
 // INIT is over: the parent hands the invocation to the extensions, as Lambda does when the runtime asks for it.
 process.send?.({ init: true });
 const COLD_REQUEST_ID = 'cold-start';
@@ -66,18 +77,21 @@ const context = {
 const result = (await handler(event, context)) as { statusCode: number; body?: string } | undefined;
 const rendered = performance.now();
 // CPU spent to the PDF: what the CPU share turns into time. This process's own, then with Chromium's.
-const { user, system } = process.cpuUsage();
-const nodeCpuMs = (user + system) / 1000;
+const nodeCpuMs = ownCpuMs();
 const cpuMs = treeCpuMs(processTree(process.pid));
-// The steps of INIT that lib/render-app.ts marks: app (SDK clients, stores, logger) loaded, endpoint loaded, browser warm.
+// The steps of INIT that lib/render-init.ts marks: app (SDK clients, stores, logger) loaded, endpoint loaded, browser
+// warm; each with the Node CPU used by then (the mark's detail).
 const marks = Object.fromEntries(
-  performance
-    .getEntriesByType('mark')
+  (performance.getEntriesByType('mark') as PerformanceMark[])
     .filter((entry) => entry.name.startsWith('docrender.'))
-    .map((entry) => [entry.name.slice('docrender.'.length), entry.startTime]),
+    .flatMap((entry) => {
+      const name = entry.name.slice('docrender.'.length);
+      const cpu = (entry.detail as { cpuMs?: number } | null)?.cpuMs;
+      return [[name, entry.startTime], ...(cpu === undefined ? [] : [[`${name}Cpu`, cpu]])];
+    }),
 );
 process.send?.({
-  phases: { chromiumSpawned: spawned, ...marks, initDone: loaded, rendered, nodeCpuMs, cpuMs },
+  phases: { chromiumSpawned: spawned, chromiumSpawnedCpu: spawnedCpu, ...marks, initDone: loaded, initDoneCpu: loadedCpu, rendered, nodeCpuMs, cpuMs },
   status: result?.statusCode ?? 0,
   bytes: result?.body ? Buffer.byteLength(result.body, 'base64') : 0,
   error: result && result.statusCode !== 200 ? result.body : undefined,

@@ -14,11 +14,12 @@ function listing(dir: string): string[] {
 }
 
 /**
- * Shared caches that are not the service's and outlive a run by design:
- * tsx's compile cache, and the `locales` folder Chromium makes beside its
- * binary (unpacked into the temporary directory itself).
+ * Caches that outlive a run by design, for the next one: tsx's compile
+ * cache, Node's (the rendering functions keep their modules' compiled code
+ * there, lib/lambda/compile-cache.ts), and the `locales` folder Chromium
+ * makes beside its binary (unpacked into the temporary directory itself).
  */
-const SHARED_CACHES = /^(?:tsx-\d+|locales)$/;
+const SHARED_CACHES = /^(?:tsx-\d+|node-compile-cache|locales)$/;
 
 /** What a run added to its temporary directory, shared caches apart. */
 function leftovers(run: { marker: string; baseline: string[] }): string[] {
