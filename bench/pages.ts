@@ -78,7 +78,7 @@ const SITE_CSS = 'body{font-family:sans-serif;margin:40px;color:#222} h1{color:#
 const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><rect width="120" height="40" rx="6" fill="#0b7285"/></svg>';
 
 /** How long the late request of the article page takes to answer. */
-const LATE_RESPONSE_MS = 100;
+export const LATE_RESPONSE_MS = 100;
 
 export type PageServer = { url: string; articleUrl: string; close(): Promise<void> };
 

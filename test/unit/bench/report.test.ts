@@ -70,3 +70,41 @@ describe('bench report › post-response against inline (same run)', () => {
     assert.match(text, /\| pdf-small \(inline\) \| +250 \|/);
   });
 });
+
+describe('bench report › pages by URL against bare load (issue 37)', () => {
+  /** A URL row: service 132 (sequential) and 110 (think) against bare's load at 120 (load), 250 / 230 against 120 (auto). */
+  const urlRow = (id: 'url-load' | 'url-auto', sequential: number, think: number): LatencyResult => ({
+    ...smallPdf(),
+    id,
+    title: id,
+    sequential: summarize([sequential, sequential, sequential]),
+    think: summarize([think, think, think]),
+    bare: summarize([120, 120, 120]),
+    bareReusedPage: undefined,
+    inline: undefined,
+  });
+
+  it('judges load against 1.1× and auto against 1.3× with the late content caught, and says the floor of catching it', () => {
+    // Prepare
+    const run = { ...results(), latency: [urlRow('url-load', 132, 110), urlRow('url-auto', 250, 230)], checks: { 'url-auto': { lateContentCaught: true } } };
+    // Act
+    const url = judgeTargets(run).filter((target) => target.name.startsWith('url-'));
+    // Assess: 1.1× met, 0.92× met; auto 2.08× and 1.92× not, caught, with the floor (120 + 100) / 120
+    assert.deepEqual(
+      url.map((target) => [target.name, target.value, target.met]),
+      [
+        ['url-load, sequential client, vs bare load', '1.1×', true],
+        ['url-auto, sequential client, vs bare load, late content caught', "2.08×, caught (catching it takes ≥ 1.83×: bare's load + the late answer's 100 ms)", false],
+        ['url-load, think-time client, vs bare load', '0.92×', true],
+        ['url-auto, think-time client, vs bare load, late content caught', "1.92×, caught (catching it takes ≥ 1.83×: bare's load + the late answer's 100 ms)", false],
+      ],
+    );
+  });
+
+  it('does not meet auto when the late content was missed, however fast', () => {
+    const run = { ...results(), latency: [urlRow('url-auto', 130, 130)], checks: { 'url-auto': { lateContentCaught: false } } };
+    const auto = judgeTargets(run).filter((target) => target.name.startsWith('url-auto'));
+    assert.deepEqual(auto.map((target) => target.met), [false, false]);
+    assert.match(auto[0]?.value ?? '', /MISSED/);
+  });
+});
