@@ -43,7 +43,7 @@ let deps: AppDeps | undefined;
  * The container's dependencies, built once on first use from the environment:
  * config (validated, so a bad setting fails the cold start), the egress
  * policy it names, the logger and the stores. The browser lives in
- * `render-app.ts` so that functions which do not render never load Chromium.
+ * `render-init.ts` so that functions which do not render never load Chromium.
  * Tests build their own instead.
  *
  * Every request checks its token and counts its use in DynamoDB, so that
