@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.js';
 import { orderPages, selectPages } from '../schemas/page-ranges.js';
 import { dropUnreachable, fieldTreeProblem } from './document-objects.js';
 import type { DocumentEdit } from './finish-pdf.js';
+import { dropPagesFromStructure } from './structure-tree.js';
 import type { PagesPlan } from './finishing-plan.js';
 
 /** What a page may inherit from the page tree's nodes (ISO 32000-1, table 30): kept on the page itself once the tree is flat. */
@@ -41,9 +42,9 @@ function turn(page: PDFPage, angle: number): void {
  * Rebuilds the page tree as one flat list of the kept pages, in `order`
  * (0-based indexes of the current pages), each page holding what it
  * inherited. A page left out is gone from the file, with whatever only it
- * used (its content, images, annotations and the form fields whose every
- * widget was on it): a page dropped for being confidential must not stay
- * readable in the bytes.
+ * used (its content, images, annotations, the form fields whose every
+ * widget was on it, and its part of the structure tree): a page dropped for
+ * being confidential must not stay readable in the bytes.
  */
 function keepPages(document: PDFDocument, order: number[]): void {
   const pages = document.getPages();
@@ -51,6 +52,9 @@ function keepPages(document: PDFDocument, order: number[]): void {
   const kept = new Set(order);
   const dropped = pages.filter((_, index) => !kept.has(index));
   removeFieldsOf(document, dropped);
+  // A tagged PDF's structure tree would keep a dropped page's alternative texts and, through its link
+  // elements, its annotations and their URIs.
+  dropPagesFromStructure(document, dropped);
   for (const page of pages) {
     for (const name of INHERITABLE) {
       const value = page.node.getInheritableAttribute(name);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDocumentSite } from '../helpers/documents.js';
+import { qpdfJson } from '../helpers/pdf-tools.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { suiteDocuments } from './documents.js';
@@ -27,7 +28,17 @@ const MERGED = 'merge of three pages (top-level pdfa, metadata, attachment)';
 const optionsFor = (level: Level) =>
   level === 'PDF/UA-1' ? { pdfua: true, printBackground: true } : { pdfa: level, printBackground: true };
 
+/** Three tagged pages: an image with alternative text under the H1 on page 1, a link under an H2 on page 2, a table on page 3. */
+const THREE_PAGES = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Three pages</title></head><body>
+<h1>Report</h1><p>First page text.</p><img alt="Logo of the first page" src="data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#09c"/></svg>').toString('base64')}">
+<h2 style="break-before: page">Second</h2><p>Second page text, with a <a href="https://second-page.example/secret">link</a>.</p>
+<h2 style="break-before: page">Third</h2><p>Third page text.</p><table><tr><th>Quarter</th></tr><tr><td>Q1</td></tr></table></body></html>`;
+
+/** pdf.pages that drop a page: the first (its H1 and image), the second (its link), and reorder. */
+const DROPPING = ['2', '3, 1', '3'];
+
 describe('PDF/A and PDF/UA conformance (veraPDF)', () => {
+  const droppedBytes = new Map<string, Buffer>();
   let service: RunningService;
   let site: TestServer;
   let dir: string;
@@ -72,6 +83,19 @@ describe('PDF/A and PDF/UA conformance (veraPDF)', () => {
     jobs.push(['PDF/A-3b', mergedFile]);
     results.set(`${MERGED} PDF/A-3b`, { file: mergedFile, flavour: 'PDF/A-3b', compliant: false, error: 'not validated' });
 
+    // PDF/UA with pdf.pages: a three-page document (an image with alternative text on page 1, a link on page 2),
+    // some of its pages kept. What is kept passes, and the dropped pages' texts and link are gone from the bytes.
+    for (const pages of DROPPING) {
+      const res = await service.request('/v1/pdf', { json: { page: { html: Buffer.from(THREE_PAGES).toString('base64') }, pdf: { pdfua: true, pages } } });
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(res.status, 200, body.toString().slice(0, 500));
+      const file = join(dir, `pages-${pages.replace(/\W/g, '_')}.pdf`);
+      writeFileSync(file, body);
+      droppedBytes.set(pages, body);
+      jobs.push(['PDF/UA-1', file]);
+      results.set(`three pages, pdf.pages "${pages}" PDF/UA-1`, { file, flavour: 'PDF/UA-1', compliant: false, error: 'not validated' });
+    }
+
     const byFile = new Map((await veraPdf(jobs)).map((result) => [result.file, result]));
     for (const [key, pending] of results) results.set(key, byFile.get(pending.file) ?? pending);
   });
@@ -91,10 +115,27 @@ describe('PDF/A and PDF/UA conformance (veraPDF)', () => {
     assert.ok(result?.compliant, `${result?.error ?? result?.failed?.map((f) => `${f.rule} ×${f.count}: ${f.message}`).join('\n')}`);
   });
 
+  it('PDF/UA-1 with pdf.pages: the kept pages pass, and a dropped page leaves neither its alternative text nor its link', () => {
+    for (const pages of DROPPING) {
+      const result = results.get(`three pages, pdf.pages "${pages}" PDF/UA-1`);
+      assert.ok(result?.compliant, `${pages}: ${result?.error ?? result?.failed?.map((f) => `${f.rule} ×${f.count}: ${f.message}`).join('\n')}`);
+    }
+    // Every object as qpdf reads it (object streams opened): what a reader of the bytes would find.
+    const text = (pages: string) => JSON.stringify(qpdfJson(droppedBytes.get(pages) as Buffer));
+    assert.deepEqual(
+      DROPPING.map((pages) => [pages, text(pages).includes('Logo of the first page'), text(pages).includes('second-page.example')]),
+      [
+        ['2', false, true],
+        ['3, 1', true, false],
+        ['3', false, false],
+      ],
+    );
+  });
+
   for (const level of LEVELS) {
     it(`${level}: every document of the suite passes veraPDF with zero failed rules`, () => {
       // Assess
-      const failures = [...results].filter(([key, r]) => key.endsWith(` ${level}`) && !r.compliant);
+      const failures = [...results].filter(([key, r]) => key.endsWith(` ${level}`) && !key.startsWith('three pages') && !r.compliant);
       const detail = failures.map(([key, r]) => `${key}: ${r.error ?? r.failed?.map((f) => `${f.rule} ×${f.count}: ${f.message}`).join('\n  ')}`);
       assert.equal(failures.length, 0, detail.join('\n'));
       assert.ok([...results.keys()].filter((key) => key.endsWith(` ${level}`)).length >= 11, 'the whole suite was validated');
