@@ -21,10 +21,10 @@ const TEXTS = ['Alt', 'ActualText', 'E', 'T'].map((name) => PDFName.of(name));
  * structure elements left with nothing (an image's alternative text, a
  * link's element, which would keep the page's annotation and its URI
  * reachable), and their entries in the parent tree and the ID tree. A
- * heading left with nothing stays as an empty element, without its texts. What is
- * left describes the kept pages only; `dropUnreachable` then deletes the
- * objects nothing reaches any more. A PDF without a structure tree is left
- * as it is.
+ * heading left with nothing stays as an empty element, without its texts.
+ * What is left describes the kept pages only; `dropUnreachable` then
+ * deletes the objects nothing reaches any more. A PDF without a structure
+ * tree is left as it is.
  */
 export function dropPagesFromStructure(document: PDFDocument, dropped: PDFPage[]): void {
   const root = document.catalog.lookupMaybe(PDFName.of('StructTreeRoot'), PDFDict);
