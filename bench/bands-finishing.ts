@@ -5,6 +5,7 @@
  * printer replaying the recorded bands: the PDF library's share of the bands' cost (CPU ms per
  * render) and the file it makes, apart from Chromium's prints and the shared machine's load.
  */
+import { unboundedBudget } from '../lib/finishing/budget.js';
 import { warmRenderer } from '../test/helpers/local-egress.js';
 import { reportHtml } from '../test/helpers/report.js';
 import { withFinishing } from '../lib/document-renderer.js';
@@ -38,7 +39,7 @@ const replay = async (_html: string, size: { width: number; height: number }) =>
 const rounds = Number(process.env.ROUNDS ?? 40);
 let size = 0;
 const run = async () => {
-  const out = await finishPdf(new Uint8Array(body!.result.body), { bands: bandsStep(plan.bands!, body!.result.bandFacts!, replay, () => new Date()) });
+  const out = await finishPdf(new Uint8Array(body!.result.body), { bands: bandsStep(plan.bands!, body!.result.bandFacts!, replay, () => new Date()) }, unboundedBudget());
   size = out.byteLength;
 };
 for (let i = 0; i < 5; i++) await run();

@@ -4,6 +4,7 @@
  */
 import { startDeadline, type Deadline } from './deadline.js';
 import { RenderTimeoutError, ValidationError } from './errors.js';
+import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './finishing/budget.js';
 import type { AssemblyPart } from './finishing/assemble.js';
 import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
@@ -60,7 +61,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   };
 
   /** Prints the parts in order (an existing PDF as it is), then assembles and finishes them once. */
-  const merge = async (plan: MergePlan, deadline: Deadline): Promise<RenderResult> => {
+  const merge = async (plan: MergePlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
     const started = Date.now();
     const printed: AssemblyPart[] = [];
     // What each printed part read for the merge's bands: its section headings, title and URL.
@@ -79,7 +80,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       renderer.anticipate(Math.min(MERGE_SESSIONS_AHEAD, pagesLeft));
       pagesLeft -= 1;
       try {
-        const result = await single(part.plan, deadline);
+        const result = await single(part.plan, deadline, budget);
         // The merged file's title and language, when not given, are the first printed part's.
         facts ??= result.pageFacts;
         printed.push({ pdf: result.body, title: part.title });
@@ -102,14 +103,17 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       steps.bands = bandsStep(plan.bands, merged, printBand(deadline), () => new Date());
     }
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
-    return finishResult(rendered, steps, deadline);
+    return finishResult(rendered, steps, deadline, budget).catch((error: unknown) => {
+      // The merged document needs more than a document may spend: its parts together made it so.
+      throw error instanceof DocumentBudgetError ? new ValidationError({ parts: error.message }, { message: 'The merged document is too large to finish', cause: error }) : error;
+    });
   };
 
   /**
    * An existing PDF: fetched when given by URL, read within the input bounds and decrypted,
    * then described (JSON) or finished like a print (a PDF/A it cannot reach is a 422 first).
    */
-  const processDocument = async (plan: ProcessPlan, deadline: Deadline): Promise<RenderResult> => {
+  const processDocument = async (plan: ProcessPlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
     const started = Date.now();
     const timings: Record<string, number> = {};
     try {
@@ -130,7 +134,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         }
       }
       const result: RenderResult = { body: Buffer.from(existing.bytes.buffer, existing.bytes.byteOffset, existing.bytes.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
-      const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline) : result;
+      const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline, budget) : result;
       if (plan.images) return await imagesOf(finished, plan.images, deadline);
       return plan.finishing.preview ? await withPreview(finished, plan.finishing, deadline) : finished;
     } catch (error) {
@@ -197,7 +201,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   };
 
   /** One plan printed, then finished when it asks for it. */
-  const single = async (plan: PdfPlan, deadline: Deadline): Promise<RenderResult> => {
+  const single = async (plan: PdfPlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
     // The bands print in sessions of their own, side by side, once the body is printed: they open while it
     // prints (besides the body's), not after it on the critical path (a session is mostly Chromium starting a renderer).
     if (plan.bands) renderer.anticipate(1 + bandCount(plan.bands));
@@ -209,16 +213,20 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       const facts = result.bandFacts ?? { title: '', url: '', headings: [] };
       steps.bands = bandsStep(plan.bands, facts, printBand(deadline), () => new Date());
     }
-    return finishResult(result, steps, deadline);
+    return finishResult(result, steps, deadline, budget);
   };
 
   return {
     ...renderer,
     render: async (plan, options) => {
-      if (isProcessPlan(plan)) return processDocument(plan, startDeadline(options?.timeoutMs ?? defaultTimeoutMs));
-      if (!isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands && !plan.finishing.preview))) return renderer.render(plan, options);
+      if (!isProcessPlan(plan) && !isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands && !plan.finishing.preview))) {
+        return renderer.render(plan, options);
+      }
       const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
-      const result = isMergePlan(plan) ? await merge(plan, deadline) : await single(plan, deadline);
+      // The request's one budget: every step of its document spends from it (lib/finishing/budget.ts).
+      const budget = documentBudget({ at: deadline.at, budgetMs: deadline.budgetMs });
+      if (isProcessPlan(plan)) return processDocument(plan, deadline, budget);
+      const result = isMergePlan(plan) ? await merge(plan, deadline, budget) : await single(plan, deadline, budget);
       return withPreview(result, plan.finishing, deadline);
     },
   };
@@ -255,10 +263,13 @@ function bandRenderInput(html: string, size: { width: number; height: number }, 
   };
 }
 
-/** Runs `steps` over a printed result within what is left of `deadline`. */
-export async function finishResult(result: RenderResult, steps: FinishingSteps, deadline: Deadline): Promise<RenderResult> {
+/**
+ * Runs `steps` over a printed result, spending from `budget`: the steps stop themselves once the deadline
+ * has passed (their work is synchronous, so no timer could stop it), and that is the request's 504.
+ */
+export async function finishResult(result: RenderResult, steps: FinishingSteps, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> {
   const started = Date.now();
-  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps), deadline);
+  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps, budget), deadline);
   return { ...result, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), timings: { ...result.timings, finish: Date.now() - started } };
 }
 
@@ -269,7 +280,11 @@ export function withinDeadline<T>(work: Promise<T>, deadline: Deadline): Promise
     timer = setTimeout(() => reject(new RenderTimeoutError(deadline.budgetMs)), deadline.remaining());
   });
   work.catch(() => undefined);
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  return Promise.race([work, expired])
+    .catch((error: unknown) => {
+      throw error instanceof BudgetDeadlineError ? new RenderTimeoutError(deadline.budgetMs, { cause: error }) : error;
+    })
+    .finally(() => clearTimeout(timer));
 }
 
 /**

@@ -4,9 +4,13 @@
  * small function with its own typed errors, the order written down once).
  */
 import type { PDFDocument } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from './budget.js';
 
-/** An operation on a finished PDF's bytes, for a step that makes a new file (assembly builds one from its parts). */
-export type PdfStep = (pdf: Uint8Array) => Promise<Uint8Array>;
+/**
+ * An operation on a finished PDF's bytes, for a step that makes a new file (assembly builds one from its parts).
+ * Every step spends from the request's one `budget` (budget.ts): its loops over the document check it.
+ */
+export type PdfStep = (pdf: Uint8Array, budget: DocumentBudget) => Promise<Uint8Array>;
 
 /**
  * An edit of the open document. Parsing and saving are much of what a step
@@ -15,7 +19,7 @@ export type PdfStep = (pdf: Uint8Array) => Promise<Uint8Array>;
  * edit) loads the printed PDF once and saves it once.
  */
 export type DocumentEdit = {
-  edit: (doc: PDFDocument) => void | Promise<void>;
+  edit: (doc: PDFDocument, budget: DocumentBudget) => void | Promise<void>;
   /** The document is saved with object streams (the compress step's): smaller, slower to write. */
   compact?: boolean;
 };
@@ -50,29 +54,32 @@ let pdfDocument: Promise<typeof import('./pdf-document.js')> | undefined;
 const loadPdfDocument = () => (pdfDocument ??= import('./pdf-document.js'));
 
 /**
- * Runs the given steps over `pdf` in `FINISHING_ORDER`; with no step, answers
- * `pdf` itself. A run of document edits opens the PDF at its first edit and
- * saves it before the next byte step, or at the end.
+ * Runs the given steps over `pdf` in `FINISHING_ORDER`, each spending from
+ * `budget` (checked before each step too); with no step, answers `pdf`
+ * itself. A run of document edits opens the PDF at its first edit and saves
+ * it before the next byte step, or at the end.
  */
-export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps): Promise<Uint8Array> {
+export async function finishPdf(pdf: Uint8Array, steps: FinishingSteps, budget: DocumentBudget): Promise<Uint8Array> {
   let current = pdf;
   let open: { doc: PDFDocument; stages: FinishingStage[]; compact: boolean } | undefined;
   let io: typeof import('./pdf-document.js') | undefined;
   for (const stage of FINISHING_ORDER) {
     const step = steps[stage];
     if (!step) continue;
+    budget.check();
     if (typeof step === 'function') {
       if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), open.compact);
       open = undefined;
-      current = await step(current);
+      current = await step(current, budget);
       continue;
     }
     io ??= await loadPdfDocument();
     open ??= { doc: await io.openPdf(current, stage), stages: [], compact: false };
     open.stages.push(stage);
     if (step.compact) open.compact = true;
-    await step.edit(open.doc);
+    await step.edit(open.doc, budget);
   }
+  budget.check();
   if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), open.compact);
   return current;
 }

@@ -5,6 +5,7 @@
  */
 import { CONFORMANCE_CODE, NavigationError, PROCESS_DOCUMENT_CODE, ValidationError } from '../errors.js';
 import { DocumentFetchError } from '../delivery/errors.js';
+import { DocumentBudgetError } from '../finishing/budget.js';
 import { InputPdfError, PageImageLimitError, PdfaConformanceError } from '../finishing/errors.js';
 import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
 import type { DocumentPlan, ProcessPlan, RenderPlan } from '../render/render-plan.js';
@@ -38,6 +39,8 @@ export function sourceField(plan: RenderPlan): string {
 /** A layer's error as the caller sees it: steps and load failures named by the request's fields; anything else as it is. */
 export function toRequestError(error: unknown, plan: RenderPlan): unknown {
   if (error instanceof PageLoadError) return new NavigationError(error.reason, { field: sourceField(plan), cause: error });
+  // The printed document needs more than a document may spend (budget.ts): the page made it so.
+  if (error instanceof DocumentBudgetError) return new ValidationError({ [sourceField(plan)]: error.message }, { message: 'The document is too large to finish', cause: error });
   if (error instanceof PlanStepError) {
     const fields = STEP_FIELDS[error.step](plan);
     return new ValidationError(Object.fromEntries(fields.map((field) => [field, error.message])), { cause: error });
@@ -54,6 +57,9 @@ export function processFailure(error: unknown, plan: ProcessPlan): unknown {
   const field = plan.source.kind === 'bytes' ? 'document' : 'documentUrl';
   if (error instanceof DocumentFetchError) {
     return new ValidationError({ documentUrl: error.message }, { message: 'The document could not be fetched', code: PROCESS_DOCUMENT_CODE, cause: error });
+  }
+  if (error instanceof DocumentBudgetError) {
+    return new ValidationError({ [field]: error.message }, { message: 'The document cannot be used', code: PROCESS_DOCUMENT_CODE, cause: error });
   }
   if (error instanceof InputPdfError) {
     return new ValidationError({ [error.password ? 'password' : field]: error.message }, { message: 'The document cannot be used', code: PROCESS_DOCUMENT_CODE, cause: error });

@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -38,7 +39,7 @@ const FIELDS = {
   languages: ['en', 'ja'],
 };
 
-const fill = async (plan: FormPlan, input?: Uint8Array) => finishPdf(input ?? (await applicationForm()), { form: formStep(plan) });
+const fill = async (plan: FormPlan, input?: Uint8Array) => finishPdf(input ?? (await applicationForm()), { form: formStep(plan) }, unboundedBudget());
 
 /** The ValidationError `work` fails with. */
 async function refusal(work: Promise<unknown>): Promise<Record<string, string>> {

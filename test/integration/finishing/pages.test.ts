@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { describe, it } from 'node:test';
@@ -56,7 +57,7 @@ describe('pagesStep', () => {
     assert.deepEqual(pageFacts(input).map((page) => page.rot), [0, 90, 90, 90, 90], 'the fixture inherits its rotation');
 
     // Act
-    const out = await finishPdf(input, { pages: pagesStep({ order: '4, 1, 5-' }) });
+    const out = await finishPdf(input, { pages: pagesStep({ order: '4, 1, 5-' }) }, unboundedBudget());
 
     // Assess
     assert.deepEqual(pageTitles(out), ['Page 4', 'Page 1', 'Page 5']);
@@ -94,7 +95,7 @@ describe('pagesStep', () => {
     assert.ok(uncompressed(input).includes(secret), 'the fixture carries the secret on page 2');
 
     // Act
-    const out = await finishPdf(input, { pages: pagesStep({ order: '1, 3-' }) });
+    const out = await finishPdf(input, { pages: pagesStep({ order: '1, 3-' }) }, unboundedBudget());
 
     // Assess
     assert.deepEqual(pageTitles(out), ['Page 1', 'Page 3', 'Page 4', 'Page 5']);
@@ -106,7 +107,7 @@ describe('pagesStep', () => {
     const input = await nestedFivePages();
 
     // Act
-    const out = await finishPdf(input, { pages: pagesStep({ order: '3, 1, 2', rotate: { angle: 270, pages: '1-2' } }) });
+    const out = await finishPdf(input, { pages: pagesStep({ order: '3, 1, 2', rotate: { angle: 270, pages: '1-2' } }) }, unboundedBudget());
 
     // Assess: page 3 inherited 90 (+270 = 0), page 1 had 0 (+270), page 2 keeps its 90.
     assert.deepEqual(pageTitles(out), ['Page 3', 'Page 1', 'Page 2']);
@@ -114,23 +115,23 @@ describe('pagesStep', () => {
   });
 
   it('turns every page when rotate names none', async () => {
-    const out = await finishPdf(await nestedFivePages(), { pages: pagesStep({ rotate: { angle: 180, pages: '' } }) });
+    const out = await finishPdf(await nestedFivePages(), { pages: pagesStep({ rotate: { angle: 180, pages: '' } }) }, unboundedBudget());
     assert.deepEqual(pageFacts(out).map((page) => page.rot), [180, 270, 270, 270, 270]);
   });
 
   it('refuses a page past the end with a ValidationError naming pdf.pages (a 400 at the edge)', async () => {
     const input = await nestedFivePages();
-    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '2, 6' }) }), (error: unknown) => {
+    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '2, 6' }) }, unboundedBudget()), (error: unknown) => {
       assert.ok(error instanceof ValidationError);
       assert.match(error.fields['pdf.pages'] ?? '', /fewer pages/);
       return true;
     });
-    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '6-' }) }), ValidationError);
+    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '6-' }) }, unboundedBudget()), ValidationError);
   });
 
   it('refuses rotate pages past the end, counted after the choice, naming pdf.rotate.pages', async () => {
     const input = await nestedFivePages();
-    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '1-2', rotate: { angle: 90, pages: '3' } }) }), (error: unknown) => {
+    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '1-2', rotate: { angle: 90, pages: '3' } }) }, unboundedBudget()), (error: unknown) => {
       assert.ok(error instanceof ValidationError);
       assert.ok('pdf.rotate.pages' in error.fields);
       return true;
@@ -204,8 +205,8 @@ describe('pagesStep on a tagged PDF', () => {
     assert.deepEqual(structureOf(input).elements, ['Document@-:4', 'H1@1:1', 'Figure@1:1', 'Link@2:2', 'P@1:1']);
 
     // Act: page 2 (the link) dropped; then page 1 (the heading and the figure)
-    const withoutLink = structureOf(await finishPdf(input, { pages: pagesStep({ order: '3, 1' }) }));
-    const withoutFirst = structureOf(await finishPdf(input, { pages: pagesStep({ order: '2-3' }) }));
+    const withoutLink = structureOf(await finishPdf(input, { pages: pagesStep({ order: '3, 1' }) }, unboundedBudget()));
+    const withoutFirst = structureOf(await finishPdf(input, { pages: pagesStep({ order: '2-3' }) }, unboundedBudget()));
 
     // Assess
     assert.deepEqual(withoutLink.elements, ['Document@-:3', 'H1@2:1', 'Figure@2:1', 'P@2:1']);
@@ -234,7 +235,7 @@ describe('pagesStep on a tagged PDF', () => {
     const input = await doc.save({ useObjectStreams: false });
 
     // Act
-    const out = await finishPdf(input, { pages: pagesStep({ order: '2' }) });
+    const out = await finishPdf(input, { pages: pagesStep({ order: '2' }) }, unboundedBudget());
 
     // Assess: one page, the link's element kept, the figure's text gone
     assert.equal(pageCountOf(out), 1);
@@ -245,7 +246,7 @@ describe('pagesStep on a tagged PDF', () => {
 
   it('keeps the structure tree whole when every page is kept', async () => {
     const input = await taggedThreePages();
-    const out = structureOf(await finishPdf(input, { pages: pagesStep({ order: '1-3' }) }));
+    const out = structureOf(await finishPdf(input, { pages: pagesStep({ order: '1-3' }) }, unboundedBudget()));
     assert.deepEqual(out.elements, ['Document@-:4', 'H1@1:1', 'Figure@1:1', 'Link@2:2', 'P@1:1']);
     assert.deepEqual(out.parentKeys, [0, 1, 2, 3]);
   });

@@ -8,6 +8,7 @@
  * the requests. Runs in `npm run test:localstack` (TEST_AWS_ENDPOINT set);
  * skipped without it.
  */
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -87,7 +88,7 @@ describe('the KMS signer (LocalStack KMS, MessageType DIGEST)', { skip: endpoint
       );
       const signed = await finishPdf(pdf, {
         sign: signStep({ signer: 'legal', level: 'B-LT', reason: 'Approved' }, signers, () => assert.fail('no text'), () => new Date()),
-      });
+      }, unboundedBudget());
       const { statuses, stderr } = validatePades(signed, pki.ca.certificatePem, undefined, 'pades-lt');
       const [status] = statuses ?? [];
       assert.ok(status?.intact && status.valid && status.trusted && status.bottomLine, `${status?.summary} ${stderr}`);

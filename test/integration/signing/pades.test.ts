@@ -8,6 +8,7 @@
  * server (its successful signing is kms-localstack.test.ts's: moto signs a
  * DIGEST wrongly).
  */
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -103,7 +104,7 @@ function devRegistry(pki: DevPki, timestampUrl?: string): SignerRegistry {
 }
 
 const sign = (pdf: Uint8Array, plan: Partial<SignPlan>, signers: SignerRegistry) =>
-  finishPdf(pdf, { sign: signStep({ signer: 'default', level: 'B-B', ...plan }, signers, noText, () => new Date()) });
+  finishPdf(pdf, { sign: signStep({ signer: 'default', level: 'B-B', ...plan }, signers, noText, () => new Date()) }, unboundedBudget());
 
 describe('the sign step', () => {
   let pki: DevPki;

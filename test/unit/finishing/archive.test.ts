@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFString } from '@cantoo/pdf-lib';
@@ -34,7 +35,7 @@ const NOW = new Date('2026-03-01T09:30:15.250Z');
 describe('archiveStep', () => {
   it('writes the same metadata to Info and XMP, the page title by default, the service as producer', async () => {
     // Act
-    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: { author: 'Ada', keywords: ['a', 'b'], language: 'de-DE' }, producer: 'DocRender', now: () => NOW }) });
+    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: { author: 'Ada', keywords: ['a', 'b'], language: 'de-DE' }, producer: 'DocRender', now: () => NOW }) }, unboundedBudget());
     // Assess
     const doc = await PDFDocument.load(out, { updateMetadata: false });
     const xmp = xmpOf(doc);
@@ -54,7 +55,7 @@ describe('archiveStep', () => {
 
   it('PDF/A: identification, sRGB output intent, file ID, printable annotations, version 1.7', async () => {
     // Act
-    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: {}, producer: 'DocRender', pdfa: 'PDF/A-3u', now: () => NOW }) });
+    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: {}, producer: 'DocRender', pdfa: 'PDF/A-3u', now: () => NOW }) }, unboundedBudget());
     // Assess
     const doc = await PDFDocument.load(out, { updateMetadata: false });
     assert.match(xmpOf(doc), /<pdfaid:part>3<\/pdfaid:part><pdfaid:conformance>U<\/pdfaid:conformance>/);
@@ -70,7 +71,7 @@ describe('archiveStep', () => {
 
   it('PDF/UA: title shown, marked, structure tab order, links described, untagged paint marked as artifacts', async () => {
     // Act
-    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: { language: 'en' }, producer: 'DocRender', pdfua: true, pdfa: 'PDF/A-2b', now: () => NOW }) });
+    const out = await finishPdf(await chromiumLikePdf(), { archive: archiveStep({ metadata: { language: 'en' }, producer: 'DocRender', pdfua: true, pdfa: 'PDF/A-2b', now: () => NOW }) }, unboundedBudget());
     // Assess
     const doc = await PDFDocument.load(out, { updateMetadata: false });
     const xmp = xmpOf(doc);
@@ -99,7 +100,7 @@ describe('instructions', () => {
 describe('attachStep', () => {
   it('embeds files as associated files with their relationship', async () => {
     // Act
-    const out = await finishPdf(await chromiumLikePdf(), { attach: attachStep([{ name: 'data.csv', content: Buffer.from('a,b\n'), mimeType: 'text/csv', relationship: 'Source', description: 'Raw' }], () => NOW) });
+    const out = await finishPdf(await chromiumLikePdf(), { attach: attachStep([{ name: 'data.csv', content: Buffer.from('a,b\n'), mimeType: 'text/csv', relationship: 'Source', description: 'Raw' }], () => NOW) }, unboundedBudget());
     // Assess
     const doc = await PDFDocument.load(out);
     const [file] = doc.getAttachments();

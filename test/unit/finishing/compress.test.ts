@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFStream } from '@cantoo/pdf-lib';
@@ -97,7 +98,7 @@ describe('compressStep', () => {
     const { pdf } = await sampleDocument();
 
     // Act
-    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     // Assess
     const doc = await PDFDocument.load(out);
@@ -119,7 +120,7 @@ describe('compressStep', () => {
   it('keeps a transparent image and its soft mask lossless, both at the downsampled size', async () => {
     const { pdf } = await sampleDocument();
 
-    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     const doc = await PDFDocument.load(out);
     const images = imagesOf(doc);
@@ -133,7 +134,7 @@ describe('compressStep', () => {
   it('never enlarges', async () => {
     const { pdf, smallBytes } = await sampleDocument();
 
-    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     const images = imagesOf(await PDFDocument.load(out));
     const small = images.find((image) => image.width === 100);
@@ -158,7 +159,7 @@ describe('compressStep', () => {
       const pdf = await doc.save();
 
       // Act
-      const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+      const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
       // Assess: an RGB JPEG of the same size, cyan above, black below.
       const result = await PDFDocument.load(out);
@@ -187,7 +188,7 @@ describe('compressStep', () => {
       page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(Buffer.from('q 100 0 0 100 10 10 cm /Bomb Do Q'))));
 
       // Act
-      const out = await finishPdf(await doc.save(), { compress: compressStep(DEFAULTS) });
+      const out = await finishPdf(await doc.save(), { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
       // Assess: the same bytes, as they were.
       const [kept] = imagesOf(await PDFDocument.load(out));
@@ -202,7 +203,7 @@ describe('compressStep', () => {
     const profile = doc.context.register(doc.context.flateStream(new Uint8Array(128), { N: 4 }));
     doc.catalog.set(PDFName.of('OutputIntents'), doc.context.obj([{ Type: 'OutputIntent', S: 'GTS_PDFX', OutputConditionIdentifier: 'FOGRA39', DestOutputProfile: profile }]));
 
-    const out = await finishPdf(await doc.save(), { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(await doc.save(), { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     const cmyk = imagesOf(await PDFDocument.load(out)).find((image) => image.colorSpace === '/DeviceCMYK');
     assert.deepEqual([cmyk?.width, cmyk?.height, cmyk?.filter], [600, 600, '/FlateDecode']);
@@ -211,7 +212,7 @@ describe('compressStep', () => {
   it('drops objects nothing refers to and writes object streams', async () => {
     const { pdf } = await sampleDocument();
 
-    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     const doc = await PDFDocument.load(out);
     const orphans = [...doc.context.enumerateIndirectObjects()].filter(([, object]) => object instanceof PDFRawStream && object.dict.has(PDFName.of('Note')));
@@ -222,7 +223,7 @@ describe('compressStep', () => {
   it('turns colour images grey with grayscale', async () => {
     const { pdf } = await sampleDocument();
 
-    const out = await finishPdf(pdf, { compress: compressStep({ ...DEFAULTS, grayscale: true }) });
+    const out = await finishPdf(pdf, { compress: compressStep({ ...DEFAULTS, grayscale: true }) }, unboundedBudget());
 
     const images = imagesOf(await PDFDocument.load(out));
     const photo = images.find((image) => image.width === 300);
@@ -246,7 +247,7 @@ describe('compressStep', () => {
     const pdf = await doc.save({ useObjectStreams: false });
 
     // Act
-    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     // Assess
     const result = await PDFDocument.load(out);

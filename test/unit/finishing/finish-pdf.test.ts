@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
@@ -27,14 +28,14 @@ describe('finishPdf', () => {
     // Prepare
     const steps = { protect: append('P'), attach: append('T'), assemble: append('A'), archive: append('R'), stamp: append('S') };
     // Act
-    const out = await finishPdf(new Uint8Array(), steps);
+    const out = await finishPdf(new Uint8Array(), steps, unboundedBudget());
     // Assess
     assert.equal(String.fromCharCode(...out), 'ASRTP');
   });
 
   it('answers the printed bytes themselves when nothing is asked', async () => {
     const pdf = new Uint8Array([1, 2, 3]);
-    assert.equal(await finishPdf(pdf, {}), pdf);
+    assert.equal(await finishPdf(pdf, {}, unboundedBudget()), pdf);
   });
 
   it('gives consecutive document edits one parsed document (an e-invoice loads and saves once)', async () => {
@@ -42,7 +43,7 @@ describe('finishPdf', () => {
     const seen: PDFDocument[] = [];
 
     // Act
-    const out = await finishPdf(await onePage(), { archive: marking('Archived', seen), attach: marking('Attached', seen) });
+    const out = await finishPdf(await onePage(), { archive: marking('Archived', seen), attach: marking('Attached', seen) }, unboundedBudget());
 
     // Assess
     assert.equal(seen.length, 2);
@@ -62,7 +63,7 @@ describe('finishPdf', () => {
     const assemble: PdfStep = async (pdf) => pdf;
 
     // Act
-    const out = await finishPdf(await onePage(), { assemble, stamp: marking('Stamped', seen), archive: marking('Archived', seen), protect });
+    const out = await finishPdf(await onePage(), { assemble, stamp: marking('Stamped', seen), archive: marking('Archived', seen), protect }, unboundedBudget());
 
     // Assess
     assert.deepEqual(sawArchive, [true]);

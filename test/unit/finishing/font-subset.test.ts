@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -53,7 +54,7 @@ describe('compress: font subsetting', () => {
     const wholeBytes = fontFile(before).getContents().length;
 
     // Act
-    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     // Assess: a much smaller program, a CID → glyph map stream, widths only of the CIDs shown (16 distinct).
     const after = await PDFDocument.load(out);
@@ -80,7 +81,7 @@ describe('compress: font subsetting', () => {
       page.node.set(PDFName.of('Annots'), doc.context.obj([doc.context.obj({ Type: 'Annot', Subtype: 'Stamp', Rect: [200, 20, 220, 40], AP: { N: appearance } })]));
     });
 
-    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
     const after = await PDFDocument.load(out);
     assert.ok(descendant(after).get(PDFName.of('CIDToGIDMap')) instanceof PDFRef, 'subset');
@@ -110,7 +111,7 @@ describe('compress: font subsetting', () => {
       const pdf = await wholeFontDocument(edit);
       const wholeBytes = fontFile(await PDFDocument.load(pdf)).getContents().length;
 
-      const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) });
+      const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
 
       const after = await PDFDocument.load(out);
       assert.equal(fontFile(after).getContents().length, wholeBytes);

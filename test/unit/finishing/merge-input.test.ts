@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument } from '@cantoo/pdf-lib';
@@ -47,7 +48,7 @@ describe('mergeInput', () => {
 
   it('refuses an existing PDF that does not parse or is encrypted, naming the part', async () => {
     // Prepare
-    const encrypted = Buffer.from(await finishPdf(await onePage(), { protect: protectStep({ userPassword: 'secret', permissions: RENDER_DEFAULTS.protectionPermissions }) }));
+    const encrypted = Buffer.from(await finishPdf(await onePage(), { protect: protectStep({ userPassword: 'secret', permissions: RENDER_DEFAULTS.protectionPermissions }) }, unboundedBudget()));
     const page = { page: { html: 'PHA+eDwvcD4=' } };
 
     // Act / Assess

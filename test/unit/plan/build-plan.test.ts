@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ValidationError } from '../../../lib/errors.js';
@@ -130,7 +131,7 @@ describe('buildRenderPlan', () => {
     // Act
     assert.ok(plan.output === 'PDF');
     const steps = finishingSteps(plan.finishing, {}, noText);
-    const finished = await finishPdf(printed, steps);
+    const finished = await finishPdf(printed, steps, unboundedBudget());
 
     // Assess
     assert.deepEqual(plan.finishing, {});
