@@ -13,7 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { invoiceXml } from '../test/conformance/invoices.js';
 import { finishPdf } from '../lib/finishing/finish-pdf.js';
-import { finishingSteps } from '../lib/finishing/finishing-steps.js';
+import { finishingSteps } from '../lib/finishing/registry.js';
 import { watermarkTextPage } from '../lib/finishing/watermark-text.js';
 import { createEgressPolicy, startEgressProxy } from '../lib/net/index.js';
 import { buildRenderPlan } from '../lib/plan/build-plan.js';
@@ -59,7 +59,7 @@ for (let i = 0; i < warmup + runs; i += 1) {
   const order = entries.map((_, k) => entries[(k + i) % entries.length] as (typeof entries)[number]);
   for (const [name, plan] of order) {
     const started = performance.now();
-    await finishPdf(pdf, finishingSteps(plan, { title: 'Invoice 2024-0042', language: 'en' }, drawnText), unboundedBudget());
+    await finishPdf(pdf, await finishingSteps(plan, { now: new Date(), facts: { title: 'Invoice 2024-0042', language: 'en' }, drawText: drawnText }), unboundedBudget());
     if (i >= warmup) times.get(name)?.push(performance.now() - started);
   }
 }

@@ -7,8 +7,9 @@ import { RenderTimeoutError, ValidationError } from './errors.js';
 import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './finishing/budget.js';
 import type { AssemblyPart } from './finishing/assemble.js';
 import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
-import { finishPdf, type FinishingSteps } from './finishing/finish-pdf.js';
-import { wantsFinishing, type FinishingPlan, type PageFacts } from './finishing/finishing-plan.js';
+import { finishPdf } from './finishing/finish-pdf.js';
+import type { PageFacts } from './finishing/finishing-plan.js';
+import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/registry.js';
 import { PageImageLimitError } from './finishing/errors.js';
 import { partFailure } from './finishing/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
@@ -44,10 +45,6 @@ export const isProcessPlan = (plan: DocumentPlan): plan is ProcessPlan => 'proce
 export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, signers?: SignerRegistry): DocumentRenderer {
   // One drawer for the renderer keeps the drawn texts; each render hands it its own time left.
   const drawer = chromiumTextDrawer((text, timeoutMs) => renderer.render(buildRenderPlan(text), { timeoutMs }));
-  // Loaded on first use, once: the PDF library is no part of a cold start that has no finishing to do,
-  // and a dynamic import repeated per render still resolves its specifier each time (about 0.6 ms under tsx).
-  let stepModules: Promise<[typeof import('./finishing/finishing-steps.js'), typeof import('./finishing/assemble.js')]> | undefined;
-  const loadSteps = () => (stepModules ??= Promise.all([import('./finishing/finishing-steps.js'), import('./finishing/assemble.js')]));
 
   const printBand = (deadline: Deadline) => async (html: string, size: { width: number; height: number }): Promise<Uint8Array> => {
     const input = bandRenderInput(html, size, deadline.remaining());
@@ -55,10 +52,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     return new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength);
   };
 
-  const stepsFor = async (finishing: FinishingPlan, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> => {
-    const [{ finishingSteps }] = await loadSteps();
-    return finishingSteps(finishing, facts ?? {}, drawer(() => deadline.remaining()), signers);
-  };
+  /** The steps of a document's plan (the registry's, in its order), each given the document's one context. */
+  const stepsFor = (plans: StepPlans, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> =>
+    finishingSteps(plans, { now: new Date(), facts: facts ?? {}, drawText: drawer(() => deadline.remaining()), printBand: printBand(deadline), ...(signers ? { signers } : {}) });
 
   /** Prints the parts in order (an existing PDF as it is), then assembles and finishes them once. */
   const merge = async (plan: MergePlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
@@ -94,14 +90,14 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       }
     }
     const [first, ...others] = printed as [AssemblyPart, ...AssemblyPart[]];
-    const [, { assembleStep }] = await loadSteps();
-    const steps: FinishingSteps = { ...(await stepsFor(plan.finishing, facts, deadline)), assemble: assembleStep(first, others, plan.outline) };
+    const plans: StepPlans = { ...plan.finishing, assemble: { first, others, outline: plan.outline } };
     if (plan.bands) {
       renderer.anticipate(bandCount(plan.bands));
-      const { bandsStep, mergedBandFacts } = await import('./finishing/bands.js');
+      const { mergedBandFacts } = await import('./finishing/bands.js');
       const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order);
-      steps.bands = bandsStep(plan.bands, merged, printBand(deadline), () => new Date());
+      plans.bands = { bands: plan.bands, facts: merged };
     }
+    const steps = await stepsFor(plans, facts, deadline);
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
     return finishResult(rendered, steps, deadline, budget).catch((error: unknown) => {
       // The merged document needs more than a document may spend: its parts together made it so.
@@ -206,14 +202,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     // prints (besides the body's), not after it on the critical path (a session is mostly Chromium starting a renderer).
     if (plan.bands) renderer.anticipate(1 + bandCount(plan.bands));
     const result = await renderer.render(plan, { timeoutMs: deadline.remaining() });
-    if (!wantsFinishing(plan.finishing) && !plan.bands) return result;
-    const steps = await stepsFor(plan.finishing, result.pageFacts, deadline);
-    if (plan.bands) {
-      const { bandsStep } = await import('./finishing/bands.js');
-      const facts = result.bandFacts ?? { title: '', url: '', headings: [] };
-      steps.bands = bandsStep(plan.bands, facts, printBand(deadline), () => new Date());
-    }
-    return finishResult(result, steps, deadline, budget);
+    const plans: StepPlans = plan.bands ? { ...plan.finishing, bands: { bands: plan.bands, facts: result.bandFacts ?? { title: '', url: '', headings: [] } } } : plan.finishing;
+    if (!wantsFinishing(plans)) return result;
+    return finishResult(result, await stepsFor(plans, result.pageFacts, deadline), deadline, budget);
   };
 
   return {

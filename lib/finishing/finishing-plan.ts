@@ -1,10 +1,6 @@
-// Types only: the plan is read on every render, the steps' modules (the PDF library) load with the first
-// render that has finishing to do (finishing-steps.ts, imported dynamically by lib/document-renderer.ts).
+// Types only: the plans of the finishing steps (registry.ts assembles them into a render's FinishingPlan).
 import type { DocumentMetadata, PdfaLevel } from './archive.js';
 import type { Attachment } from './attachments.js';
-
-/** Names the service as the PDF's producer. */
-export const PRODUCER = 'DocRender';
 
 /** The archive stage's settings: the caller's metadata, the PDF/A level, PDF/UA, extra XMP (the e-invoice's). */
 export type ArchivePlan = {
@@ -87,42 +83,5 @@ export type CompressPlan = { imageQuality: number; maxImageDpi: number; grayscal
 /** The image of the finished PDF's first page stored beside it (`pdf.preview`, issue 34), defaults applied. */
 export type PreviewPlan = { width: number; type: 'png' | 'jpeg' | 'webp' };
 
-/**
- * What a render plan asks of the finishing stage, by stage: the settings each
- * stage's step is made from (lib/plan builds them from the request). An empty
- * plan delivers the printed PDF as it is.
- */
-export type FinishingPlan = {
-  pages?: PagesPlan;
-  form?: FormPlan;
-  stamp?: StampPlan;
-  archive?: ArchivePlan;
-  attach?: Attachment[];
-  compress?: CompressPlan;
-  protect?: ProtectPlan;
-  sign?: SignPlan;
-  /** Not a step (the PDF stays as it is): its first page imaged once every step has run. */
-  preview?: PreviewPlan;
-};
-
-/** True when the plan asks for any step. */
-export function wantsFinishing(plan: FinishingPlan): boolean {
-  return (
-    plan.pages != null ||
-    plan.form != null ||
-    plan.stamp != null ||
-    plan.archive != null ||
-    (plan.attach?.length ?? 0) > 0 ||
-    plan.compress != null ||
-    plan.protect != null ||
-    plan.sign != null
-  );
-}
-
 /** What the page says of itself (read in the session), for metadata the caller left out. */
 export type PageFacts = { title?: string; language?: string };
-
-/** True when the finishing needs the page's title or language: the archive stage without both given. */
-export function needsPageFacts(plan: FinishingPlan): boolean {
-  return plan.archive != null && (plan.archive.metadata.title == null || plan.archive.metadata.language == null);
-}

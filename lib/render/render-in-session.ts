@@ -1,5 +1,6 @@
 import type { Deadline } from '../deadline.js';
-import { needsPageFacts, type PageFacts } from '../finishing/finishing-plan.js';
+import type { PageFacts } from '../finishing/finishing-plan.js';
+import { needsPageFacts } from '../finishing/registry.js';
 import type { PageSession } from './browser/browser-session.js';
 import { captureScreenshot } from './output/capture-screenshot.js';
 import { printPdf } from './output/print-pdf.js';

@@ -7,7 +7,7 @@
 import type { PDFOptions, Viewport } from 'puppeteer-core';
 import type { BandsPlan } from '../finishing/bands-plan.js';
 import type { PageImagesPlan } from '../finishing/page-images.js';
-import type { FinishingPlan } from '../finishing/finishing-plan.js';
+import type { FinishingPlan } from '../finishing/registry.js';
 
 /** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
 export type PageSource =

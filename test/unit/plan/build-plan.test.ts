@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ValidationError } from '../../../lib/errors.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import { finishingSteps } from '../../../lib/finishing/finishing-steps.js';
+import { finishingSteps } from '../../../lib/finishing/registry.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 import { renderHandlebars } from '../../../lib/templates/handlebars.js';
@@ -98,7 +98,7 @@ describe('buildRenderPlan', () => {
     assert.ok(plan.output === 'PDF');
 
     // Act
-    const steps = finishingSteps(plan.finishing, { title: 'Page title', language: 'de' }, noText);
+    const steps = await finishingSteps(plan.finishing, { now: new Date(), facts: { title: 'Page title', language: 'de' }, drawText: noText });
 
     // Assess
     assert.equal(plan.print.tagged, true);
@@ -109,7 +109,7 @@ describe('buildRenderPlan', () => {
     assert.deepEqual(Object.keys(steps).sort(), ['archive', 'attach']);
   });
 
-  it('turns pdf.compress into the compress stage with every default applied, or the fields given', () => {
+  it('turns pdf.compress into the compress stage with every default applied, or the fields given', async () => {
     // Act
     const defaults = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') }, pdf: { compress: true } });
     const given = buildRenderPlan({ output: 'PDF', page: { html: b64('<p>x</p>') }, pdf: { compress: { imageQuality: 60, grayscale: true } } });
@@ -120,7 +120,7 @@ describe('buildRenderPlan', () => {
     assert.deepEqual(defaults.finishing.compress, { imageQuality: 80, maxImageDpi: 150, grayscale: false });
     assert.deepEqual(given.finishing.compress, { imageQuality: 60, maxImageDpi: 150, grayscale: true });
     assert.equal(off.finishing.compress, undefined);
-    assert.deepEqual(Object.keys(finishingSteps(defaults.finishing, {}, noText)), ['compress']);
+    assert.deepEqual(Object.keys(await finishingSteps(defaults.finishing, { now: new Date(), facts: {}, drawText: noText })), ['compress']);
   });
 
   it('leaves the finishing seam: a PDF plan asks no finishing step, and its printed bytes are delivered as they are', async () => {
@@ -130,7 +130,7 @@ describe('buildRenderPlan', () => {
 
     // Act
     assert.ok(plan.output === 'PDF');
-    const steps = finishingSteps(plan.finishing, {}, noText);
+    const steps = await finishingSteps(plan.finishing, { now: new Date(), facts: {}, drawText: noText });
     const finished = await finishPdf(printed, steps, unboundedBudget());
 
     // Assess
