@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json, noContent } from '../http/responses.js';
-import { parseInput } from '../schemas/parse.js';
+import { parseInput } from '../validation/parse.js';
 import { TemplateCreateSchema, TemplateListQuerySchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
 import {
   TEMPLATES_PER_PAGE,

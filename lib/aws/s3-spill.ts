@@ -1,5 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { nestsWithin } from '../schemas/json-depth.js';
+import { nestsWithin } from '../validation/json-depth.js';
 import { holdsOnlyItemNumbers } from './dynamo-numbers.js';
 
 /** Values larger than this (as JSON) go to S3: DynamoDB items stop at 400 KB, and the rest of the item needs room. */

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ValidationError } from '../errors.js';
 import { BatchItemEntrySchema, MAX_ITEM_LINES, type BatchItemEntryOutput } from '../schemas/batch-requests.js';
-import { issuesToFields, WHOLE_INPUT_KEY } from '../schemas/parse.js';
+import { issuesToFields, WHOLE_INPUT_KEY } from '../validation/parse.js';
 
 /** Field errors one 400 names at most (as for inline items). */
 const MAX_FIELD_ERRORS = 100;

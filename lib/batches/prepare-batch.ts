@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import { BatchItemSchema, type BatchItemEntryOutput, type BatchItemOutput, type BatchRequestOutput } from '../schemas/batch-requests.js';
 import type { RenderInput } from '../schemas/render-requests.js';
-import { parseInput } from '../schemas/parse.js';
+import { parseInput } from '../validation/parse.js';
 import type { Template } from '../templates/template-store.js';
 import { mergeOptions } from '../templates/merge-options.js';
 import { templateRenderInput } from '../templates/templates.js';

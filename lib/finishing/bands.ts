@@ -1,6 +1,6 @@
 import type { PDFDocument } from '@cantoo/pdf-lib';
 import { RenderTimeoutError, ServiceError, ValidationError } from '../errors.js';
-import { orderPages, selectPages } from '../schemas/page-ranges.js';
+import { orderPages, selectPages } from '../validation/page-ranges.js';
 import { loadTemplateRenderer } from '../templates/template-engine.js';
 import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';

@@ -25,7 +25,7 @@ import { ParseSpeeds, PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../schemas/process-requests.js';
-import { selectPages } from '../schemas/page-ranges.js';
+import { selectPages } from '../validation/page-ranges.js';
 import { InputPdfError, PageImageLimitError } from './errors.js';
 
 export type PageImageType = 'png' | 'jpeg' | 'webp';

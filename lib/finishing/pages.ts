@@ -1,6 +1,6 @@
 import { degrees, PDFArray, PDFDict, PDFName, PDFRef, type PDFDocument, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
-import { orderPages, selectPages } from '../schemas/page-ranges.js';
+import { orderPages, selectPages } from '../validation/page-ranges.js';
 import { dropUnreachable, fieldTreeProblem } from './document-objects.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import { dropPagesFromStructure } from './structure-tree.js';

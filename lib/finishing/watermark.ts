@@ -1,6 +1,6 @@
 import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
-import { selectPages } from '../schemas/page-ranges.js';
+import { selectPages } from '../validation/page-ranges.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import type { StampPlan } from './finishing-plan.js';
 import { openPdf } from './pdf-document.js';

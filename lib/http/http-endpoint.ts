@@ -8,7 +8,7 @@ import type * as v from 'valibot';
 import type { Config } from '../config.js';
 import { serviceMetrics } from '../observability/metrics.js';
 import type { UsageStore } from '../quota/usage-store.js';
-import { parseInput } from '../schemas/parse.js';
+import { parseInput } from '../validation/parse.js';
 import { admitRequest, type Admitted } from '../quota/admission.js';
 import type { TokenRecord } from '../tokens/token-store.js';
 import { bearerTokenHash } from './auth.js';

@@ -10,13 +10,13 @@
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { base64TextPattern } from '../schemas/base64-text.js';
+import { base64TextPattern } from '../validation/base64-text.js';
 import { BatchRequestSchema } from '../schemas/batch-requests.js';
-import { CSS_VALUE } from '../schemas/css-value.js';
-import { JS_WHITESPACE } from '../schemas/js-whitespace.js';
+import { CSS_VALUE } from '../validation/css-value.js';
+import { JS_WHITESPACE } from '../validation/js-whitespace.js';
 import { DocumentPartSchema, MERGED_FILE_ONLY, MergePdfOptionsSchema } from '../schemas/merge-requests.js';
 import { PROCESS_REQUEST_SCHEMAS, ProcessPdfOptionsSchema } from '../schemas/process-requests.js';
-import { PageOrderSchema, PageRangesSchema } from '../schemas/page-ranges.js';
+import { PageOrderSchema, PageRangesSchema } from '../validation/page-ranges.js';
 import { pdfFinishingEntries, PDFA_LEVELS } from '../schemas/pdf-finishing.js';
 import { AppearanceSchema } from '../schemas/pdf-signature.js';
 import { ProtectionSchema, WatermarkSchema } from '../schemas/protection-watermark.js';

@@ -24,8 +24,8 @@ import type {
   ScreenPlan,
   ShotTarget,
 } from '../render/render-plan.js';
-import { decodeBase64Text } from '../schemas/base64-text.js';
-import { hasUrlScheme } from '../schemas/css-value.js';
+import { decodeBase64Text } from '../validation/base64-text.js';
+import { hasUrlScheme } from '../validation/css-value.js';
 import { RENDER_DEFAULTS } from '../schemas/render-defaults.js';
 import {
   BAND_DEFAULT_HEIGHT,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ValidationError } from '../errors.js';
 import { isPlainObject } from '../is-plain-object.js';
-import { closedObject } from './closed-object.js';
+import { closedObject } from '../validation/closed-object.js';
 import {
   MetadataSchema,
   PageOverridesSchema,
@@ -12,7 +12,7 @@ import {
   WebhookOptionsSchema,
 } from './render-options.js';
 import { PageWithSourceSchema } from './render-requests.js';
-import { MAX_URL_LENGTH, publicHttpUrl } from './http-url.js';
+import { MAX_URL_LENGTH, publicHttpUrl } from '../validation/http-url.js';
 
 /** Items of one batch given inline, at most. */
 export const MAX_BATCH_ITEMS = 10_000;

@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { isPlainObject } from '../is-plain-object.js';
-import { closedObject } from './closed-object.js';
+import { closedObject } from '../validation/closed-object.js';
 import { PAGE_FORM_ENTRIES } from './page-form-options.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';

@@ -6,9 +6,10 @@
  * same fields.
  */
 import * as v from 'valibot';
-import { maxCharacters } from './character-length.js';
-import { closedObject } from './closed-object.js';
-import { PageOrderSchema, PageRangesSchema } from './page-ranges.js';
+import { documented } from '../validation/field-builders.js';
+import { maxCharacters } from '../validation/character-length.js';
+import { closedObject } from '../validation/closed-object.js';
+import { PageOrderSchema, PageRangesSchema } from '../validation/page-ranges.js';
 
 /** The angles `pdf.rotate` turns pages by, clockwise as a page's /Rotate counts. */
 export const ROTATE_ANGLES = [90, 180, 270] as const;
@@ -19,10 +20,6 @@ export const MAX_FORM_FIELDS = 500;
 export const MAX_FORM_VALUE_CHARACTERS = 10_000;
 /** Most options a multiple-choice value selects. */
 export const MAX_FORM_CHOICES = 100;
-
-function documented<const S extends v.GenericSchema>(schema: S, meta: { default?: unknown; description?: string }) {
-  return v.pipe(schema, v.metadata(meta));
-}
 
 const ValueTextSchema = v.pipe(v.string('Must be a string'), maxCharacters(MAX_FORM_VALUE_CHARACTERS, `Must be at most ${MAX_FORM_VALUE_CHARACTERS} characters`));
 

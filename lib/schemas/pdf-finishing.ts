@@ -5,10 +5,11 @@
  * the checks.
  */
 import * as v from 'valibot';
+import { documented, oneOf } from '../validation/field-builders.js';
 import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, MAX_INVOICE_XML_DEPTH, readInvoiceXml } from './invoice-xml.js';
-import { tryDecodeBase64Text } from './base64-text.js';
-import { maxCharacters } from './character-length.js';
-import { closedObject } from './closed-object.js';
+import { tryDecodeBase64Text } from '../validation/base64-text.js';
+import { maxCharacters } from '../validation/character-length.js';
+import { closedObject } from '../validation/closed-object.js';
 import { RENDER_DEFAULTS } from './render-defaults.js';
 
 /** The PDF/A levels the service produces (the names Gotenberg's users know). */
@@ -30,14 +31,6 @@ const StringSchema = v.string('Must be a string');
 
 function text(max: number) {
   return v.pipe(StringSchema, maxCharacters(max, `Must be at most ${max} characters`));
-}
-
-function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return v.picklist(values, `Must be one of: ${values.join(', ')}`);
-}
-
-function documented<const S extends v.GenericSchema>(schema: S, meta: { default?: unknown; description?: string }) {
-  return v.pipe(schema, v.metadata(meta));
 }
 
 // RFC 5646 in its common shapes: language, optional script, region, variants (en, en-GB, zh-Hant-TW, de-CH-1996).

@@ -6,9 +6,9 @@
  */
 import * as v from 'valibot';
 import { MAX_IMAGE_PIXELS } from '../image-limits.js';
-import { closedObject } from './closed-object.js';
-import { PageRangesSchema } from './page-ranges.js';
-import { publicHttpUrl } from './http-url.js';
+import { closedObject } from '../validation/closed-object.js';
+import { PageRangesSchema } from '../validation/page-ranges.js';
+import { publicHttpUrl } from '../validation/http-url.js';
 import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES } from './merge-requests.js';
 import { PAGE_FORM_ENTRIES } from './page-form-options.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';

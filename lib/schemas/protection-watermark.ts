@@ -6,9 +6,10 @@
  * the merged file.
  */
 import * as v from 'valibot';
+import { documented } from '../validation/field-builders.js';
 import { imageKind, pngDataProblem, readImageHeader } from '../image-header.js';
-import { closedObject } from './closed-object.js';
-import { PageRangesSchema } from './page-ranges.js';
+import { closedObject } from '../validation/closed-object.js';
+import { PageRangesSchema } from '../validation/page-ranges.js';
 import { RENDER_DEFAULTS } from './render-defaults.js';
 
 const WATERMARK_DEFAULTS = RENDER_DEFAULTS.watermark;
@@ -33,9 +34,6 @@ export const MAX_WATERMARK_TEXT = 500;
 /** The nine anchors a watermark is placed at. */
 export const WATERMARK_POSITIONS = ['center', 'top', 'bottom', 'left', 'right', 'topLeft', 'topRight', 'bottomLeft', 'bottomRight'] as const;
 
-const described = <const S extends v.GenericSchema>(schema: S, meta: { default?: unknown; description?: string }) =>
-  v.pipe(schema, v.metadata(meta));
-
 const BooleanSchema = v.boolean('Must be a boolean');
 
 // The message never repeats the value: a password must not reach an error body or a log line.
@@ -46,23 +44,23 @@ const PasswordSchema = v.pipe(
 );
 
 const PermissionsSchema = closedObject({
-  print: described(v.nullish(v.picklist(['none', 'lowResolution', 'highResolution'], 'Must be one of: none, lowResolution, highResolution')), {
+  print: documented(v.nullish(v.picklist(['none', 'lowResolution', 'highResolution'], 'Must be one of: none, lowResolution, highResolution')), {
     default: PERMISSION_DEFAULTS.print,
   }),
-  modify: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.modify, description: 'Change the content (other than annotations, forms and assembly).' }),
-  copy: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.copy, description: 'Copy or extract text and images.' }),
-  annotate: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.annotate, description: 'Add or change annotations.' }),
-  fillForms: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.fillForms, description: 'Fill in form fields.' }),
-  accessibility: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.accessibility, description: 'Extract text for accessibility.' }),
-  assemble: described(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.assemble, description: 'Insert, rotate or delete pages, create bookmarks.' }),
+  modify: documented(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.modify, description: 'Change the content (other than annotations, forms and assembly).' }),
+  copy: documented(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.copy, description: 'Copy or extract text and images.' }),
+  annotate: documented(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.annotate, description: 'Add or change annotations.' }),
+  fillForms: documented(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.fillForms, description: 'Fill in form fields.' }),
+  accessibility: documented(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.accessibility, description: 'Extract text for accessibility.' }),
+  assemble: documented(v.nullish(BooleanSchema), { default: PERMISSION_DEFAULTS.assemble, description: 'Insert, rotate or delete pages, create bookmarks.' }),
 });
 
 /** `pdf.protection`: AES-256 (PDF 2.0, revision 6) with at least one password; permissions need the owner password. */
 export const ProtectionSchema = v.pipe(
   closedObject({
-    userPassword: described(v.nullish(PasswordSchema), { description: 'Needed to open the document.' }),
-    ownerPassword: described(v.nullish(PasswordSchema), { description: 'Unlocks everything; required with permissions.' }),
-    permissions: described(v.nullish(PermissionsSchema), { description: 'What a reader with the user password (or none) may do; unset means allowed.' }),
+    userPassword: documented(v.nullish(PasswordSchema), { description: 'Needed to open the document.' }),
+    ownerPassword: documented(v.nullish(PasswordSchema), { description: 'Unlocks everything; required with permissions.' }),
+    permissions: documented(v.nullish(PermissionsSchema), { description: 'What a reader with the user password (or none) may do; unset means allowed.' }),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
@@ -127,24 +125,24 @@ const numberBetween = (min: number, max: number) =>
 /** `pdf.watermark`: text (real, selectable text in any script) or a PNG/JPEG image, stamped on the selected pages. */
 export const WatermarkSchema = v.pipe(
   closedObject({
-    text: described(v.nullish(v.pipe(v.string('Must be a string'), v.minLength(1, 'Must not be empty'), v.maxLength(MAX_WATERMARK_TEXT, `Must be at most ${MAX_WATERMARK_TEXT} characters`))), {
+    text: documented(v.nullish(v.pipe(v.string('Must be a string'), v.minLength(1, 'Must not be empty'), v.maxLength(MAX_WATERMARK_TEXT, `Must be at most ${MAX_WATERMARK_TEXT} characters`))), {
       description: 'Text in any script (CJK and emoji included); stays selectable and searchable. One of text or image.',
     }),
-    image: described(v.nullish(ImageSchema), {
+    image: documented(v.nullish(ImageSchema), {
       description:
         `Base64 PNG or JPEG, at most 1 MB, declaring at most ${MAX_WATERMARK_IMAGE_EDGE} pixels a side and ${MAX_WATERMARK_IMAGE_PIXELS} in all ` +
         '(read from its header before it is decoded; a PNG\'s data must inflate to what its header declares, not animated); drawn at 96 dpi, shrunk to fit the page. One of text or image.',
     }),
-    opacity: described(v.nullish(numberBetween(0, 1)), { default: WATERMARK_DEFAULTS.opacity }),
-    rotation: described(v.nullish(numberBetween(-360, 360)), { default: WATERMARK_DEFAULTS.rotation, description: 'Degrees, counter-clockwise.' }),
-    fontSize: described(v.nullish(numberBetween(1, 500)), { default: WATERMARK_DEFAULTS.fontSize, description: 'Points; text only.' }),
-    color: described(v.nullish(v.pipe(v.string('Must be a string'), v.regex(/^#(?:[0-9a-fA-F]{3}){1,2}$/, 'Must be a hex colour such as "#c00" or "#cc0000"'))), {
+    opacity: documented(v.nullish(numberBetween(0, 1)), { default: WATERMARK_DEFAULTS.opacity }),
+    rotation: documented(v.nullish(numberBetween(-360, 360)), { default: WATERMARK_DEFAULTS.rotation, description: 'Degrees, counter-clockwise.' }),
+    fontSize: documented(v.nullish(numberBetween(1, 500)), { default: WATERMARK_DEFAULTS.fontSize, description: 'Points; text only.' }),
+    color: documented(v.nullish(v.pipe(v.string('Must be a string'), v.regex(/^#(?:[0-9a-fA-F]{3}){1,2}$/, 'Must be a hex colour such as "#c00" or "#cc0000"'))), {
       default: WATERMARK_DEFAULTS.color,
       description: 'Text only.',
     }),
-    position: described(v.nullish(v.picklist(WATERMARK_POSITIONS, `Must be one of: ${WATERMARK_POSITIONS.join(', ')}`)), { default: WATERMARK_DEFAULTS.position }),
-    pages: described(v.nullish(PageRangesSchema), { description: 'Pages to stamp, in pageRanges syntax; default all. Applies after a merge, so it counts the merged pages.' }),
-    layer: described(v.nullish(v.picklist(['over', 'under'], 'Must be one of: over, under')), { default: WATERMARK_DEFAULTS.layer }),
+    position: documented(v.nullish(v.picklist(WATERMARK_POSITIONS, `Must be one of: ${WATERMARK_POSITIONS.join(', ')}`)), { default: WATERMARK_DEFAULTS.position }),
+    pages: documented(v.nullish(PageRangesSchema), { description: 'Pages to stamp, in pageRanges syntax; default all. Applies after a merge, so it counts the merged pages.' }),
+    layer: documented(v.nullish(v.picklist(['over', 'under'], 'Must be one of: over, under')), { default: WATERMARK_DEFAULTS.layer }),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
@@ -164,8 +162,8 @@ export const WatermarkSchema = v.pipe(
 
 /** The finishing entries of a `pdf` object. */
 export const PDF_FINISHING_ENTRIES = {
-  protection: described(v.nullish(ProtectionSchema), { description: 'Encrypts the PDF (AES-256) with passwords and permissions.' }),
-  watermark: described(v.nullish(WatermarkSchema), { description: 'Stamps text or an image over or under the pages.' }),
+  protection: documented(v.nullish(ProtectionSchema), { description: 'Encrypts the PDF (AES-256) with passwords and permissions.' }),
+  watermark: documented(v.nullish(WatermarkSchema), { description: 'Stamps text or an image over or under the pages.' }),
 };
 
 /**

@@ -6,20 +6,21 @@
  * requires them. Schemas are built once, at module load.
  */
 import * as v from 'valibot';
+import { documented, integerBetween, numberBetween, oneOf, positiveNumberUpTo } from '../validation/field-builders.js';
 import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import { isPlainObject } from '../is-plain-object.js';
 import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
 import { DEFAULT_DEVICE, findDevice, listDevices } from '../devices.js';
 import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defaults.js';
-import { base64TextPattern, tryDecodeBase64Text } from './base64-text.js';
-import { maxCharacters } from './character-length.js';
-import { closedObject } from './closed-object.js';
+import { base64TextPattern, tryDecodeBase64Text } from '../validation/base64-text.js';
+import { maxCharacters } from '../validation/character-length.js';
+import { closedObject } from '../validation/closed-object.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
-import { cssValueProblem, hasUrlScheme } from './css-value.js';
-import { httpUrl, publicHttpUrl } from './http-url.js';
-import { MAX_JSON_DEPTH, nestsWithin } from './json-depth.js';
+import { cssValueProblem, hasUrlScheme } from '../validation/css-value.js';
+import { httpUrl, publicHttpUrl } from '../validation/http-url.js';
+import { MAX_JSON_DEPTH, nestsWithin } from '../validation/json-depth.js';
 import { PAGE_FORM_ENTRIES } from './page-form-options.js';
-import { PageRangesSchema } from './page-ranges.js';
+import { PageRangesSchema } from '../validation/page-ranges.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
 import { WEBHOOK_SIGNATURE_HEADER_NAMES } from '../webhook-signature-headers.js';
@@ -66,50 +67,12 @@ const MAX_METADATA_BYTES = 1024;
 const StringSchema = v.string('Must be a string');
 const BooleanSchema = v.boolean('Must be a boolean');
 
-/**
- * Documents a field for the OpenAPI document (lib/openapi): its default as
- * the contract states it and what it is for. Metadata only: what the field
- * accepts does not change, and the service applies the default itself.
- */
-function documented<const S extends v.GenericSchema>(schema: S, meta: { default?: unknown; description?: string }) {
-  return v.pipe(schema, v.metadata(meta));
-}
-
-function numberBetween(min: number, max: number) {
-  return v.pipe(
-    v.number('Must be a number'),
-    v.minValue(min, `Must be at least ${min}`),
-    v.maxValue(max, `Must be at most ${max}`),
-  );
-}
-
-function integerBetween(min: number, max: number) {
-  return v.pipe(
-    v.number('Must be a number'),
-    v.integer('Must be a whole number'),
-    v.minValue(min, `Must be at least ${min}`),
-    v.maxValue(max, `Must be at most ${max}`),
-  );
-}
-
-function positiveNumberUpTo(max: number) {
-  return v.pipe(
-    v.number('Must be a number'),
-    v.gtValue(0, 'Must be greater than 0'),
-    v.maxValue(max, `Must be at most ${max}`),
-  );
-}
-
 function textBetween(min: number, max: number) {
   return v.pipe(
     StringSchema,
     v.minLength(min, min === 1 ? 'Must not be empty' : `Must be at least ${min} characters`),
     maxCharacters(max, `Must be at most ${max} characters`),
   );
-}
-
-function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return v.picklist(values, `Must be one of: ${values.join(', ')}`);
 }
 
 function base64Problem(encoded: string, allowEmpty: boolean): string | undefined {

@@ -5,8 +5,8 @@
  * "Unknown field".
  */
 import * as v from 'valibot';
-import { closedObject } from './closed-object.js';
-import { parseInput } from './parse.js';
+import { closedObject } from '../validation/closed-object.js';
+import { parseInput } from '../validation/parse.js';
 import {
   PageOptionsSchema,
   type PageOptionsOutput,

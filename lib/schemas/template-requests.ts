@@ -1,8 +1,8 @@
 /** Bodies and query of the template management endpoints. */
 import * as v from 'valibot';
-import { maxCharacters } from './character-length.js';
-import { closedObject } from './closed-object.js';
-import { JS_WHITESPACE } from './js-whitespace.js';
+import { maxCharacters } from '../validation/character-length.js';
+import { closedObject } from '../validation/closed-object.js';
+import { JS_WHITESPACE } from '../validation/js-whitespace.js';
 import { TemplateVariablesSchema } from './render-requests.js';
 
 const NameSchema = v.pipe(

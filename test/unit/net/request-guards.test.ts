@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { parseInput } from '../../../lib/schemas/parse.js';
+import { parseInput } from '../../../lib/validation/parse.js';
 import { PdfAsyncRequestSchema, ScreenshotRequestSchema, ScreenshotSyncRequestSchema } from '../../../lib/schemas/render-requests.js';
 import { TemplateCreateSchema } from '../../../lib/schemas/template-requests.js';
 

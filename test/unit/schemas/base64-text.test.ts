@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { base64TextPattern, decodeBase64Text, tryDecodeBase64Text } from '../../../lib/schemas/base64-text.js';
+import { base64TextPattern, decodeBase64Text, tryDecodeBase64Text } from '../../../lib/validation/base64-text.js';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { parseInput } from '../../../lib/schemas/parse.js';
+import { parseInput } from '../../../lib/validation/parse.js';
 import { BatchRequestSchema, checkOutputCap, MAX_OUTPUT_ITEMS } from '../../../lib/schemas/batch-requests.js';
 
 /** The fields of the 400 that `act` throws, or undefined when it throws none. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { orderPages, PageOrderSchema } from '../../../lib/schemas/page-ranges.js';
+import { orderPages, PageOrderSchema } from '../../../lib/validation/page-ranges.js';
 import { PdfOptionsSchema } from '../../../lib/schemas/render-options.js';
 
 const problem = (order: string) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
 import { ValidationError } from '../../../lib/errors.js';
-import { issuesToFields, parseInput } from '../../../lib/schemas/parse.js';
+import { issuesToFields, parseInput } from '../../../lib/validation/parse.js';
 
 const Schema = v.strictObject({
   name: v.pipe(v.string('Must be a string'), v.minLength(3, 'Too short'), v.regex(/^[a-z]+$/, 'Lower case only')),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { issuesToFields } from '../../../lib/schemas/parse.js';
+import { issuesToFields } from '../../../lib/validation/parse.js';
 import { buildOpenApiDocument } from '../../../lib/openapi/document.js';
 import { NOT_FOR_EXISTING_PDF, PRINT_ONLY_PDF_OPTIONS, PROCESS_REQUEST_SCHEMAS, processInput } from '../../../lib/schemas/process-requests.js';
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as v from 'valibot';
-import { closedObject } from '../../../lib/schemas/closed-object.js';
+import { closedObject } from '../../../lib/validation/closed-object.js';
 import { MergeRequestSchema } from '../../../lib/schemas/merge-requests.js';
-import { selectPages } from '../../../lib/schemas/page-ranges.js';
+import { selectPages } from '../../../lib/validation/page-ranges.js';
 import { MAX_WATERMARK_IMAGE_EDGE, MAX_WATERMARK_IMAGE_PIXELS, PDF_FINISHING_ENTRIES, protectionConflictRule } from '../../../lib/schemas/protection-watermark.js';
 import { jpegHeader, zeroPng } from '../../helpers/hostile-images.js';
 import { PdfRequestSchema } from '../../../lib/schemas/render-requests.js';
-import { issuesToFields } from '../../../lib/schemas/parse.js';
+import { issuesToFields } from '../../../lib/validation/parse.js';
 
 const page = { html: 'PHA+eDwvcD4=' };
 const fields = (schema: v.GenericSchema, input: unknown) => {

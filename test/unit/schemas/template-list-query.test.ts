@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../lib/errors.js';
-import { parseInput } from '../../../lib/schemas/parse.js';
+import { parseInput } from '../../../lib/validation/parse.js';
 import { TemplateListQuerySchema } from '../../../lib/schemas/template-requests.js';
 
 const parse = (query: Record<string, string>) => parseInput(TemplateListQuerySchema, query);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type * as v from 'valibot';
 import { type FieldErrors, ValidationError } from '../../../lib/errors.js';
-import { parseInput } from '../../../lib/schemas/parse.js';
+import { parseInput } from '../../../lib/validation/parse.js';
 
 export const PAGE_URL = 'https://example.com/report';
 
