@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { FileStore, StoredFile } from '../files/file-store.js';
-import { zipStream, type ZipEntry } from '../files/zip-stream.js';
+import { safeEntryName, zipStream, type ZipEntry } from '../files/zip-stream.js';
 import { assembleParts, type AssemblyPart } from '../finishing/assemble.js';
 import type { JobError } from '../jobs/job-store.js';
 import type { BatchItemRecord, BatchKey, BatchOutput } from './batch-store.js';
@@ -36,10 +36,15 @@ async function* readAhead<T, R>(items: T[], start: (item: T) => Promise<R>, ahea
   }
 }
 
-/** An item's name in the archive: its `name` (its index when it had none) with its file's extension unless it ends so already. */
+/**
+ * An item's name in the archive: its `name` (its index when it had none)
+ * with its file's extension unless it ends so already, made safe for every
+ * extractor (safeEntryName: a name recorded before the schema refused
+ * unsafe ones, a Windows device name).
+ */
 export function archiveName(item: BatchItemRecord): string {
   const extension = EXTENSIONS[item.file?.contentType ?? ''] ?? 'bin';
-  return item.batchItem.name.toLowerCase().endsWith(`.${extension}`) ? item.batchItem.name : `${item.batchItem.name}.${extension}`;
+  return safeEntryName(item.batchItem.name.toLowerCase().endsWith(`.${extension}`) ? item.batchItem.name : `${item.batchItem.name}.${extension}`);
 }
 
 /**
