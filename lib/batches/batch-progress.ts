@@ -25,9 +25,9 @@ export type BatchProgressDeps = {
 /** What an item of a cancelled batch records instead of rendering (its unit is given back). */
 export const CANCELLED_ITEM: JobError = { code: 'batch.cancelled', message: 'The batch was cancelled before this item started.' };
 
-/** The batch an item belongs to. */
-function batchOf(job: Job): BatchKey {
-  return { accountId: job.accountId, batchId: job.batchItem?.batchId ?? '' };
+/** The batch an item belongs to; undefined for a job that is no batch's item (never judged by a batch). */
+function batchOf(job: Job): BatchKey | undefined {
+  return job.batchItem?.batchId ? { accountId: job.accountId, batchId: job.batchItem.batchId } : undefined;
 }
 
 /**
@@ -40,6 +40,8 @@ export function batchItemHooks(deps: BatchProgressDeps): BatchItemHooks {
   return {
     async refusal(job) {
       const key = batchOf(job);
+      // A job of no batch has no batch to be cancelled with (looking one up by an empty id found none: "cancelled").
+      if (!key) return undefined;
       const batch = await deps.batches.get(key);
       if (!batch || batch.cancelled) return CANCELLED_ITEM;
       if (batch.status === 'PENDING') await deps.batches.markStarted(key, Date.now());
@@ -47,6 +49,7 @@ export function batchItemHooks(deps: BatchProgressDeps): BatchItemHooks {
     },
     async finished(job) {
       const key = batchOf(job);
+      if (!key) return;
       const counted = await deps.batches.countItem(job, key, job.status === 'COMPLETED' ? 'done' : 'failed', Date.now());
       if (counted && counted.pending <= 0) await closeBatch(key, deps);
     },
