@@ -204,8 +204,15 @@ async function writeManifest(
       entries.push({ ...base, status: 'FAILED', ...(item.error ? { error: item.error } : {}) });
     }
   }
+  // An output made without some items (their files had expired) names them and why.
   const output = async (made: BatchOutputFiles['zip']) =>
-    made && 'file' in made ? { fileUrl: (await temporaryFileUrl(deps.files, made.file, deps.config.fileLifetimeSeconds)) ?? null, fileSize: made.file.size } : made;
+    made && 'file' in made
+      ? {
+          fileUrl: (await temporaryFileUrl(deps.files, made.file, deps.config.fileLifetimeSeconds)) ?? null,
+          fileSize: made.file.size,
+          ...(made.leftOut.length > 0 ? { leftOut: made.leftOut } : {}),
+        }
+      : made;
   const zip = await output(outputs.zip);
   const merged = await output(outputs.merged);
   const body = Buffer.from(JSON.stringify({ id: key.batchId, ...head, ...(zip ? { zip } : {}), ...(merged ? { merged } : {}), items: entries }));
