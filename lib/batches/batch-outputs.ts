@@ -50,7 +50,7 @@ const FILE_GONE: JobError = { code: 'batch.item_file_expired', message: "This it
  */
 async function* readAhead<T, R>(items: T[], start: (item: T) => Promise<R>, release: (result: R) => void = () => undefined, ahead = READ_AHEAD): AsyncGenerator<[T, R]> {
   const started: Array<Promise<R> | undefined> = [];
-  // started[unconsumed…] are the consumer's no longer: what the walk must let go should it end here.
+  // started[unconsumed…] are not yet done with (the one in hand, those ahead): what the walk lets go should it end here.
   let unconsumed = 0;
   try {
     for (let i = 0; i < items.length; i++) {
