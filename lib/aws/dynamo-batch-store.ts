@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Batch, BatchItemRecord, BatchKey, BatchStatus, BatchStore } from '../batches/batch-store.js';
+import { randomUUID } from 'node:crypto';
 import type { BatchSummary, Job } from '../jobs/job-store.js';
 import { awsErrorName, storageError } from './errors.js';
 
@@ -27,6 +28,9 @@ type Item = {
   fanOutChunks?: number;
   fannedOutChunks?: Set<number>;
   batch?: BatchSummary;
+  /** The closer at work (claimClose): its claim, and when it took it (epoch ms), so that a dead one's goes stale. */
+  closeClaim?: string;
+  closingAt?: number;
   /** The request's `output` (`output` itself is a job's output type, which the webhook code reads). */
   batchOutput?: Batch['output'];
   /** The request's `storage` (`storage` itself is a job's, which the job code reads). */
@@ -192,13 +196,34 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
       return records;
     },
 
-    async close(k, summary, now) {
+    async claimClose(k, now, staleMs) {
+      const claim = randomUUID();
+      const claimed = await tryUpdate('Claiming the close of a batch', key(k), {
+        UpdateExpression: 'SET #closeClaim = :claim, #closingAt = :now',
+        ConditionExpression: '#kind = :batch AND #status = :open AND (attribute_not_exists(#closingAt) OR #closingAt < :stale)',
+        ExpressionAttributeNames: { '#closeClaim': 'closeClaim', '#closingAt': 'closingAt', '#kind': 'kind', '#status': 'status' },
+        ExpressionAttributeValues: { ':claim': claim, ':now': now, ':stale': now - staleMs, ':batch': 'batch', ':open': 'RUNNING' },
+      });
+      return claimed ? claim : undefined;
+    },
+
+    async releaseClose(k, claim) {
+      await tryUpdate('Releasing the close of a batch', key(k), {
+        UpdateExpression: 'REMOVE #closeClaim, #closingAt',
+        ConditionExpression: '#closeClaim = :claim',
+        ExpressionAttributeNames: { '#closeClaim': 'closeClaim', '#closingAt': 'closingAt' },
+        ExpressionAttributeValues: { ':claim': claim },
+      });
+    },
+
+    async close(k, summary, now, claim) {
       const at = new Date(now).toISOString();
       const closed = await tryUpdate('Closing a batch', key(k), {
         UpdateExpression:
           'SET #status = :closed, #batchStatus = :batchStatus, #batch = :summary, #done = :done, #failed = :failed, #pending = :zero, #completedAt = :at, #updatedAt = :at',
-        ConditionExpression: '#kind = :batch AND #status = :open',
+        ConditionExpression: '#kind = :batch AND #status = :open AND #closeClaim = :claim',
         ExpressionAttributeNames: {
+          '#closeClaim': 'closeClaim',
           '#status': 'status',
           '#batchStatus': 'batchStatus',
           '#batch': 'batch',
@@ -219,6 +244,7 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
           ':at': at,
           ':batch': 'batch',
           ':open': 'RUNNING',
+          ':claim': claim,
         },
         ReturnValues: 'ALL_NEW',
       });

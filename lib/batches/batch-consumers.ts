@@ -76,8 +76,10 @@ export function deadBatchItemsConsumer(deps: Omit<BatchConsumerDeps, 'renderer'>
       if (message.kind === 'fanout') {
         deps.logger.error('batch fan-out given up: the batch is cancelled', { batchId: message.batchId, chunk: message.chunk });
         await deps.batches.cancel(message, Date.now());
-        // Given up: nothing more comes from this step, so the batch may close without its items.
+        // Given up: nothing more comes from this step, so the batch may close without its items. Its own
+        // watchdog closes it: a check from here would start a second chain of checks beside that one.
         await deps.batches.markFannedOut(message, message.chunk);
+        return;
       }
       // An outputs step that kept failing: the batch closes without them, each output's reason in the manifest.
       if (message.kind === 'outputs') return closeOnce(message, deps, 'give-up');

@@ -9,7 +9,7 @@ import { isFinished, type BatchSummary, type Job, type JobError, type JobStore }
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
 import { writeBatchOutputs, type BatchOutputFiles } from './batch-outputs.js';
 import type { BatchQueue } from './batch-queue.js';
-import type { BatchItemRecord, BatchKey, BatchStorage, BatchStore } from './batch-store.js';
+import type { Batch, BatchItemRecord, BatchKey, BatchStorage, BatchStore } from './batch-store.js';
 
 export type BatchProgressDeps = {
   jobs: JobStore;
@@ -25,9 +25,9 @@ export type BatchProgressDeps = {
 /** What an item of a cancelled batch records instead of rendering (its unit is given back). */
 export const CANCELLED_ITEM: JobError = { code: 'batch.cancelled', message: 'The batch was cancelled before this item started.' };
 
-/** The batch an item belongs to. */
-function batchOf(job: Job): BatchKey {
-  return { accountId: job.accountId, batchId: job.batchItem?.batchId ?? '' };
+/** The batch an item belongs to; undefined for a job that is no batch's item (never judged by a batch). */
+function batchOf(job: Job): BatchKey | undefined {
+  return job.batchItem?.batchId ? { accountId: job.accountId, batchId: job.batchItem.batchId } : undefined;
 }
 
 /**
@@ -40,6 +40,8 @@ export function batchItemHooks(deps: BatchProgressDeps): BatchItemHooks {
   return {
     async refusal(job) {
       const key = batchOf(job);
+      // A job of no batch has no batch to be cancelled with (looking one up by an empty id found none: "cancelled").
+      if (!key) return undefined;
       const batch = await deps.batches.get(key);
       if (!batch || batch.cancelled) return CANCELLED_ITEM;
       if (batch.status === 'PENDING') await deps.batches.markStarted(key, Date.now());
@@ -47,6 +49,7 @@ export function batchItemHooks(deps: BatchProgressDeps): BatchItemHooks {
     },
     async finished(job) {
       const key = batchOf(job);
+      if (!key) return;
       const counted = await deps.batches.countItem(job, key, job.status === 'COMPLETED' ? 'done' : 'failed', Date.now());
       if (counted && counted.pending <= 0) await closeBatch(key, deps);
     },
@@ -87,18 +90,28 @@ export type OutputsMode = 'queue' | 'build' | 'give-up';
  */
 export const OUTPUTS_STEP_MS = 960_000;
 
+/**
+ * How long a claim on a batch's close lasts: batch-outputs-build's 900 s
+ * timeout, the longest any closer runs. A claim older than that belongs to a
+ * closer that died (a crash, a timeout): the watchdog's next check takes it.
+ */
+export const CLOSE_CLAIM_MS = 900_000;
+
 /** What an output records when its step was given up. */
 const OUTPUT_GIVEN_UP: JobError = { code: 'batch.output', message: 'The batch output could not be made (its step kept failing).' };
 
 /**
  * Closes the batch once every item has finished: its counts recounted from
- * the items (exact even when a count was lost), its outputs made (or queued
- * to be made first: `outputs`), the manifest written, the end recorded by
- * one conditional write (whoever loses that race, a second finisher, the
- * watchdog or an outputs step run twice, does nothing more), then its
- * webhook queued. Resolves false while the batch stays open (items
- * unfinished, or its outputs queued), so the watchdog checks again: an
- * outputs step that crashed is queued again by the next check.
+ * the items (exact even when a count was lost), the close claimed (one
+ * conditional write: whoever loses it, a second finisher, the watchdog or
+ * an outputs step run twice, does nothing more), then, once, its outputs
+ * made (or queued to be made first: `outputs`), the manifest written, the
+ * batch's file uploaded, the end recorded under the claim and its webhook
+ * queued. Resolves false while the batch stays open (items unfinished, its
+ * outputs queued, or another closer at work), so the watchdog checks again:
+ * an outputs step that crashed is queued again by the next check, and a
+ * closer that died leaves a claim the next check takes once it is stale
+ * (CLOSE_CLAIM_MS). A closer that fails gives its claim back.
  */
 export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, outputs: OutputsMode = 'queue', now = Date.now): Promise<boolean> {
   const batch = await deps.batches.get(key);
@@ -114,6 +127,33 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, outputs
     if (await deps.batches.claimOutputsStep(key, now(), OUTPUTS_STEP_MS)) await deps.batchQueue.sendOutputs(key);
     return false;
   }
+  // The dead-letter consumer gives up on an outputs step that has ended failing: any claim left is that step's.
+  const claim = await deps.batches.claimClose(key, now(), outputs === 'give-up' ? 0 : CLOSE_CLAIM_MS);
+  if (!claim) return false;
+  let closed: Awaited<ReturnType<BatchStore['close']>>;
+  let status: BatchSummary['status'];
+  try {
+    ({ closed, status } = await closeClaimed(key, batch, items, outputs, claim, deps, now));
+  } catch (error) {
+    await deps.batches.releaseClose(key, claim).catch(() => undefined);
+    throw error;
+  }
+  if (!closed) return true;
+  deps.logger.info('batch closed', { batchId: key.batchId, status, total: batch.total, done: closed.done, failed: closed.failed });
+  if (closed.webhook) await queueWebhookAttempt(deps.queue, { accountId: key.accountId, jobId: key.batchId }, 1, deps.config.webhookRetryDelaysSeconds);
+  return true;
+}
+
+/** The work of a close, done once under its claim: the outputs, the manifest, the upload, then the end recorded. */
+async function closeClaimed(
+  key: BatchKey,
+  batch: Batch,
+  items: BatchItemRecord[],
+  outputs: OutputsMode,
+  claim: string,
+  deps: BatchProgressDeps,
+  now: () => number,
+): Promise<{ closed: Batch | undefined; status: BatchSummary['status'] }> {
   items.sort((a, b) => a.batchItem.index - b.batchItem.index);
   const done = items.filter((item) => item.status === 'COMPLETED').length;
   const failed = batch.total - done;
@@ -127,17 +167,15 @@ export async function closeBatch(key: BatchKey, deps: BatchProgressDeps, outputs
   const manifest = await writeManifest(key, { status, total: batch.total, done, failed, createdAt: batch.createdAt, completedAt }, items, made, deps);
   const zip = made.zip && 'file' in made.zip ? made.zip.file : undefined;
   const merged = made.merged && 'file' in made.merged ? made.merged.file : undefined;
-  // Before the close (a closer that dies after its upload only uploads the same file again): the batch's one file.
+  // Before the close (a closer that dies after its upload leaves a claim that goes stale, and the next uploads the file again).
   const signedUrlStatus = batch.storage ? await uploadBatchFile(key, batch.storage, zip ?? merged ?? manifest, deps) : 'NOT_PROVIDED';
   const closed = await deps.batches.close(
     key,
     { status, total: batch.total, done, failed, manifest, ...(zip ? { zip } : {}), ...(merged ? { merged } : {}), signedUrlStatus },
     now(),
+    claim,
   );
-  if (!closed) return true;
-  deps.logger.info('batch closed', { batchId: key.batchId, status, total: batch.total, done, failed });
-  if (closed.webhook) await queueWebhookAttempt(deps.queue, { accountId: key.accountId, jobId: key.batchId }, 1, deps.config.webhookRetryDelaysSeconds);
-  return true;
+  return { closed, status };
 }
 
 /** Queues a closed batch's first webhook attempt unless one was made or is under way. */
@@ -201,8 +239,15 @@ async function writeManifest(
       entries.push({ ...base, status: 'FAILED', ...(item.error ? { error: item.error } : {}) });
     }
   }
+  // An output made without some items (their files had expired) names them and why.
   const output = async (made: BatchOutputFiles['zip']) =>
-    made && 'file' in made ? { fileUrl: (await temporaryFileUrl(deps.files, made.file, deps.config.fileLifetimeSeconds)) ?? null, fileSize: made.file.size } : made;
+    made && 'file' in made
+      ? {
+          fileUrl: (await temporaryFileUrl(deps.files, made.file, deps.config.fileLifetimeSeconds)) ?? null,
+          fileSize: made.file.size,
+          ...(made.leftOut.length > 0 ? { leftOut: made.leftOut } : {}),
+        }
+      : made;
   const zip = await output(outputs.zip);
   const merged = await output(outputs.merged);
   const body = Buffer.from(JSON.stringify({ id: key.batchId, ...head, ...(zip ? { zip } : {}), ...(merged ? { merged } : {}), items: entries }));

@@ -101,6 +101,19 @@ export interface BatchStore {
   claimOutputsStep(key: BatchKey, now: number, staleMs: number): Promise<boolean>;
   /** Every item's record, in no particular order. */
   items(key: BatchKey): Promise<BatchItemRecord[]>;
-  /** Records the end, once: open → closed with `summary`. Resolves to the closed batch, or undefined when it was closed already. */
-  close(key: BatchKey, summary: BatchSummary, now: number): Promise<Batch | undefined>;
+  /**
+   * Claims the closing of an open batch: resolves to a claim (records it)
+   * when no other claim was made since `now - staleMs`, undefined otherwise.
+   * Whoever holds it makes the outputs, the manifest and the upload, once;
+   * a claim gone stale is a closer that died, and the next may take it.
+   */
+  claimClose(key: BatchKey, now: number, staleMs: number): Promise<string | undefined>;
+  /** Gives a claim back (its closer failed), so that the next check may close at once; nothing when it is not the current one. */
+  releaseClose(key: BatchKey, claim: string): Promise<void>;
+  /**
+   * Records the end, once, under `claim`: open → closed with `summary`.
+   * Resolves to the closed batch, or undefined when it was closed already or
+   * the claim is no longer the current one.
+   */
+  close(key: BatchKey, summary: BatchSummary, now: number, claim: string): Promise<Batch | undefined>;
 }

@@ -20,11 +20,34 @@ export class ZipTooLargeError extends Error {
 }
 
 /**
+ * Characters an entry's name never carries: path separators and the colon
+ * (a path, a drive `C:`, an NTFS stream), control characters, line and
+ * paragraph separators and bidirectional-text controls (a name that reads
+ * as another: `<U+202E>fdp.exe`). Our entries are flat files, never folders.
+ */
+const UNSAFE_IN_NAME = /[/\\:\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/gu;
+/** Names Windows gives to devices, whatever their extension (`NUL.pdf` writes to no file). */
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]) *(?:\.|$)/iu;
+
+/**
+ * An entry's name as any extractor writes it where it was meant: each unsafe
+ * character becomes `_`, trailing dots and spaces (which Windows drops) `_`,
+ * a Windows device name gets a leading `_`. A safe name is kept as it is.
+ * The request schemas refuse unsafe batch item names already; this holds for
+ * whatever reaches the writer.
+ */
+export function safeEntryName(name: string): string {
+  const safe = name.replace(UNSAFE_IN_NAME, '_').replace(/[. ]+$/u, (tail) => '_'.repeat(tail.length)) || '_';
+  return WINDOWS_DEVICE.test(safe) ? `_${safe}` : safe;
+}
+
+/**
  * A ZIP archive written as it goes: each entry's local header, then its bytes
  * as they are read (stored, not deflated: PDFs and images are compressed
  * already), then a data descriptor with its CRC-32 and size; the central
  * directory at the end. Only one entry's current chunk is held at a time, so
- * an archive of thousands of files streams through in bounded memory.
+ * an archive of thousands of files streams through in bounded memory. Names
+ * go in as safeEntryName makes them.
  */
 export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>): AsyncGenerator<Buffer> {
   const directory: Buffer[] = [];
@@ -33,7 +56,7 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
   for await (const entry of entries) {
     count += 1;
     if (count > MAX_ENTRIES) throw new ZipTooLargeError(`An archive holds at most ${MAX_ENTRIES} files`);
-    const name = Buffer.from(entry.name, 'utf8');
+    const name = Buffer.from(safeEntryName(entry.name), 'utf8');
     const headerOffset = offset;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);

@@ -25,7 +25,12 @@ export function assembleStep(first: { title?: string | null | undefined }, other
  * come one at a time (a batch's merge reads each item's PDF from storage when
  * its turn comes): only the merged document and the part being copied are held.
  */
-export async function assembleParts(parts: AsyncIterable<AssemblyPart> | Iterable<AssemblyPart>, nestOutlines: boolean): Promise<Uint8Array> {
+export async function assembleParts(
+  parts: AsyncIterable<AssemblyPart> | Iterable<AssemblyPart>,
+  nestOutlines: boolean,
+  /** Told each part's page count once its pages are in: a caller bounding the whole throws from it to stop. */
+  onPart?: (pages: number) => void,
+): Promise<Uint8Array> {
   const merged = await PDFDocument.create({ updateMetadata: false });
   const entries: OutlineEntry[] = [];
   let index = -1;
@@ -41,6 +46,7 @@ export async function assembleParts(parts: AsyncIterable<AssemblyPart> | Iterabl
       pageMap.set(page.ref.toString(), target.ref);
     });
     carryFormFields(merged, source, copied);
+    onPart?.(copied.length);
     const firstPage = copied[0]?.ref;
     if (!firstPage) continue;
     entries.push({

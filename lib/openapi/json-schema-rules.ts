@@ -16,7 +16,7 @@ import { CSS_VALUE } from '../validation/css-value.js';
 import { JS_WHITESPACE } from '../validation/js-whitespace.js';
 import { DocumentPartSchema, MERGED_FILE_ONLY, MergePdfOptionsSchema } from '../schemas/merge-requests.js';
 import { PROCESS_REQUEST_SCHEMAS, ProcessPdfOptionsSchema } from '../schemas/process-requests.js';
-import { PageOrderSchema, PageRangesSchema } from '../validation/page-ranges.js';
+import { MAX_PAGE_DIGITS, PageOrderSchema, PageRangesSchema } from '../validation/page-ranges.js';
 import { pdfFinishingEntries, PDFA_LEVELS } from '../schemas/pdf-finishing.js';
 import { AppearanceSchema } from '../schemas/pdf-signature.js';
 import { ProtectionSchema, WatermarkSchema } from '../schemas/protection-watermark.js';
@@ -134,8 +134,8 @@ const finishingRules = (pdf: Schema): Schema =>
     },
   );
 
-/** A valid page number (1 or more, leading zeros allowed) and one comma-separated part of pageRanges. */
-const PAGE = '0*[1-9][0-9]*';
+/** A valid page number (1 to MAX_PAGE_NUMBER, leading zeros allowed) and one comma-separated part of pageRanges. */
+const PAGE = `0*[1-9][0-9]{0,${MAX_PAGE_DIGITS - 1}}`;
 const PAGE_RANGE_PART = `${WS}(?:${PAGE}(?:-(?:${PAGE})?)?|-${PAGE})${WS}`;
 
 /** A CSS value of the overlay (css-value.ts): its characters, and no url(). */

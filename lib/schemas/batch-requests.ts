@@ -17,12 +17,32 @@ import { MAX_URL_LENGTH, publicHttpUrl } from '../validation/http-url.js';
 /** Items of one batch given inline, at most. */
 export const MAX_BATCH_ITEMS = 10_000;
 
-/** A batch item's file name: unique in the batch, no path separators or control characters. */
+/**
+ * What a batch item's name may not hold: it names the item's file in the
+ * archive, which is unpacked by extractors on every system. Slashes,
+ * backslashes and colons would make it a path, a drive (`C:`) or an NTFS
+ * stream; control characters (C0, DEL, C1), line and paragraph separators
+ * and the bidirectional-text controls (`invoice<U+202E>fdp.exe` reads as
+ * `invoiceexe.pdf`) would make it read as another name.
+ */
+const NAME_UNSAFE = '/\\\\:\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069';
+
+/**
+ * A batch item's file name: unique in the batch, none of NAME_UNSAFE, and not
+ * only dots (`.`, `..`). One regular expression, so the OpenAPI document
+ * states the same rule; it reads each character once (leading dots, one other
+ * character, the rest), however long the string. Names Windows reserves for
+ * devices (`CON`, `NUL.pdf`) and trailing dots or spaces are taken: the
+ * archive's writer renames those (lib/files/zip-stream.ts).
+ */
 const NameSchema = v.pipe(
   v.string('Must be a string'),
   v.minLength(1, 'Must not be empty'),
   v.maxLength(200, 'Must be at most 200 characters'),
-  v.regex(/^[^/\\\u0000-\u001f]+$/u, 'Must not contain slashes, backslashes or control characters'),
+  v.regex(
+    new RegExp(`^\\.*[^.${NAME_UNSAFE}][^${NAME_UNSAFE}]*$`, 'u'),
+    'Must not contain slashes, backslashes, colons, control characters or bidirectional-text controls, nor be only dots',
+  ),
 );
 
 const templateId = v.pipe(v.string('Must be a string'), v.minLength(1, 'Must not be empty'), v.maxLength(100, 'Must be at most 100 characters'));

@@ -9,13 +9,29 @@ import * as v from 'valibot';
 
 const PAGE_RANGE = /^(?:(\d+)(?:-(\d*))?|-(\d+))$/;
 
+/**
+ * Highest page number a range may name: six digits (leading zeros aside), a
+ * rule the OpenAPI document's pattern states too. No document the service
+ * makes or reads comes near it, and it keeps every number exact: without
+ * it, 309 digits read as Infinity and "1-999…9" meant "1-" (every page).
+ */
+export const MAX_PAGE_NUMBER = 999_999;
+
+/** Digits of MAX_PAGE_NUMBER: a page number with more (leading zeros aside) is beyond it. */
+export const MAX_PAGE_DIGITS = String(MAX_PAGE_NUMBER).length;
+
 function pageRangesProblem(ranges: string): string | undefined {
   if (ranges.trim() === '') return undefined;
   for (const part of ranges.split(',')) {
     const match = PAGE_RANGE.exec(part.trim());
     if (!match) return 'Must be pages and ranges separated by commas, e.g. "1-5, 8, 11-13"';
     const [, first, last, upTo] = match;
-    const numbers = [first, last, upTo].filter((n): n is string => n !== undefined && n !== '').map(Number);
+    const digits = [first, last, upTo].filter((n): n is string => n !== undefined && n !== '');
+    // Compared as digits before they become numbers: a long string of them is no safe integer.
+    if (digits.some((n) => n.replace(/^0+/, '').length > MAX_PAGE_DIGITS)) {
+      return `Page numbers go up to ${MAX_PAGE_NUMBER}`;
+    }
+    const numbers = digits.map(Number);
     if (numbers.some((page) => page < 1)) return 'Page numbers start at 1';
     if (first !== undefined && last && Number(first) > Number(last)) {
       return `Range ${part.trim()} ends before it starts`;

@@ -5,10 +5,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { batchItemJobId, newBatchId } from '../../../lib/batches/batch-ids.js';
-import { checkBatch, closeBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
+import { checkBatch, CLOSE_CLAIM_MS, closeBatch, type BatchProgressDeps } from '../../../lib/batches/batch-progress.js';
 import { parseBatchQueueMessage } from '../../../lib/batches/batch-queue.js';
 import { batchResponse } from '../../../lib/batches/batch-response.js';
 import type { BatchKey, BatchOutput, BatchStorage } from '../../../lib/batches/batch-store.js';
@@ -168,6 +169,26 @@ describe('batch outputs: output.zip and output.merge made by a step of their own
     assert.deepEqual(outlineOf(merged).map((entry) => entry.title), ['a', 'a.pdf']);
   });
 
+  it('leaves an item whose file expired out of both, names it in the manifest, and makes the rest', async () => {
+    // Prepare: the second item's file gone from the bucket (its hour passed)
+    const specs = await Promise.all([0, 1, 2].map(async (i) => ({ name: `kept-${i}`, file: { body: await itemPdf(i, 1), contentType: 'application/pdf' } })));
+    const key = await finishedBatch(specs, { zip: true, merge: true });
+    const expired = (await deps.batches.items(key)).find((item) => item.batchItem.index === 1)!;
+    await aws.clients.s3.send(new DeleteObjectCommand({ Bucket: aws.config.filesBucket, Key: expired.file!.key }));
+
+    // Act
+    await closeThroughOutputsStep(key);
+
+    // Assess
+    const batch = await deps.batches.get(key);
+    const zipPath = await download(batch?.zip, 'expired.zip');
+    assert.deepEqual(execFileSync('unzip', ['-Z1', zipPath], { encoding: 'utf8' }).trim().split('\n'), ['kept-0.pdf', 'kept-2.pdf']);
+    assert.deepEqual(outlineOf(readFileSync(await download(batch?.merged, 'expired.pdf'))).map((entry) => entry.title), ['kept-0', 'kept-2']);
+    type LeftOut = Array<{ index: number; name: string; error: { code: string } }>;
+    const manifest = JSON.parse(String(await deps.files.read(batch!.manifest!.key))) as { zip: { leftOut: LeftOut }; merged: { leftOut: LeftOut } };
+    for (const made of [manifest.zip, manifest.merged]) assert.deepEqual(made.leftOut.map(({ index, name, error }) => [index, name, error.code]), [[1, 'kept-1', 'batch.item_file_expired']]);
+  });
+
   it('streams an archive larger than one upload part (a multipart upload) byte for byte', async () => {
     // Prepare: three files of 4 MiB: a 12 MiB archive, more than one 8 MiB part
     const bodies = [1, 2, 3].map((seed) => Buffer.alloc(4 * 1024 * 1024, seed));
@@ -257,6 +278,46 @@ describe('batch outputs: output.zip and output.merge made by a step of their own
       assert.equal(batch?.signedUrlStatus, 'UPLOADED');
       const answer = await batchResponse(batch!, { files: deps.files, lifetimeSeconds: 3600 });
       assert.equal(answer.signedUrlStatus, 'UPLOADED');
+    });
+
+    it('makes the outputs, the manifest and the upload once when closers race (an outputs step run twice at once)', async () => {
+      // Prepare: the file store counted: archives streamed, manifests stored
+      const key = await finishedBatch(await specsOf(3), { zip: true, merge: true }, { preSignedUrl: `${base}/race?X-Amz-Signature=abc` });
+      const made = { archives: 0, manifests: 0 };
+      const files = {
+        ...deps.files,
+        putStream: (...args: Parameters<typeof deps.files.putStream>) => ((made.archives += 1), deps.files.putStream(...args)),
+        put: (...args: Parameters<typeof deps.files.put>) => ((made.manifests += args[2] === 'application/json' ? 1 : 0), deps.files.put(...args)),
+      };
+      const racing = { ...deps, files };
+
+      // Act
+      const results = await Promise.all([closeBatch(key, racing, 'build'), closeBatch(key, racing, 'build'), closeBatch(key, racing, 'build')]);
+
+      // Assess
+      const batch = await deps.batches.get(key);
+      assert.equal(batch?.closed, true);
+      assert.deepEqual(made, { archives: 1, manifests: 1 });
+      assert.equal(received.filter((each) => each.path.startsWith('/race')).length, 1);
+      assert.deepEqual(results.filter(Boolean).length, 1, 'the closers that lost the claim leave the batch to the one that took it');
+    });
+
+    it('lets the next closer take the claim of one that died once it is stale, and at once that of one that failed', async () => {
+      // Prepare: one closer claimed and died; another failed writing its manifest
+      const died = await finishedBatch(await specsOf(1), { zip: false, merge: false });
+      const failed = await finishedBatch(await specsOf(1), { zip: false, merge: false });
+      assert.ok(await deps.batches.claimClose(died, Date.now(), CLOSE_CLAIM_MS));
+      const broken = { ...deps, files: { ...deps.files, put: async () => Promise.reject(new Error('S3 is down')) } };
+      await assert.rejects(closeBatch(failed, broken), /S3 is down/);
+
+      // Act
+      const whileLive = await closeBatch(died, deps);
+      const onceStale = await closeBatch(died, deps, 'queue', () => Date.now() + CLOSE_CLAIM_MS + 1);
+      const afterFailure = await closeBatch(failed, deps);
+
+      // Assess
+      assert.deepEqual([whileLive, onceStale, afterFailure], [false, true, true]);
+      assert.deepEqual([(await deps.batches.get(died))?.closed, (await deps.batches.get(failed))?.closed], [true, true]);
     });
 
     it('PUTs the manifest when no output was asked, and records FAILED (closing all the same) when the URL refuses', async () => {

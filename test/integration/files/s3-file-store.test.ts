@@ -77,4 +77,26 @@ describe('createS3FileStore', () => {
     assert.equal((await kept.arrayBuffer()).byteLength, 5);
     assert.equal(await files.read(template).then((b) => b?.toString()), '{}', 'a template object is never swept');
   });
+
+  it('lets go of a streamed body whose upload failed: its source is returned, not left suspended', async () => {
+    // Prepare: a bucket that does not exist, and a source of 64 MiB in 1 MiB chunks that says when it was let go
+    const missing = createS3FileStore({ s3: aws.clients.s3, bucket: 'docrender-no-such-bucket' });
+    let yielded = 0;
+    let returned = false;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      try {
+        for (; yielded < 64; yielded++) yield Buffer.alloc(1024 * 1024, yielded);
+      } finally {
+        returned = true;
+      }
+    }
+
+    // Act
+    await assert.rejects(missing.putStream('acct-1', source(), 'application/zip'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    // Assess: the source stopped early and ran its finally (a batch's archive destroys its item streams there)
+    assert.ok(yielded < 64, `read ${yielded} MiB of 64`);
+    assert.equal(returned, true);
+  });
 });

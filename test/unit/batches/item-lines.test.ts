@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readItemLines } from '../../../lib/batches/item-lines.js';
+import { MAX_ITEM_LINE_BYTES, readItemLines } from '../../../lib/batches/item-lines.js';
 import { ValidationError } from '../../../lib/errors.js';
 
 /** The text as chunks cut at arbitrary bytes (inside lines and inside a multi-byte character). */
@@ -43,5 +43,60 @@ describe('readItemLines', () => {
     assert.deepEqual(Object.keys(await fieldsOf(readItemLines(chunked('{}\n{}\n{}\n'), 2))), ['itemsUrl']);
     assert.deepEqual(Object.keys(await fieldsOf(readItemLines(chunked('\n\n')))), ['itemsUrl']);
     assert.deepEqual(Object.keys(await fieldsOf(readItemLines((async function* () { yield new Uint8Array([0x7b, 0xff, 0x7d]); })()))), ['itemsUrl']);
+  });
+
+  it('refuses a line longer than the cap on itemsUrl, naming its line, without reading the rest of the file', async () => {
+    // Prepare: a good first line, then one line that never ends (twice the cap, in 64 KB chunks), the bytes handed out counted
+    const piece = Buffer.alloc(64 * 1024, 'a');
+    let handedOut = 0;
+    async function* endless(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('{"name":"first"}\n{"name":"');
+      while (handedOut < 2 * MAX_ITEM_LINE_BYTES) {
+        handedOut += piece.length;
+        yield piece;
+      }
+    }
+
+    // Act
+    const fields = await fieldsOf(readItemLines(endless()));
+
+    // Assess: the reading stopped once the line passed the cap
+    assert.deepEqual(Object.keys(fields), ['itemsUrl']);
+    assert.match(fields.itemsUrl ?? '', /Line 2 is longer than 5 MB/);
+    assert.ok(handedOut <= MAX_ITEM_LINE_BYTES + piece.length, `read ${handedOut} bytes of the line`);
+  });
+
+  it('takes a line of exactly the cap', async () => {
+    // Prepare: {"name":"x","metadata":{"pad":"aaaa…"}} padded to the cap
+    const head = '{"name":"x","metadata":{"pad":"';
+    const tail = '"}}';
+    const line = head + 'a'.repeat(MAX_ITEM_LINE_BYTES - head.length - tail.length) + tail;
+
+    // Act
+    const fields = await fieldsOf(readItemLines(chunked(`${line}\n`, 256 * 1024)));
+
+    // Assess: read, then held to the item's rules (metadata is at most 1 KB), not refused for its length
+    assert.deepEqual(Object.keys(fields), ['items.0.metadata']);
+  });
+
+  it('names the line that is not UTF-8, and leaves a failure of the source as it is', async () => {
+    // Prepare
+    const broken = (async function* () {
+      yield Buffer.from('{"name":"a"}\n{"name":"');
+      yield new Uint8Array([0xff]);
+      yield Buffer.from('"}\n');
+    })();
+    const dropped = (async function* () {
+      yield Buffer.from('{"name":"a"}\n');
+      throw new TypeError('terminated');
+    })();
+
+    // Act
+    const fields = await fieldsOf(readItemLines(broken));
+    const failure = readItemLines(dropped);
+
+    // Assess
+    assert.deepEqual(fields, { itemsUrl: 'Must be UTF-8 text (line 2 is not)' });
+    await assert.rejects(failure, (error: unknown) => error instanceof TypeError && error.message === 'terminated');
   });
 });

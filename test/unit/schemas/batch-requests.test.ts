@@ -57,3 +57,29 @@ describe('BatchRequestSchema itemsUrl', () => {
     }
   });
 });
+
+describe('BatchRequestSchema item names', () => {
+  const nameProblem = (name: string) => fieldsOf({ items: [{ page: { templateData: {} } }, { name, page: { templateData: {} } }] })?.['items.1.name'];
+
+  it('refuses a name that would read as another in the archive or make a path: bidi controls, control characters, drives, separators, only dots', () => {
+    // Prepare
+    const spoofing = [
+      'invoice\u202Efdp.exe', // right-to-left override: shows as "invoiceexe.pdf"
+      'a\u202Ab', 'a\u2066b', 'a\u2069b', 'a\u200Fb', 'a\u200Eb', 'a\u061Cb', 'a\u2028b',
+      'tab\there', 'bell\u0007', 'del\u007F', 'c1\u0085', 'nul\u0000',
+      'C:', 'C:evil', 'a.pdf:stream', '/etc/passwd', '\\\\server\\share', '../up', '..\\up', '.', '..', '...',
+    ];
+
+    // Act
+    const problems = spoofing.map(nameProblem);
+
+    // Assess
+    for (const [i, problem] of problems.entries()) assert.match(problem ?? '', /^Must not contain slashes, backslashes, colons/, JSON.stringify(spoofing[i]));
+  });
+
+  it('takes names in any script, emoji joined by ZWJ, leading dots, trailing dots and spaces, and device names (the archive renames those)', () => {
+    for (const name of ['Zoë 日本 עברית', '👨‍👩‍👧 family', '.hidden', '..draft', 'report.', 'report ', 'CON', 'nul.pdf', 'x'.repeat(200)]) {
+      assert.equal(nameProblem(name), undefined, JSON.stringify(name));
+    }
+  });
+});
