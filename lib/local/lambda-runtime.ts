@@ -7,6 +7,7 @@ import { LocalSetupError } from './errors.js';
 import { createExtensionsApi, type ExtensionsApi } from './extensions-api.js';
 import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda-instance.js';
 import { startInstanceReaper } from './instance-reaper.js';
+import { LAUNCH_RETRY_LOG } from '../render/browser/launch-retries.js';
 import { removeScratchOf } from '../render/browser/scratch-dirs.js';
 import type { ProcessIdentity } from '../process/process-identity.js';
 import { freezeTree, rememberTree, signalAll, waitGone } from './process-tree.js';
@@ -382,6 +383,8 @@ function lambdaVariables(fn: LocalFunction, region: string): Record<string, stri
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    // Not Lambda's either: where CI counts Chromium's launch retries (lib/render/browser/launch-browser.ts).
+    ...(process.env[LAUNCH_RETRY_LOG] ? { [LAUNCH_RETRY_LOG]: process.env[LAUNCH_RETRY_LOG] } : {}),
   };
 }
 

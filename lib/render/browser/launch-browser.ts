@@ -8,6 +8,7 @@ import { type ProcessIdentity, rememberProcess, signalGroup } from '../../proces
 import type { EgressProxy } from '../../net/index.js';
 import { unpackChromium } from './chromium-pack.js';
 import { chromiumArgs } from './launch-args.js';
+import { noteLaunchRetry } from './launch-retries.js';
 import { scratchPrefix, sweepScratchOnce } from './scratch-dirs.js';
 import type { ChromiumMode } from '../types.js';
 
@@ -204,6 +205,7 @@ async function launchWithRetries(chromiumPath: string, options: { mode: Chromium
     } catch (error) {
       const pause = RETRY_PAUSES_MS[attempt];
       if (pause === undefined || Date.now() - started > QUICK_FAILURE_MS) throw error;
+      noteLaunchRetry(`attempt ${attempt + 2} of ${RETRY_PAUSES_MS.length + 1} after a quick failure (${launchFailure(error)})`);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
