@@ -59,6 +59,8 @@ try {
       rate: { window: { seconds: 1, allowed: 1_000_000 }, windowStart: Math.floor(nowMs / 1000), count: 1 },
     }),
     refund: async () => true,
+    confirm: async () => true,
+    release: async () => true,
     used: async () => 0,
   };
   const logger = new Logger({ serviceName: 'bench', logLevel: 'SILENT' });
@@ -145,6 +147,8 @@ function threeCallAdmission(dynamo: DynamoDBDocumentClient, tables: { tokens: st
       return { admitted: true, token, rate: { window: { seconds: 1, allowed: 1_000_000 }, windowStart, count: Number(rate?.n ?? 1) } };
     },
     refund: async () => true,
+    confirm: async () => true,
+    release: async () => true,
     used: async () => 0,
   };
 }

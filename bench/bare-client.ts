@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Isolation, RenderOutcome, ThroughputOutcome, WorkerReply, WorkerRequest } from './bare-worker.js';
 import { freezeTree, signalAll } from '../lib/local/process-tree.js';
+import type { ProcessIdentity } from '../lib/process/process-identity.js';
 import type { BareJob } from './scenarios.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -49,7 +50,7 @@ export function startBare(): BareClient {
     pending.clear();
   });
   // Frozen after a Lambda-like render; every call thaws it first.
-  let frozen: number[] = [];
+  let frozen: ProcessIdentity[] = [];
   const thaw = () => {
     signalAll(frozen, 'SIGCONT');
     frozen = [];

@@ -27,7 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { processTree, signalAll, startTime, waitGone } from '../lib/local/process-tree.js';
+import { rememberTree, signalAll, waitGone } from '../lib/local/process-tree.js';
+import { rememberProcess, signalGroup } from '../lib/process/process-identity.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HOST_DIR = join(root, 'localstack', 'host');
@@ -207,30 +208,22 @@ export async function startLocalStackHost(output: 'inherit' | 'log'): Promise<Ru
 /** Hypercorn does not exit on SIGTERM: TERM the group, then KILL it if it is still there after a few seconds. */
 async function stopGroup(child: ChildProcess): Promise<void> {
   const pid = child.pid;
-  if (pid === undefined) return;
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, name);
-    } catch {
-      // The group is gone already.
-    }
-  };
+  const leader = pid === undefined ? undefined : rememberProcess(pid);
+  if (leader === undefined) return;
+  // Only while the leader is still that process: a group's number is its leader's pid, free for others once it is gone.
+  const signal = (name: NodeJS.Signals) => signalGroup(leader, name);
   const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined);
   // LocalStack may start DynamoDB Local's JVM in a session of its own, out of reach of a group signal (one
   // was seen left running after a quick --run): its whole tree is read first, by parent links, and ended too.
-  const tree = processTree(pid)
-    .slice(1)
-    .map((member) => ({ pid: member, started: startTime(member) }));
+  const tree = rememberTree(leader.pid).slice(1);
   signal('SIGTERM');
   const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5_000).unref());
   if ((await Promise.race([exited, timer])) === 'timeout') signal('SIGKILL');
   await exited;
-  // What it started (DynamoDB Local) may outlive the parent, in the group or not: make sure it does not.
-  signal('SIGKILL');
-  // The same processes, not later ones that took a freed pid.
-  const left = tree.filter((member) => member.started !== undefined && startTime(member.pid) === member.started).map((member) => member.pid);
-  signalAll(left, 'SIGKILL');
-  await waitGone(left, 5_000);
+  // What it started (DynamoDB Local) may outlive the parent, in the group or not: the same processes, not later
+  // ones that took a freed pid.
+  signalAll(tree, 'SIGKILL');
+  await waitGone(tree, 5_000);
 }
 
 async function waitUntilServing(child: ChildProcess): Promise<void> {

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     });
     cleanups.unshift(() => runtime.stop());
     // A last resort if the process ends without the cleanups (an uncaught error): no instance, no Chromium outlives it.
-    process.on('exit', () => signalAll(runtime.pids(), 'SIGKILL'));
+    process.on('exit', () => signalAll(runtime.processes(), 'SIGKILL'));
     const { functions, region } = service;
     const api = createHttpApi({ functions, runtime, region, accountId: LOCAL_ACCOUNT_ID, log: (line) => console.log(line) });
     const url = await api.listen(port);

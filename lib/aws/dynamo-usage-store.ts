@@ -10,6 +10,9 @@ const usedAttribute = (period: string) => `used#${period}`;
 /** The attribute of a token item counting its requests in one rate window. */
 const rateAttribute = (window: RateWindow, windowStart: number) => `rate#${window.seconds}#${windowStart}`;
 const RATE_PREFIX = 'rate#';
+/** The attribute of a token item holding a spend until its work confirms it (`{ units, until }`, until in epoch ms). */
+const heldAttribute = (period: string, spendId: string) => `${HELD_PREFIX}${period}#${spendId}`;
+const HELD_PREFIX = 'held#';
 /**
  * An admission whose assumption (window length, limit) was out of date, that seeded the month's counter
  * or that lost a race tries again; this often at most.
@@ -43,6 +46,15 @@ type Hint = { window: RateWindow; limit?: number | null; stale: string[] };
  * (`if_not_exists`: concurrent seeds agree) and tries again; every later
  * spend of the month is the one write. `used` reads the old count the same
  * way until the counter is seeded.
+ *
+ * Held spends: a render's spend is written with a hold, `held#<YYYY-MM>#<spendId>`
+ * = `{ units, until }` on the token item, in the admission's one write. Its
+ * units count against the limit like any other; the work's success removes
+ * the hold (`confirm`), its failure removes it and takes the units off in one
+ * conditional write (`release`). A hold nobody settled by `until` (the render
+ * was killed by the runtime's timeout, with no code left to run) is not
+ * counted by `used`, and the next admission of the token that sees it
+ * releases it, with the same conditional write: each hold comes back once.
  *
  * Refunds: a marker item `refund#<tokenHash>#<YYYY-MM>#<spendId>` in the
  * usage table (TTL `expiresAt`) makes each refund count once, then the unit
@@ -154,6 +166,11 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
       names['#used'] = usedAttribute(spendPeriod);
       sets.push('#used = #used + :units');
       values[':units'] = units;
+      if (request.hold) {
+        names['#held'] = heldAttribute(spendPeriod, request.hold.spendId);
+        sets.push('#held = :hold');
+        values[':hold'] = { units, until: request.hold.untilMs };
+      }
       // The counter must be there: absent, this month's count may still be in the usage table (the carry-over).
       conditions.push('attribute_exists(#used)');
       values[':number'] = 'N';
@@ -183,6 +200,8 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
     });
     if (written) {
       remember(tokenHash, written, rateName);
+      // Holds of killed renders come back here, on the way (only when there are any).
+      await releaseExpired(tokenHash, written, nowMs);
       return {
         admitted: true,
         token: tokenRecordFromItem(written),
@@ -210,8 +229,39 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
     }
     if (spendBlind) return 'again';
     const outcome = judge(item, request, stored, windowStart, rateName);
+    // Refused for a quota that expired holds fill: they come back, and the request tries again.
+    if (outcome.refusal === 'quota' && (await releaseExpired(tokenHash, item, nowMs)) > 0) return 'again';
     // Every check passes on the item as read now: another request changed it in between. Try again.
     return outcome.admitted ? 'again' : outcome;
+  };
+
+  /** Takes a held spend's units off the month's count and its hold away, at most once (false: not held any more). */
+  const releaseHold = async (tokenHash: string, attribute: string, period: string, units: number): Promise<boolean> => {
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tables.tokens,
+          Key: { tokenHash },
+          UpdateExpression: 'SET #used = #used - :units REMOVE #held',
+          ConditionExpression: 'attribute_exists(#held) AND #held.#units = :units',
+          ExpressionAttributeNames: { '#used': usedAttribute(period), '#held': attribute, '#units': 'units' },
+          ExpressionAttributeValues: { ':units': units },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  };
+
+  /** Releases the holds of a token item read at `nowMs` that are past their time; answers how many this call released. */
+  const releaseExpired = async (tokenHash: string, item: Record<string, unknown>, nowMs: number): Promise<number> => {
+    let released = 0;
+    for (const [attribute, period, hold] of expiredHolds(item, nowMs)) {
+      if (await releaseHold(tokenHash, attribute, period, hold.units)) released += 1;
+    }
+    return released;
   };
 
   return {
@@ -271,19 +321,43 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
       return giveBack(tables.usage, legacyQuotaKey(key), 'used');
     },
 
-    async used(key) {
+    async confirm(key, spendId) {
       try {
-        const { Item } = await dynamo.send(
-          new GetCommand({
+        await dynamo.send(
+          new UpdateCommand({
             TableName: tables.tokens,
             Key: { tokenHash: key.tokenHash },
-            ProjectionExpression: '#used',
-            ExpressionAttributeNames: { '#used': usedAttribute(key.period) },
+            UpdateExpression: 'REMOVE #held',
+            ConditionExpression: 'attribute_exists(#held)',
+            ExpressionAttributeNames: { '#held': heldAttribute(key.period, spendId) },
           }),
         );
+        return true;
+      } catch (error) {
+        if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+        throw storageError(`Confirming a spend in table ${tables.tokens}`, error);
+      }
+    },
+
+    async release(key, spendId, units) {
+      try {
+        return await releaseHold(key.tokenHash, heldAttribute(key.period, spendId), key.period, units);
+      } catch (error) {
+        throw storageError(`Refunding quota in table ${tables.tokens}`, error);
+      }
+    },
+
+    async used(key, nowMs = Date.now()) {
+      try {
+        // The whole item: a projection cannot name the holds, whose attribute names hold their spend ids.
+        const { Item } = await dynamo.send(new GetCommand({ TableName: tables.tokens, Key: { tokenHash: key.tokenHash } }));
         const used = Item?.[usedAttribute(key.period)];
         // Not seeded yet this month: the count is still the usage table's.
-        return used === undefined ? await carriedCount(key) : Number(used);
+        if (used === undefined) return await carriedCount(key);
+        const returning = expiredHolds(Item as Record<string, unknown>, nowMs)
+          .filter(([, period]) => period === key.period)
+          .reduce((sum, [, , hold]) => sum + hold.units, 0);
+        return Math.max(0, Number(used) - returning);
       } catch (error) {
         throw storageError(`Reading quota usage from table ${tables.tokens}`, error);
       }
@@ -294,6 +368,19 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
 /** The usage table's item that counted a month before the counters moved onto the token item. */
 function legacyQuotaKey(key: QuotaCounterKey): { pk: string } {
   return { pk: `quota#${key.tokenHash}#${key.period}` };
+}
+
+/** The holds of a token item past their time at `nowMs`: attribute, period and hold. */
+function expiredHolds(item: Record<string, unknown>, nowMs: number): [string, string, { units: number; until: number }][] {
+  return Object.entries(item).flatMap(([attribute, value]) => {
+    if (!attribute.startsWith(HELD_PREFIX)) return [];
+    const hold = value as { units?: unknown; until?: unknown } | undefined;
+    const units = Number(hold?.units);
+    const until = Number(hold?.until);
+    if (!Number.isInteger(units) || units < 1 || !(until <= nowMs)) return [];
+    const period = attribute.slice(HELD_PREFIX.length).split('#')[0] as string;
+    return [[attribute, period, { units, until }] as [string, string, { units: number; until: number }]];
+  });
 }
 
 /** The stored rate window of a token item, when it has one. */

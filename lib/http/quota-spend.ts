@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { CONFORMANCE_CODE, MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, ServiceError, ValidationError } from '../errors.js';
-import { refundQuota, type QuotaSpend } from '../quota/quota.js';
+import { confirmQuota, refundQuota, releaseQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import { SignerNotGrantedError } from '../signing/errors.js';
 import type { CallerContext, HttpResult } from './types.js';
@@ -24,9 +24,14 @@ export function earnsRefund(outcome: unknown): boolean {
 /**
  * Runs the render of a request whose admission spent its units of the
  * monthly quota (one; a merge one per rendered part; none when it renders
- * nothing); if it fails in a way that `earnsRefund`, the units are given back
- * once before the failure goes on to the error mapper. A failed refund is
- * logged, never allowed to replace the caller's answer.
+ * nothing). The spend is held (`SPEND_HOLD_MS`): if the render fails in a way
+ * that `earnsRefund`, its units are given back at once, before the failure
+ * goes on to the error mapper; otherwise its success confirms it. A render
+ * killed by the runtime (its timeout) runs neither: its units come back by
+ * themselves once the hold passes, so the refund does not depend on code
+ * that runs after the work. What the render hands on (a job's record, whose
+ * failure refunds later) is the spend as confirmed. A failed refund or
+ * confirmation is logged, never allowed to replace the caller's answer.
  */
 export async function withQuotaSpend(
   deps: { usage: UsageStore; logger: Logger },
@@ -36,22 +41,35 @@ export async function withQuotaSpend(
   const spend = request.spend;
   if (!spend) return render(undefined);
   request.context.quota = 'spent';
+  const held = spend.heldUntil !== undefined;
+  const { heldUntil: _held, ...confirmed } = spend;
   const giveBack = async () => {
     try {
-      await refundQuota(deps.usage, spend);
+      await (held ? releaseQuota(deps.usage, spend) : refundQuota(deps.usage, spend));
       request.context.quota = 'refunded';
     } catch (error) {
       request.context.quota = 'refund-failed';
       deps.logger.error('quota refund failed', { error: error as Error, period: spend.period });
     }
   };
+  const confirm = async () => {
+    if (!held) return;
+    try {
+      // Not held any more: the render outlived its hold (which cannot happen within a function's timeout) and its unit came back.
+      if (!(await confirmQuota(deps.usage, spend))) deps.logger.warn('quota spend confirmed after its hold had passed', { period: spend.period });
+    } catch (error) {
+      deps.logger.error('quota confirmation failed', { error: error as Error, period: spend.period });
+    }
+  };
   let result: HttpResult;
   try {
-    result = await render(spend);
+    result = await render(confirmed);
   } catch (error) {
     if (earnsRefund(error)) await giveBack();
+    else await confirm();
     throw error;
   }
   if (earnsRefund(result.statusCode)) await giveBack();
+  else await confirm();
   return result;
 }

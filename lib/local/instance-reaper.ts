@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { startTime } from './process-tree.js';
+import type { ProcessIdentity } from '../process/process-identity.js';
 
 export type InstanceReaper = {
   /** Processes to kill should the runtime die without stopping them (frozen instances, their Chromium). */
-  track(pids: number[]): void;
+  track(processes: ProcessIdentity[]): void;
   /** Processes that are gone, or that the runtime stops itself. */
-  forget(pids: number[]): void;
+  forget(processes: ProcessIdentity[]): void;
   /** Kills what is still tracked and ends the reaper. */
   close(): void;
 };
@@ -13,7 +13,8 @@ export type InstanceReaper = {
 // Plain JavaScript, run by node itself: it must start without the runtime's loader.
 // It reads "+ pid start" and "- pid" lines; when its input ends (the runtime closed
 // it, or died, even by SIGKILL), it kills every tracked process that is still the
-// one it was told about (same start time), thawing it first.
+// one it was told about (same start time), thawing it first. The check is
+// lib/process/process-identity.ts's, written out again: this script cannot load it.
 const REAPER_SCRIPT = `
 const { readFileSync } = require('node:fs');
 const tracked = new Map();
@@ -59,14 +60,11 @@ export function startInstanceReaper(): InstanceReaper {
     if (reaper.stdin.writable) reaper.stdin.write(line);
   };
   return {
-    track(pids) {
-      for (const pid of pids) {
-        const start = startTime(pid);
-        if (start) write(`+ ${pid} ${start}\n`);
-      }
+    track(processes) {
+      for (const { pid, start } of processes) if (start !== undefined) write(`+ ${pid} ${start}\n`);
     },
-    forget(pids) {
-      for (const pid of pids) write(`- ${pid}\n`);
+    forget(processes) {
+      for (const { pid } of processes) write(`- ${pid}\n`);
     },
     close() {
       reaper.stdin.end();

@@ -7,8 +7,10 @@ import { LocalSetupError } from './errors.js';
 import { createExtensionsApi, type ExtensionsApi } from './extensions-api.js';
 import type { InstanceMessage, InstanceRequest, SerializedError } from './lambda-instance.js';
 import { startInstanceReaper } from './instance-reaper.js';
+import { LAUNCH_RETRY_LOG } from '../render/browser/launch-retries.js';
 import { removeScratchOf } from '../render/browser/scratch-dirs.js';
-import { freezeTree, processTree, signalAll, waitGone } from './process-tree.js';
+import type { ProcessIdentity } from '../process/process-identity.js';
+import { freezeTree, rememberTree, signalAll, waitGone } from './process-tree.js';
 import type { LocalFunction } from './service-definition.js';
 import { MEMORY_STATS_DIR_VARIABLE, watchMajorGc, writeMemoryStats } from './memory-stats.js';
 import { formatReportLine } from './report-line.js';
@@ -33,8 +35,8 @@ export type LambdaRuntime = {
   invoke(fn: LocalFunction, event: unknown): Promise<Invocation>;
   /** Live instances of a function (busy or frozen). */
   instanceCount(fnKey: string): number;
-  /** Every pid of every instance (workers and their children), for checks that nothing is left. */
-  pids(): number[];
+  /** Every process of every instance (workers and their children), as they are now: to end them, or to check that nothing is left. */
+  processes(): ProcessIdentity[];
   /** Stops every instance and its children (Chromium included). */
   stop(): Promise<void>;
 };
@@ -65,8 +67,8 @@ type Instance = {
   child: ChildProcess;
   ready: Promise<void>;
   busy: boolean;
-  /** The pids stopped at the last freeze, thawed at the next invocation. */
-  frozen: number[];
+  /** The processes stopped at the last freeze, thawed at the next invocation. */
+  frozen: ProcessIdentity[];
   /** This instance's Extensions API (served here, at its AWS_LAMBDA_RUNTIME_API). */
   extensions: ExtensionsApi;
   idleTimer?: NodeJS.Timeout;
@@ -234,7 +236,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
   };
 
   const stopInstance = async (instance: Instance): Promise<void> => {
-    const tree = instance.child.exitCode === null ? processTree(instance.child.pid as number) : [];
+    const tree = instance.child.exitCode === null ? rememberTree(instance.child.pid as number) : [];
     signalAll([...instance.frozen, ...tree], 'SIGCONT');
     instance.frozen = [];
     signalAll(tree.slice(0, 1), 'SIGTERM');
@@ -350,7 +352,7 @@ export function createLambdaRuntime(opts: LambdaRuntimeOptions): LambdaRuntime {
   return {
     invoke,
     instanceCount: (fnKey) => pools.get(fnKey)?.length ?? 0,
-    pids: () => [...pools.values()].flat().flatMap((instance) => (instance.child.exitCode === null ? processTree(instance.child.pid as number) : [])),
+    processes: () => [...pools.values()].flat().flatMap((instance) => (instance.child.exitCode === null ? rememberTree(instance.child.pid as number) : [])),
     async stop() {
       stopped = true;
       clearInterval(memoryStatsTimer);
@@ -381,6 +383,8 @@ function lambdaVariables(fn: LocalFunction, region: string): Record<string, stri
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    // Not Lambda's either: where CI counts Chromium's launch retries (lib/render/browser/launch-browser.ts).
+    ...(process.env[LAUNCH_RETRY_LOG] ? { [LAUNCH_RETRY_LOG]: process.env[LAUNCH_RETRY_LOG] } : {}),
   };
 }
 

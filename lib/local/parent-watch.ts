@@ -1,23 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-
-type Watched = { pid: number; start: string | undefined };
+import { isStillRunning, rememberProcess } from '../process/process-identity.js';
 
 function parentOf(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** When a live process started (a zombie counts as ended: its parent has not yet reaped it); undefined when gone. */
-function startOfLive(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' || fields[0] === 'X' ? undefined : fields[19];
   } catch {
     return undefined;
   }
@@ -64,10 +52,11 @@ export function launcherChain(pid = process.pid, env: NodeJS.ProcessEnv = proces
  */
 export function watchLaunchers(onGone: () => void, everyMs = 1_000): () => void {
   const parent = process.ppid;
-  const watched: Watched[] = launcherChain().map((pid) => ({ pid, start: startOfLive(pid) }));
+  // A launcher already gone (or a zombie) when the watch begins is not watched: its pid may be anyone's later.
+  const watched = launcherChain().flatMap((pid) => rememberProcess(pid) ?? []).filter(isStillRunning);
   let fired = false;
   const timer = setInterval(() => {
-    const gone = process.ppid !== parent || watched.some(({ pid, start }) => start !== undefined && startOfLive(pid) !== start);
+    const gone = process.ppid !== parent || !watched.every(isStillRunning);
     if (gone && !fired) {
       fired = true;
       onGone();

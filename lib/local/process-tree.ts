@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { isStillRunning, type ProcessIdentity, rememberProcess, signalProcess } from '../process/process-identity.js';
 
 /**
  * A process and all its descendants, parents first. Chromium is started
@@ -45,15 +46,14 @@ export function parentLinks(): [number, number][] {
   return links;
 }
 
-/** Sends a signal to each pid, ignoring those already gone. */
-export function signalAll(pids: number[], signal: NodeJS.Signals): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Already exited.
-    }
-  }
+/** The processes of a tree as they are now (`processTree`), to be signalled later only if they are still the same. */
+export function rememberTree(root: number): ProcessIdentity[] {
+  return processTree(root).flatMap((pid) => rememberProcess(pid) ?? []);
+}
+
+/** Sends a signal to each remembered process whose pid is still its own (a pid freed since may be someone else's now). */
+export function signalAll(processes: ProcessIdentity[], signal: NodeJS.Signals): void {
+  for (const remembered of processes) signalProcess(remembered, signal);
 }
 
 /**
@@ -63,40 +63,20 @@ export function signalAll(pids: number[], signal: NodeJS.Signals): void {
  * the signals (Chromium starts renderer processes at any time), and that child
  * would run on through the freeze. So the tree is read again until a reading
  * finds nobody new; by then every parent is stopped, and a stopped process
- * starts nothing. Answers every pid stopped, parents first.
+ * starts nothing. Answers every process stopped, parents first.
  */
-export function freezeTree(root: number): number[] {
-  const stopped = new Set<number>();
+export function freezeTree(root: number): ProcessIdentity[] {
+  const stopped = new Map<number, ProcessIdentity>();
   for (;;) {
-    const fresh = processTree(root).filter((pid) => !stopped.has(pid));
-    if (fresh.length === 0) return [...stopped];
+    const fresh = rememberTree(root).filter(({ pid }) => !stopped.has(pid));
+    if (fresh.length === 0) return [...stopped.values()];
     signalAll(fresh, 'SIGSTOP');
-    for (const pid of fresh) stopped.add(pid);
+    for (const remembered of fresh) stopped.set(remembered.pid, remembered);
   }
 }
 
-/** When a process started (clock ticks since boot, from /proc), to tell it from a later one with the same pid; undefined without /proc. */
-export function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resolves once none of these processes is alive (a zombie counts as gone), or after `limitMs`. */
-export async function waitGone(pids: number[], limitMs: number): Promise<void> {
+/** Resolves once none of these processes is running (a zombie, or a later process with the same pid, counts as gone), or after `limitMs`. */
+export async function waitGone(processes: ProcessIdentity[], limitMs: number): Promise<void> {
   const deadline = Date.now() + limitMs;
-  const living = () =>
-    pids.some((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
-        return state !== 'Z' && state !== 'X';
-      } catch {
-        return false;
-      }
-    });
-  while (living() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (processes.some(isStillRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }

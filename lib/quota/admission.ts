@@ -23,6 +23,15 @@ export type AdmissionOptions = {
 };
 
 /**
+ * How long a render's spend is held before it comes back by itself, unless
+ * the render's success confirms it: Lambda's longest timeout (900 s) and a
+ * margin, so that no function, whatever its own timeout, can still be at work
+ * when its unit comes back. A render the runtime kills gets its unit back
+ * within this, with no code of its own left to run (docs/api.md).
+ */
+export const SPEND_HOLD_MS = 960_000;
+
+/**
  * Admits a request in one atomic write to the token's counters: 401 for an
  * unknown token, 403 for an inactive subscription, 429 past the rate, 402
  * when a render finds the month's quota cannot hold its units, checked in that order and
@@ -37,7 +46,7 @@ export async function admitRequest(store: UsageStore, tokenHash: string, options
     tokenHash,
     nowMs,
     countRate: options.countRate,
-    ...(options.spendId !== undefined ? { spendPeriod: period.key, units } : {}),
+    ...(options.spendId !== undefined ? { spendPeriod: period.key, units, hold: { spendId: options.spendId, untilMs: nowMs + SPEND_HOLD_MS } } : {}),
   });
   if (outcome.refusal === 'unknown-token') throw new UnauthorizedError('Invalid token', 'invalid_token');
   if (outcome.refusal === 'inactive') throw new SubscriptionInactiveError();
@@ -56,6 +65,8 @@ export async function admitRequest(store: UsageStore, tokenHash: string, options
   return {
     token: outcome.token,
     rateLimit: state,
-    ...(options.spendId !== undefined ? { spend: { tokenHash, period: period.key, spendId: options.spendId, ...(units > 1 ? { units } : {}) } } : {}),
+    ...(options.spendId !== undefined
+      ? { spend: { tokenHash, period: period.key, spendId: options.spendId, ...(units > 1 ? { units } : {}), heldUntil: nowMs + SPEND_HOLD_MS } }
+      : {}),
   };
 }

@@ -18,6 +18,12 @@ export type QuotaSpend = {
   spendId: string;
   /** Units spent, when more than one (a merge spends one per rendered part; see `unitSpendIds`). */
   units?: number;
+  /**
+   * Set while the spend is held (epoch ms, `AdmissionRequest.hold`): until
+   * `confirmQuota`, its units come back by themselves once this passes. What
+   * is handed on (a job's record) is confirmed first and carries none.
+   */
+  heldUntil?: number;
 };
 
 /** The spend id of unit `index` (0-based) of a spend: the request's own for the first, `<spendId>#<n>` for the n-th after it. */
@@ -81,10 +87,20 @@ export async function refundQuota(store: UsageStore, spend: QuotaSpend): Promise
   return refunded;
 }
 
+/** Makes a held spend final (the work it paid for succeeded); resolves false when it was no longer held. */
+export function confirmQuota(store: UsageStore, spend: QuotaSpend): Promise<boolean> {
+  return store.confirm({ tokenHash: spend.tokenHash, period: spend.period }, spend.spendId);
+}
+
+/** Gives back every unit of a held spend at once (the work it paid for failed): at most once, false when no longer held. */
+export function releaseQuota(store: UsageStore, spend: QuotaSpend): Promise<boolean> {
+  return store.release({ tokenHash: spend.tokenHash, period: spend.period }, spend.spendId, spend.units ?? 1);
+}
+
 /** The token's quota, units used and what is left in the month `now` falls in. */
 export async function readQuota(store: UsageStore, token: TokenRecord, now = new Date()): Promise<QuotaUsage> {
   const period = billingPeriod(now);
-  const used = await store.used({ tokenHash: token.tokenHash, period: period.key });
+  const used = await store.used({ tokenHash: token.tokenHash, period: period.key }, now.getTime());
   const limit = token.monthlyLimit;
   return {
     limit,

@@ -18,6 +18,13 @@ export type AdmissionRequest = {
   spendPeriod?: string;
   /** How many units to spend, all or none (a merge: one per rendered part); 1 when absent. */
   units?: number;
+  /**
+   * Hold the spend, under its id, until `untilMs` (epoch milliseconds): its units count from now
+   * on, but come back by themselves once this passes unless `confirm`ed
+   * first. A render the runtime kills runs no code after it, so no refund of
+   * its own: its spend is held, and the work's success confirms it.
+   */
+  hold?: { spendId: string; untilMs: number };
 };
 
 /** Why an admission was refused, in the contract's order of checks. */
@@ -53,6 +60,10 @@ export interface UsageStore {
    * at `expiresAt` (epoch seconds).
    */
   refund(key: QuotaCounterKey, spendId: string, expiresAt: number): Promise<boolean>;
-  /** Units counted in the period, 0 when none. */
-  used(key: QuotaCounterKey): Promise<number>;
+  /** Makes the held spend `spendId` final. Resolves false when it was no longer held (given back, or expired and returned). */
+  confirm(key: QuotaCounterKey, spendId: string): Promise<boolean>;
+  /** Gives back all units of the held spend `spendId` at once, at most once. Resolves false when it was no longer held. */
+  release(key: QuotaCounterKey, spendId: string, units: number): Promise<boolean>;
+  /** Units counted in the period at `nowMs`, 0 when none: held spends past their hold do not count (they are on their way back). */
+  used(key: QuotaCounterKey, nowMs?: number): Promise<number>;
 }

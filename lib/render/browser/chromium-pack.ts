@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import chromium, { inflate } from '@sparticuz/chromium';
 import { RenderError } from '../../errors.js';
+import { isProcessAlive, isStillRunning, rememberProcess } from '../../process/process-identity.js';
 
 /** The Chromium binary, zstd-compressed, inside the Chromium layer (`npm run build:layer`). */
 export const CHROMIUM_PACK_FILE = 'chromium/chromium.zst';
@@ -72,27 +73,25 @@ async function withUnpackLock<T>(lock: string, target: string, unpack: () => Pro
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   try {
-    await writeFile(join(lock, 'pid'), String(process.pid));
+    // "pid start": a holder that died leaves its pid to whoever gets it next, and a live stranger must not hold the lock.
+    await writeFile(join(lock, 'pid'), `${process.pid} ${rememberProcess(process.pid)?.start ?? ''}`.trim());
     return await unpack();
   } finally {
     await rm(lock, { recursive: true, force: true });
   }
 }
 
-/** True when the lock's holder is gone: its pid is not running, or it never wrote one within 10 s. */
+/** True when the lock's holder is gone: it no longer runs (its pid gone or another process's), or it never wrote its pid within 10 s. */
 async function abandoned(lock: string): Promise<boolean> {
-  const pid = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
-  if (!Number.isInteger(pid) || pid <= 0) {
+  const [pidText = '', start] = (await readFile(join(lock, 'pid'), 'utf8').catch(() => '')).trim().split(' ');
+  const pid = Number(pidText);
+  if (pidText === '' || !Number.isInteger(pid) || pid <= 0) {
     const made = await stat(lock).then((info) => info.mtimeMs, () => Date.now());
     return Date.now() - made > 10_000;
   }
   if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  // A lock written without a start time (an older release, or no /proc): the pid is all there is.
+  return start === undefined ? !isProcessAlive(pid) : !isStillRunning({ pid, start });
 }
 
 async function unpackHeld(packDir: string | undefined, target: string): Promise<string> {

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { RenderError } from '../../errors.js';
+import { type ProcessIdentity, rememberProcess, signalGroup } from '../../process/process-identity.js';
 import type { EgressProxy } from '../../net/index.js';
 import { unpackChromium } from './chromium-pack.js';
 import { chromiumArgs } from './launch-args.js';
+import { noteLaunchRetry } from './launch-retries.js';
 import { scratchPrefix, sweepScratchOnce } from './scratch-dirs.js';
 import type { ChromiumMode } from '../types.js';
 
@@ -27,24 +29,27 @@ export type LaunchedBrowser = {
 let unpacked: Promise<string> | undefined;
 
 /**
- * Profile directories of browsers still alive (with the browser's pid), and
- * launchers; removed synchronously when this process exits, after their
+ * Profile directories of browsers still alive (with the browser's process),
+ * and launchers; removed synchronously when this process exits, after their
  * browsers are killed: a stop that signals every process at once (systemd,
  * a container runtime) reaches Chromium too, and a Chromium shutting down
  * writes into its profile (its session storage) after a removal that did not
- * wait for it.
+ * wait for it. A profile stays listed until its removal is done, after its
+ * browser has gone: by then the pid may be another's, hence the identity.
  */
-const liveScratch = new Map<string, number | undefined>();
+const liveScratch = new Map<string, ProcessIdentity | undefined>();
 let exitHookInstalled = false;
 
-function trackScratch(dir: string, browserPid?: number): void {
-  liveScratch.set(dir, browserPid);
+function trackScratch(dir: string, browser?: ProcessIdentity): void {
+  liveScratch.set(dir, browser);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    const browsers = [...liveScratch.values()].filter((pid) => pid !== undefined);
-    for (const pid of browsers) killGroup(pid);
-    waitGroupsGone(browsers, EXIT_KILL_WAIT_MS);
+    const killed = [...liveScratch.values()].filter((browser) => browser !== undefined && killGroup(browser)) as ProcessIdentity[];
+    waitGroupsGone(
+      killed.map(({ pid }) => pid),
+      EXIT_KILL_WAIT_MS,
+    );
     for (const dir of liveScratch.keys()) rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 });
   });
 }
@@ -52,17 +57,13 @@ function trackScratch(dir: string, browserPid?: number): void {
 /** How long this process's exit waits for its killed browsers to be gone before removing their profiles anyway. */
 const EXIT_KILL_WAIT_MS = 2_000;
 
-/** Kills a browser and its helpers: puppeteer starts Chromium detached, as the leader of its own process group. */
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+/**
+ * Kills a browser and its helpers (puppeteer starts Chromium detached, as the
+ * leader of its own process group), only while its pid is still that
+ * browser's: answers whether it was killed.
+ */
+export function killGroup(browser: ProcessIdentity): boolean {
+  return signalGroup(browser, 'SIGKILL');
 }
 
 /**
@@ -204,6 +205,7 @@ async function launchWithRetries(chromiumPath: string, options: { mode: Chromium
     } catch (error) {
       const pause = RETRY_PAUSES_MS[attempt];
       if (pause === undefined || Date.now() - started > QUICK_FAILURE_MS) throw error;
+      noteLaunchRetry(`attempt ${attempt + 2} of ${RETRY_PAUSES_MS.length + 1} after a quick failure (${launchFailure(error)})`);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
@@ -251,7 +253,9 @@ async function supervise(browser: Browser, options: { mode: ChromiumMode; egress
     if (!child || child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-  trackScratch(userDataDir, child?.pid);
+  // Remembered while the browser is a child not yet reaped: its pid cannot be anyone else's yet.
+  const identity = child?.pid === undefined ? undefined : rememberProcess(child.pid);
+  trackScratch(userDataDir, identity);
   const gone = exited
     .then(() => rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 }))
     .catch(() => undefined)
@@ -260,9 +264,8 @@ async function supervise(browser: Browser, options: { mode: ChromiumMode; egress
   browser.once('disconnected', () => kill());
 
   function kill(): void {
-    const pid = child?.pid;
-    if (pid === undefined || child?.exitCode !== null || child?.signalCode !== null) return;
-    killGroup(pid);
+    if (identity === undefined || child?.exitCode !== null || child?.signalCode !== null) return;
+    killGroup(identity);
   }
 
   let userAgent: string;

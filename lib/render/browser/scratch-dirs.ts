@@ -1,7 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isProcessAlive } from '../../process-alive.js';
+import { isProcessAlive } from '../../process/process-identity.js';
 
 /**
  * The folders a rendering process makes in the temporary directory (each

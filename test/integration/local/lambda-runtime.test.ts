@@ -239,7 +239,7 @@ describe('createLambdaRuntime', () => {
   it('leaves no process behind once stopped, frozen instances included', async () => {
     // Prepare
     await runtime.invoke(fn('lifecycle'), {});
-    const pids = runtime.pids();
+    const pids = runtime.processes().map(({ pid }) => pid);
     assert.ok(pids.length >= 2);
 
     // Act

@@ -7,7 +7,7 @@ import { createDynamoUsageStore } from '../../../lib/aws/dynamo-usage-store.js';
 import { StorageError } from '../../../lib/aws/errors.js';
 import { QuotaExceededError, RateLimitedError, SubscriptionInactiveError, UnauthorizedError } from '../../../lib/errors.js';
 import { admitRequest } from '../../../lib/quota/admission.js';
-import { readQuota, refundQuota, type QuotaSpend } from '../../../lib/quota/quota.js';
+import { confirmQuota, readQuota, refundQuota, releaseQuota, type QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 import { generateToken, hashToken } from '../../../lib/tokens/tokens.js';
@@ -29,8 +29,15 @@ function record(overrides: Partial<TokenRecord> = {}): TokenRecord {
   };
 }
 
-/** Spends a unit as a render does: one admission counting rate and quota together. */
+/** Spends a unit as a render does that succeeds: one admission counting rate and quota together, then its confirmation. */
 async function spendQuota(store: UsageStore, subscriber: TokenRecord, spendId: string, now = NOW): Promise<QuotaSpend> {
+  const { heldUntil: _held, ...spend } = await holdQuota(store, subscriber, spendId, now);
+  await confirmQuota(store, spend);
+  return spend;
+}
+
+/** Spends a unit as a render does before it knows how it ends: held, neither confirmed nor given back. */
+async function holdQuota(store: UsageStore, subscriber: TokenRecord, spendId: string, now = NOW): Promise<QuotaSpend> {
   const admitted = await admitRequest(store, subscriber.tokenHash, { countRate: true, spendId }, now.getTime());
   return admitted.spend as QuotaSpend;
 }
@@ -74,6 +81,42 @@ describe('createDynamoUsageStore', () => {
     assert.equal(refused.length, 40);
     for (const r of refused) assert.ok(r.reason instanceof QuotaExceededError, String(r.reason));
     assert.equal((await readQuota(store(), subscriber, NOW)).used, 10);
+  });
+
+  it('gives back the unit of a render that never settled its spend (killed by the runtime) once its hold has passed; a confirmed one stays', async () => {
+    // Prepare: two renders spend a quota of 2; one succeeds (confirmed), the other is killed mid-render: nothing of it runs again.
+    const subscriber = await token({ monthlyLimit: 2 });
+    await spendQuota(store(), subscriber, 'succeeded', NOW);
+    const killed = await holdQuota(store(), subscriber, 'killed', NOW);
+    await assert.rejects(spendQuota(store(), subscriber, 'meanwhile', new Date(NOW.getTime() + 60_000)), QuotaExceededError);
+    const later = new Date((killed.heldUntil as number) + 1);
+
+    // Act
+    const usedLater = (await readQuota(store(), subscriber, later)).used;
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => spendQuota(instances[i % instances.length] as UsageStore, subscriber, `later-${i}`, later)),
+    );
+
+    // Assess: the killed render's unit came back, once, though ten admissions on five instances saw its hold expired
+    assert.equal(usedLater, 1, 'an expired hold is not counted');
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+    assert.equal((await readQuota(store(), subscriber, later)).used, 2);
+    assert.equal(await releaseQuota(store(), killed), false, 'a late refund of the killed render changes nothing');
+    assert.equal((await readQuota(store(), subscriber, later)).used, 2);
+  });
+
+  it('gives a held spend back at once when its render fails, in one write, once', async () => {
+    // Prepare
+    const subscriber = await token({ monthlyLimit: 1 });
+    const failed = await holdQuota(store(), subscriber, 'failed', NOW);
+
+    // Act
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => releaseQuota(instances[i % instances.length] as UsageStore, failed)));
+
+    // Assess
+    assert.equal(results.filter(Boolean).length, 1);
+    assert.equal((await readQuota(store(), subscriber, NOW)).used, 0);
+    assert.equal(await confirmQuota(store(), failed), false, 'nothing left to confirm');
   });
 
   it('counts every render of an unlimited token, concurrent ones included', async () => {
@@ -393,11 +436,11 @@ describe('createDynamoUsageStore', () => {
       await countedBefore(subscriber, 41);
       const { sent, store: counted } = countingStore();
 
-      // Act
-      await spendQuota(counted, subscriber, 'first');
+      // Act: admissions alone (a render's confirmation is its own write, after the work)
+      await holdQuota(counted, subscriber, 'first');
       const first = sent.splice(0);
-      await spendQuota(counted, subscriber, 'second');
-      await spendQuota(counted, subscriber, 'third');
+      await holdQuota(counted, subscriber, 'second');
+      await holdQuota(counted, subscriber, 'third');
       const later = sent.splice(0);
 
       // Assess

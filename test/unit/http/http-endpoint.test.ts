@@ -461,8 +461,8 @@ describe('httpEndpoint quota', () => {
     await endpoint.call(event({ body: VALID }));
     await endpoint.call(event({ body: VALID }));
 
-    // Assess: calls before each render, cumulated: 2 for the first, then 1 more
-    assert.deepEqual(counts, [2, 3]);
+    // Assess: calls before each render, cumulated: 2 for the first, then the first one's confirmation and 1 more
+    assert.deepEqual(counts, [2, 4]);
   });
 
   it('refuses a deactivated token at its next request, although this instance knows its account for template loads', async () => {
@@ -546,7 +546,7 @@ describe('httpEndpoint quota', () => {
     assert.equal(calls, 1, 'one admission before the render');
     assert.equal((threeParts.usage.calls[0]?.args[0] as AdmissionRequest).units, 3);
     assert.equal(threeParts.usedBy(ACTIVE), 0, 'the three units came back');
-    assert.equal(threeParts.usage.calls.filter((c) => c.method === 'refund').length, 3);
+    assert.equal(threeParts.usage.calls.filter((c) => c.method === 'release').length, 1, 'all three in one write');
     assert.equal(overQuota.status, 402);
     assert.equal(twoParts.usedBy(LIMITED), 0, 'a merge that does not fit spends nothing');
     assert.equal(nothingToRender.status, 200, 'nothing to render: no 402 with the quota spent');
@@ -597,7 +597,7 @@ describe('httpEndpoint quota', () => {
   it("answers the render's own error when giving the unit back fails, and logs the failed refund", async () => {
     // Prepare
     const endpoint = build({ spendsQuota: true, handle: async () => { throw new RenderError('chromium crashed'); } });
-    endpoint.usage.fail('refund');
+    endpoint.usage.fail('release');
 
     // Act
     const res = await endpoint.call(event({ token: LIMITED, body: VALID }));

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { freezeTree, processTree, signalAll } from '../../../lib/local/process-tree.js';
+import { freezeTree, processTree, rememberTree, signalAll } from '../../../lib/local/process-tree.js';
 
 /** The state letter of /proc/<pid>/stat ('T' is stopped), or undefined once the process is gone. */
 const stateOf = (pid: number) => {
@@ -24,7 +24,7 @@ describe('freezeTree', { skip: process.platform !== 'linux' && 'reads /proc' }, 
       await sleep(200);
 
       // Act
-      const stopped = freezeTree(pid);
+      const stopped = freezeTree(pid).map((stoppedOne) => stoppedOne.pid);
 
       // Assess: nothing of the tree runs on, whatever it started while it was being stopped.
       await sleep(100);
@@ -34,7 +34,7 @@ describe('freezeTree', { skip: process.platform !== 'linux' && 'reads /proc' }, 
       assert.ok(stopped.includes(pid), 'the root is among the stopped');
       assert.equal(new Set(tree.filter((p) => stateOf(p) !== undefined)).size, tree.filter((p) => stopped.includes(p)).length, 'every live process of the tree is reported stopped');
     } finally {
-      const tree = processTree(pid);
+      const tree = rememberTree(pid);
       signalAll(tree, 'SIGKILL');
       signalAll(tree, 'SIGCONT');
     }
