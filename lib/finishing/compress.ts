@@ -1,5 +1,7 @@
 /**
- * The `compress` finishing step (issue 34): images drawn larger than needed
+ * The `compress` finishing step (issue 34): what no reader shows is dropped
+ * first (private data, thumbnails, objects nothing reaches), so that nothing
+ * is decoded for it; then images drawn larger than needed
  * are downsampled to the plan's dpi at the size they are shown, re-encoded as
  * JPEG when they have no transparency (an image with a soft mask keeps it, and
  * its own samples, lossless), and kept as they were when that would not make
