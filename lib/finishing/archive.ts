@@ -114,10 +114,11 @@ function writeMetadata(doc: PDFDocument, options: ArchiveOptions): void {
 /** The `archive` step for `options`: an edit of the open document (finishPdf parses and saves it). */
 export function archiveStep(options: ArchiveOptions): DocumentEdit {
   return {
-    edit: (doc) => {
+    edit: (doc, budget) => {
+      budget.check();
       writeMetadata(doc, options);
-      if (options.pdfa) makeArchival(doc, pdfaIdentification(options.pdfa));
-      if (options.pdfua) makeAccessible(doc);
+      if (options.pdfa) makeArchival(doc, pdfaIdentification(options.pdfa), budget);
+      if (options.pdfua) makeAccessible(doc, budget);
     },
   };
 }

@@ -5,7 +5,9 @@
  * control boxes, decorations). This marks each such painting operation as
  * `/Artifact`, which is what it is: nothing a reader must hear.
  */
-import { decodePDFRawStream, PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, type PDFDocument, type PDFPage } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, type PDFDocument, type PDFPage } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from './budget.js';
+import { streamBytes } from './stream-bytes.js';
 
 /** One operator with its operands: its byte range in the content stream. */
 type Instruction = { operator: string; start: number; end: number };
@@ -119,11 +121,16 @@ type FormPolicy = (name: string) => 'wrap' | 'descend';
 function unmarkedRanges(bytes: Uint8Array, list: Instruction[], stack: boolean[], forms: FormPolicy): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   let pathStart = -1;
-  const covered = () => stack.includes(true);
+  // How many open sequences cover, kept as they open and close: searching the stack at every operator was quadratic.
+  let covering = stack.filter(Boolean).length;
+  const covered = () => covering > 0;
   for (const ins of list) {
     const op = ins.operator;
-    if (op === 'BDC' || op === 'BMC') stack.push(covers(bytes, ins));
-    else if (op === 'EMC') stack.pop();
+    if (op === 'BDC' || op === 'BMC') {
+      const opens = covers(bytes, ins);
+      stack.push(opens);
+      if (opens) covering += 1;
+    } else if (op === 'EMC' && stack.pop()) covering -= 1;
     if (PATH_CONSTRUCTION.has(op)) {
       if (pathStart < 0) pathStart = ins.start;
       continue;
@@ -169,28 +176,35 @@ function contentStreams(page: PDFPage): PDFRef[] {
 }
 
 /** Marks the unmarked painting of content streams `refs` (one page's, or one form's) that share `resources`. */
-function markStreams(doc: PDFDocument, refs: PDFRef[], resources: PDFDict | undefined, visited: Set<PDFRef>): void {
+function markStreams(doc: PDFDocument, refs: PDFRef[], resources: PDFDict | undefined, visited: Set<PDFRef>, budget: DocumentBudget, tagged: Map<PDFRef, boolean>): void {
   const xobjects = resources?.lookup(PDFName.of('XObject'));
   const forms: FormPolicy = (name) => {
     if (!(xobjects instanceof PDFDict)) return 'wrap';
     const ref = xobjects.get(PDFName.of(name));
     const form = ref instanceof PDFRef ? doc.context.lookup(ref) : undefined;
     if (!(ref instanceof PDFRef) || !(form instanceof PDFRawStream) || form.dict.lookup(PDFName.of('Subtype')) !== PDFName.of('Form')) return 'wrap';
-    const inner = Buffer.from(decodePDFRawStream(form).decode()).toString('latin1');
+    // Each form is read once however often it is painted; one it cannot read (past the ceiling) is wrapped whole.
+    if (!tagged.has(ref)) {
+      const inner = streamBytes(form, budget);
+      tagged.set(ref, inner !== undefined && /\/MCID\b/.test(Buffer.from(inner).toString('latin1')));
+    }
     // A form with tagged content inside (Chromium's transparency groups) must not sit inside an artifact: mark within it.
-    if (!/\/MCID\b/.test(inner)) return 'wrap';
+    if (!tagged.get(ref)) return 'wrap';
     if (!visited.has(ref)) {
       visited.add(ref);
       const own = form.dict.lookup(PDFName.of('Resources'));
-      markStreams(doc, [ref], own instanceof PDFDict ? own : resources, visited);
+      markStreams(doc, [ref], own instanceof PDFDict ? own : resources, visited, budget, tagged);
     }
     return 'descend';
   };
   const stack: boolean[] = [];
   for (const ref of refs) {
+    budget.check();
     const stream = doc.context.lookup(ref);
     if (!(stream instanceof PDFRawStream)) continue;
-    const bytes = decodePDFRawStream(stream).decode();
+    // A stream past the ceiling is left as it is (unmarked): it cannot be rewritten without reading it.
+    const bytes = streamBytes(stream, budget);
+    if (!bytes) continue;
     const ranges = unmarkedRanges(bytes, instructions(bytes), stack, forms);
     if (ranges.length === 0) continue;
     const marked = wrap(bytes, ranges);
@@ -208,10 +222,12 @@ function markStreams(doc: PDFDocument, refs: PDFRef[], resources: PDFDict | unde
 }
 
 /** Marks every unmarked painting operation of every page (and of the forms they paint) as an artifact. */
-export function markUntaggedContentAsArtifacts(doc: PDFDocument): void {
+export function markUntaggedContentAsArtifacts(doc: PDFDocument, budget: DocumentBudget): void {
   const visited = new Set<PDFRef>();
+  const tagged = new Map<PDFRef, boolean>();
   for (const page of doc.getPages()) {
+    budget.check();
     const resources = page.node.Resources();
-    markStreams(doc, contentStreams(page), resources, visited);
+    markStreams(doc, contentStreams(page), resources, visited, budget, tagged);
   }
 }

@@ -22,9 +22,10 @@ export type Attachment = {
 /** The `attach` step: embeds `files` in order, dated `now`; an edit of the open document (finishPdf parses and saves it). */
 export function attachStep(files: Attachment[], now: () => Date = () => new Date()): DocumentEdit {
   return {
-    edit: async (doc) => {
+    edit: async (doc, budget) => {
       const date = now();
       for (const file of files) {
+        budget.check();
         await doc.attach(file.content, file.name, {
           mimeType: file.mimeType,
           description: file.description,

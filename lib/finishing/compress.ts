@@ -1,5 +1,7 @@
 /**
- * The `compress` finishing step (issue 34): images drawn larger than needed
+ * The `compress` finishing step (issue 34): what no reader shows is dropped
+ * first (private data, thumbnails, objects nothing reaches), so that nothing
+ * is decoded for it; then images drawn larger than needed
  * are downsampled to the plan's dpi at the size they are shown, re-encoded as
  * JPEG when they have no transparency (an image with a soft mask keeps it, and
  * its own samples, lossless), and kept as they were when that would not make
@@ -12,11 +14,14 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from './budget.js';
 import { contentUsage, type DrawnSize } from './content-images.js';
+import { dropUnreachable } from './document-objects.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import { subsetFonts } from './font-subset.js';
 import type { CompressPlan } from './finishing-plan.js';
 import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
+import { mediaBox } from './page-box.js';
 import { readImageHeader } from '../image-header.js';
 
 /**
@@ -31,34 +36,43 @@ const name = (value: string) => PDFName.of(value);
 
 /** The step for the plan: an edit of the open document whose save writes object streams. */
 export function compressStep(plan: CompressPlan): DocumentEdit {
-  return { compact: true, edit: (doc) => compressDocument(doc, plan) };
+  return { compact: true, edit: (doc, budget) => compressDocument(doc, plan, budget) };
 }
 
-/** Compresses the open document in place, as `compressStep` describes. */
-export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Promise<void> {
-  const usage = contentUsage(doc);
+/**
+ * Compresses the open document in place, as `compressStep` describes,
+ * spending from `budget`: its walks and loops check the deadline, the images
+ * it decodes count their pixels against the document's total.
+ */
+export async function compressDocument(doc: PDFDocument, plan: CompressPlan, budget: DocumentBudget): Promise<void> {
+  // What no reader shows goes first, and with it every object only it reached: an image nothing reaches is
+  // never decoded (it cost full CPU when dropped after), and the walks below read only what is kept.
+  dropPrivateData(doc, budget);
+  dropUnreachable(doc, { budget });
+  const usage = contentUsage(doc, budget);
   const drawn = usage.images;
-  const pageBound = largestPage(doc);
+  const pageBound = largestPage(doc, budget);
   const keepCmyk = cmykIntent(doc);
   const softMasks = new Set<PDFRef>();
   const images: Array<[PDFRef, PDFStream]> = [];
   for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    budget.check();
     if (!(object instanceof PDFStream) || object.dict.get(name('Subtype')) !== name('Image')) continue;
     images.push([ref, object]);
     const mask = object.dict.get(name('SMask'));
     if (mask instanceof PDFRef) softMasks.add(mask);
   }
   for (const [ref, image] of images) {
+    budget.check();
     // A soft mask is rewritten with the image it belongs to, at its size.
     if (softMasks.has(ref)) continue;
-    await compressImage(doc, ref, image, drawn.get(ref) ?? pageBound, plan, keepCmyk);
+    await compressImage(doc, ref, image, drawn.get(ref) ?? pageBound, plan, keepCmyk, budget);
   }
-  dropPrivateData(doc);
-  flateUnfiltered(doc);
-  storeIdenticalOnce(doc);
-  storeIdenticalOnce(doc);
-  subsetFonts(doc, usage);
-  dropUnreachable(doc);
+  flateUnfiltered(doc, budget);
+  storeIdenticalOnce(doc, budget);
+  storeIdenticalOnce(doc, budget);
+  subsetFonts(doc, usage, budget);
+  dropUnreachable(doc, { budget });
 }
 
 /**
@@ -69,12 +83,54 @@ export async function compressDocument(doc: PDFDocument, plan: CompressPlan): Pr
  * compressed, a quarter of Ghostscript's whole file). Identification, dates,
  * titles and PDF/A's properties stay.
  */
-const XMP_PRIVATE = new RegExp(
-  ['xmp:Thumbnails', 'xmpMM:History', 'xmpMM:Manifest', 'xmpMM:Ingredients', 'xmpMM:Pantry', 'photoshop:DocumentAncestors', 'xmpTPg:SwatchGroups', 'xmpTPg:PlateNames']
-    .map((element) => `<${element}(?:\\s[^>]*)?(?:/>|>[\\s\\S]*?</${element}>)`)
-    .join('|'),
-  'g',
-);
+const XMP_PRIVATE = ['xmp:Thumbnails', 'xmpMM:History', 'xmpMM:Manifest', 'xmpMM:Ingredients', 'xmpMM:Pantry', 'photoshop:DocumentAncestors', 'xmpTPg:SwatchGroups', 'xmpTPg:PlateNames'];
+
+/** An opening tag of one of XMP_PRIVATE: each position tries a fixed set of literals, so the search is linear. */
+const XMP_PRIVATE_OPENING = new RegExp(`<(${XMP_PRIVATE.join('|')})(?=[\\s/>])`, 'g');
+
+const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
+
+/**
+ * The XMP without XMP_PRIVATE's elements: each from its opening tag to its
+ * self-closing end or to the first closing tag of its name, in one pass. A
+ * regular expression with a lazy body (`<x>[\s\S]*?</x>`) rescans to the end
+ * of the packet from every opening that is never closed, quadratic on a
+ * caller's packet of many; here an element found unclosed is not searched
+ * for again, and the next `>` is found once for every opening before it.
+ */
+export function withoutPrivateXmp(xmp: string): string {
+  const parts: string[] = [];
+  const unclosed = new Set<string>();
+  let kept = 0;
+  let nextGreater = -1;
+  XMP_PRIVATE_OPENING.lastIndex = 0;
+  for (let match = XMP_PRIVATE_OPENING.exec(xmp); match; match = XMP_PRIVATE_OPENING.exec(xmp)) {
+    const start = match.index;
+    const element = match[1] as string;
+    const after = start + match[0].length;
+    let end = -1;
+    if (xmp[after] === '/') {
+      if (xmp[after + 1] === '>') end = after + 2;
+    } else {
+      // The tag's end: the first `>` (attributes hold none), found again only once passed.
+      if (nextGreater < after) nextGreater = xmp.indexOf('>', after);
+      if (nextGreater < 0) break;
+      if (isSpace(xmp[after]) && xmp[nextGreater - 1] === '/') end = nextGreater + 1;
+      else if (!unclosed.has(element)) {
+        const closing = `</${element}>`;
+        const at = xmp.indexOf(closing, nextGreater + 1);
+        if (at < 0) unclosed.add(element);
+        else end = at + closing.length;
+      }
+    }
+    if (end < 0) continue;
+    parts.push(xmp.slice(kept, start));
+    kept = end;
+    XMP_PRIVATE_OPENING.lastIndex = end;
+  }
+  parts.push(xmp.slice(kept));
+  return parts.join('');
+}
 
 /**
  * Drops what no reader shows: other applications' private data (/PieceInfo,
@@ -82,9 +138,10 @@ const XMP_PRIVATE = new RegExp(
  * thumbnails (/Thumb, which readers draw from the page themselves), as
  * Acrobat's optimiser and Ghostscript do.
  */
-function dropPrivateData(doc: PDFDocument): void {
+function dropPrivateData(doc: PDFDocument, budget: DocumentBudget): void {
   doc.catalog.delete(name('PieceInfo'));
   for (const page of doc.getPages()) {
+    budget.check();
     page.node.delete(name('PieceInfo'));
     page.node.delete(name('Thumb'));
   }
@@ -94,7 +151,7 @@ function dropPrivateData(doc: PDFDocument): void {
   const metadata = metadataRef instanceof PDFRef ? doc.context.lookup(metadataRef) : undefined;
   if (!(metadataRef instanceof PDFRef) || !(metadata instanceof PDFRawStream) || metadata.dict.has(name('Filter'))) return;
   const xmp = Buffer.from(metadata.getContents()).toString('utf8');
-  const trimmed = xmp.replace(XMP_PRIVATE, '');
+  const trimmed = withoutPrivateXmp(xmp);
   if (trimmed === xmp) return;
   const bytes = Buffer.from(trimmed, 'utf8');
   const dict = PDFDict.fromMapWithContext(new Map(metadata.dict.entries()), doc.context);
@@ -107,8 +164,9 @@ function dropPrivateData(doc: PDFDocument): void {
  * of a PDF/A file stays as it is (PDF/A-1 wants it unfiltered, and tools that
  * scan a file for its identification read it there).
  */
-function flateUnfiltered(doc: PDFDocument): void {
+function flateUnfiltered(doc: PDFDocument, budget: DocumentBudget): void {
   for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    budget.check();
     if (!(object instanceof PDFRawStream) || object.dict.has(name('Filter'))) continue;
     const contents = object.getContents();
     if (object.dict.get(name('Type')) === name('Metadata') && Buffer.from(contents).includes('pdfaid')) continue;
@@ -123,11 +181,13 @@ function flateUnfiltered(doc: PDFDocument): void {
   }
 }
 
-function largestPage(doc: PDFDocument): DrawnSize {
+/** The largest page's media box: the bound of an image no walked content draws. A page without a usable /MediaBox is US Letter (page-box.ts). */
+function largestPage(doc: PDFDocument, budget: DocumentBudget): DrawnSize {
   let width = 0;
   let height = 0;
   for (const page of doc.getPages()) {
-    const size = page.getSize();
+    budget.check();
+    const size = mediaBox(page);
     width = Math.max(width, size.width);
     height = Math.max(height, size.height);
   }
@@ -199,7 +259,7 @@ const numberOf = (dict: PDFDict, key: string) => {
  * when the data does not match what the dictionary declares (checked before
  * any allocation).
  */
-async function readSamples(stream: PDFStream, channels: Channels): Promise<Samples | undefined> {
+async function readSamples(stream: PDFStream, channels: Channels, budget: DocumentBudget): Promise<Samples | undefined> {
   const { dict } = stream;
   const width = numberOf(dict, 'Width') ?? 0;
   const height = numberOf(dict, 'Height') ?? 0;
@@ -208,13 +268,15 @@ async function readSamples(stream: PDFStream, channels: Channels): Promise<Sampl
   // CMYK may come inverted ([1 0 1 0 1 0 1 0], Photoshop's Adobe JPEGs): undone while reading.
   const inverted = channels === 4 && invertedDecode(dict);
   if (!inverted && !identityDecode(dict, channels)) return undefined;
-  const data = await readBytes(stream, width, height, channels, inverted);
+  // The declared size, bounded above, is what the decoding may make (readBytes holds the data to it): counted before.
+  budget.spend('pixels', width * height);
+  const data = await readBytes(stream, width, height, channels, inverted, budget);
   if (!data) return undefined;
   return channels === 4 ? cmykToRgb(data, width, height) : { data, width, height, channels };
 }
 
 /** The stored samples, `channels` bytes a pixel, row after row (CMYK as four bytes, the Decode inversion undone). */
-async function readBytes(stream: PDFStream, width: number, height: number, channels: Channels, inverted: boolean): Promise<Uint8Array | undefined> {
+async function readBytes(stream: PDFStream, width: number, height: number, channels: Channels, inverted: boolean, budget: DocumentBudget): Promise<Uint8Array | undefined> {
   const { dict } = stream;
   if (!(stream instanceof PDFRawStream)) return undefined;
   const filter = dict.lookup(name('Filter'));
@@ -244,14 +306,17 @@ async function readBytes(stream: PDFStream, width: number, height: number, chann
   if (predictor !== 1 && predictor < 10) return undefined;
   if (predictor >= 10 && parms instanceof PDFDict && ((numberOf(parms, 'Colors') ?? 1) !== channels || (numberOf(parms, 'BitsPerComponent') ?? 8) !== 8 || (numberOf(parms, 'Columns') ?? 1) !== width)) return undefined;
   const expected = predictor >= 10 ? (width * channels + 1) * height : size;
+  // Its ceiling is the declared size; what it makes counts against the document's inflated bytes (a 400 past them).
+  if (expected > budget.left('inflatedBytes')) budget.spend('inflatedBytes', expected);
   let inflated: Uint8Array;
   try {
     inflated = inflateSync(raw, { maxOutputLength: expected });
   } catch {
     return undefined;
   }
+  budget.spend('inflatedBytes', inflated.length);
   if (inflated.length < expected) return undefined;
-  return stored(predictor >= 10 ? unpredict(inflated, width * channels, height, channels) : inflated.subarray(0, size));
+  return stored(predictor >= 10 ? unpredict(inflated, width * channels, height, channels, budget) : inflated.subarray(0, size));
 }
 
 /** A /Decode array that inverts every channel ([1 0 1 0 …]). */
@@ -269,9 +334,10 @@ function identityDecode(dict: PDFDict, channels: number): boolean {
 }
 
 /** Undoes PNG row predictors (ISO 32000 §7.4.4.4): one filter byte before each row. */
-function unpredict(data: Uint8Array, rowBytes: number, rows: number, bpp: number): Uint8Array {
+function unpredict(data: Uint8Array, rowBytes: number, rows: number, bpp: number, budget: DocumentBudget): Uint8Array {
   const out = new Uint8Array(rowBytes * rows);
   for (let y = 0; y < rows; y += 1) {
+    budget.check();
     const type = data[y * (rowBytes + 1)] as number;
     const src = y * (rowBytes + 1) + 1;
     const row = y * rowBytes;
@@ -316,7 +382,7 @@ function coverage(from: number, to: number): Array<{ first: number; weights: Flo
  * of the source area it covers, partly covered pixels weighted by how much
  * (Ghostscript's /Average, without snapping the ratio to a whole number).
  */
-export function downsample(samples: Samples, width: number, height: number): Samples {
+export function downsample(samples: Samples, width: number, height: number, budget?: DocumentBudget): Samples {
   if (width >= samples.width && height >= samples.height) return samples;
   const { channels } = samples;
   const xs = coverage(samples.width, width);
@@ -324,6 +390,7 @@ export function downsample(samples: Samples, width: number, height: number): Sam
   // Across first, into one row per source row; then down.
   const across = new Float32Array(width * samples.height * channels);
   for (let y = 0; y < samples.height; y += 1) {
+    budget?.check();
     const row = y * samples.width * channels;
     for (let x = 0; x < width; x += 1) {
       const { first, weights } = xs[x] as { first: number; weights: Float64Array };
@@ -337,6 +404,7 @@ export function downsample(samples: Samples, width: number, height: number): Sam
   const data = new Uint8Array(width * height * channels);
   const rowLength = width * channels;
   for (let y = 0; y < height; y += 1) {
+    budget?.check();
     const { first, weights } = ys[y] as { first: number; weights: Float64Array };
     for (let i = 0; i < rowLength; i += 1) {
       let sum = 0;
@@ -382,7 +450,7 @@ function imageStream(doc: PDFDocument, kept: Map<PDFName, PDFObject>, samples: S
   return PDFRawStream.of(dict, bytes);
 }
 
-async function compressImage(doc: PDFDocument, ref: PDFRef, image: PDFStream, drawn: DrawnSize, plan: CompressPlan, keepCmyk: boolean): Promise<void> {
+async function compressImage(doc: PDFDocument, ref: PDFRef, image: PDFStream, drawn: DrawnSize, plan: CompressPlan, keepCmyk: boolean, budget: DocumentBudget): Promise<void> {
   const { dict } = image;
   const channels = channelsOf(doc, dict.get(name('ColorSpace')));
   if (!channels || (channels === 4 && keepCmyk)) return;
@@ -392,12 +460,14 @@ async function compressImage(doc: PDFDocument, ref: PDFRef, image: PDFStream, dr
   const gray = plan.grayscale && channels !== 1;
   // CMYK is rewritten as RGB even at its size, as Ghostscript's /ebook does (kept when that is not smaller).
   const cmyk = channels === 4;
-  const original = await readSamples(image, channels);
+  // Whether it would change at all, from its declared size: an image already small enough is not decoded.
+  const declared = { width: numberOf(dict, 'Width') ?? 0, height: numberOf(dict, 'Height') ?? 0 };
+  const wanted = targetSize(declared, drawn, plan.maxImageDpi);
+  if (wanted.width >= declared.width && wanted.height >= declared.height && !gray && !cmyk) return;
+  const original = await readSamples(image, channels, budget);
   if (!original) return;
   const target = targetSize(original, drawn, plan.maxImageDpi);
-  const resized = target.width < original.width || target.height < original.height;
-  if (!resized && !gray && !cmyk) return;
-  let samples = downsample(original, target.width, target.height);
+  let samples = downsample(original, target.width, target.height, budget);
   if (gray) samples = toGray(samples);
   const oldBytes = image instanceof PDFRawStream ? image.getContents().length : Infinity;
   const kept = keptEntries(dict, gray || cmyk);
@@ -406,9 +476,9 @@ async function compressImage(doc: PDFDocument, ref: PDFRef, image: PDFStream, dr
   if (mask instanceof PDFStream && maskRef instanceof PDFRef) {
     // Transparency: samples and alpha both stay lossless, at the same size.
     if (channelsOf(doc, mask.dict.get(name('ColorSpace'))) !== 1) return;
-    const alpha = await readSamples(mask, 1);
+    const alpha = await readSamples(mask, 1, budget);
     if (!alpha || alpha.width !== original.width || alpha.height !== original.height) return;
-    const smallAlpha = downsample(alpha, samples.width, samples.height);
+    const smallAlpha = downsample(alpha, samples.width, samples.height, budget);
     const flate = deflateSync(samples.data, { level: 6 });
     const maskFlate = deflateSync(smallAlpha.data, { level: 6 });
     const oldMask = mask instanceof PDFRawStream ? mask.getContents().length : Infinity;
@@ -431,10 +501,11 @@ function replaceRefs(object: PDFObject, replace: Map<PDFRef, PDFRef>): void {
 }
 
 /** Streams of equal dictionary and bytes (two parts' copies of one font, logo or ICC profile) become one object. */
-function storeIdenticalOnce(doc: PDFDocument): void {
+function storeIdenticalOnce(doc: PDFDocument, budget: DocumentBudget): void {
   const first = new Map<string, PDFRef>();
   const replace = new Map<PDFRef, PDFRef>();
   for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    budget.check();
     if (!(object instanceof PDFRawStream)) continue;
     const entries = [...object.dict.entries()].filter(([key]) => key !== name('Length')).map(([key, value]) => `${key.toString()} ${value.toString()}`).sort();
     const key = createHash('sha256').update(entries.join('\n')).update('\0').update(object.getContents()).digest('base64');
@@ -443,28 +514,12 @@ function storeIdenticalOnce(doc: PDFDocument): void {
     else first.set(key, ref);
   }
   if (replace.size === 0) return;
-  for (const [, object] of doc.context.enumerateIndirectObjects()) replaceRefs(object, replace);
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    budget.check();
+    replaceRefs(object, replace);
+  }
   for (const [key, value] of Object.entries(doc.context.trailerInfo)) {
     if (value instanceof PDFRef && replace.has(value)) (doc.context.trailerInfo as Record<string, unknown>)[key] = replace.get(value);
   }
   for (const ref of replace.keys()) doc.context.delete(ref);
-}
-
-/** Deletes the objects no path from the trailer (catalog, info, encryption) reaches. */
-function dropUnreachable(doc: PDFDocument): void {
-  const { context } = doc;
-  const reached = new Set<PDFRef>();
-  const pending: PDFObject[] = Object.values(context.trailerInfo).filter((value): value is PDFObject => value != null && typeof value === 'object');
-  while (pending.length > 0) {
-    const object = pending.pop() as PDFObject;
-    if (object instanceof PDFRef) {
-      if (reached.has(object)) continue;
-      reached.add(object);
-      const target = context.lookup(object);
-      if (target) pending.push(target);
-    } else if (object instanceof PDFDict) pending.push(...object.values());
-    else if (object instanceof PDFArray) pending.push(...object.asArray());
-    else if (object instanceof PDFStream) pending.push(object.dict);
-  }
-  for (const [ref] of context.enumerateIndirectObjects()) if (!reached.has(ref)) context.delete(ref);
 }

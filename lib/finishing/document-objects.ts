@@ -4,6 +4,8 @@
  * an edit left unreachable.
  */
 import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from './budget.js';
+import { visitCounter } from './visit-counter.js';
 
 /** Most fields and widgets a form may hold, and how deep its field tree may nest: pdf-lib walks it recursively. */
 const MAX_FORM_NODES = 20_000;
@@ -45,9 +47,12 @@ export function fieldTreeProblem(document: PDFDocument): string | undefined {
  * destination of a dropped page), becomes null. With `renumber`, the trailer
  * counts objects from the largest number left (qpdf warns otherwise); only
  * safe before anything is embedded, whose numbers are taken but not yet used.
+ * With `budget`, every dictionary, array and stream visited counts against
+ * its `objects` total (and its deadline is checked as the walk goes).
  */
-export function dropUnreachable(document: PDFDocument, options: { removed?: PDFRef[]; renumber?: boolean } = {}): void {
+export function dropUnreachable(document: PDFDocument, options: { removed?: PDFRef[]; renumber?: boolean; budget?: DocumentBudget } = {}): void {
   const { context } = document;
+  const visits = options.budget ? visitCounter(options.budget) : undefined;
   const reached = new Set<string>();
   const containers: Array<PDFDict | PDFArray> = [];
   const pending: PDFObject[] = [];
@@ -62,18 +67,24 @@ export function dropUnreachable(document: PDFDocument, options: { removed?: PDFR
       reached.add(key);
       pending.push(target);
     } else if (object instanceof PDFDict) {
+      visits?.visit();
       containers.push(object);
+      // One by one, never spread as arguments: a very large array would throw RangeError.
       for (const [, value] of object.entries()) pending.push(value);
     } else if (object instanceof PDFArray) {
+      visits?.visit();
       containers.push(object);
       for (let i = 0; i < object.size(); i += 1) pending.push(object.get(i));
     } else if (object instanceof PDFStream) {
+      visits?.visit();
       pending.push(object.dict);
     }
   }
+  visits?.done();
   const deleted = new Set((options.removed ?? []).map((ref) => ref.toString()));
   let largest = 0;
   for (const [ref] of context.enumerateIndirectObjects()) {
+    options.budget?.check();
     if (reached.has(ref.toString())) largest = Math.max(largest, ref.objectNumber);
     else {
       deleted.add(ref.toString());
@@ -82,6 +93,7 @@ export function dropUnreachable(document: PDFDocument, options: { removed?: PDFR
   }
   const gone = (value: PDFObject) => value instanceof PDFRef && deleted.has(value.toString());
   for (const container of containers) {
+    options.budget?.check();
     if (container instanceof PDFDict) {
       for (const [key, value] of container.entries()) if (gone(value)) container.set(key, PDFNull);
     } else {

@@ -15,7 +15,9 @@
 import { deflateSync } from 'node:zlib';
 import fontkit from '@cantoo/fontkit';
 import { PDFArray, type PDFDocument, PDFDict, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import { type ContentUsage, streamBytes } from './content-images.js';
+import type { DocumentBudget } from './budget.js';
+import type { ContentUsage } from './content-images.js';
+import { streamBytes } from './stream-bytes.js';
 
 const name = (value: string) => PDFName.of(value);
 
@@ -49,14 +51,32 @@ function cidsOf(strings: Uint8Array[]): Set<number> | undefined {
   return cids;
 }
 
-/** The widths of a /W array (ISO 32000 §9.7.4.3), CID by CID; undefined when malformed. */
-function widthsOf(w: PDFObject | undefined, cids: Set<number>): Map<number, number> | undefined {
+/** The index of the first of `sorted` that is at least `value`. */
+function firstAtLeast(sorted: number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((sorted[middle] as number) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The widths of a /W array (ISO 32000 §9.7.4.3), CID by CID; undefined when
+ * malformed. A range finds its shown CIDs by binary search, each counted: a
+ * /W of many ranges each covering every CID would otherwise cost ranges × CIDs.
+ */
+function widthsOf(w: PDFObject | undefined, cids: Set<number>, budget: DocumentBudget): Map<number, number> | undefined {
   const widths = new Map<number, number>();
   if (w === undefined) return widths;
   if (!(w instanceof PDFArray)) return undefined;
   const items = w.asArray();
+  const sorted = [...cids].sort((a, b) => a - b);
   const num = (object: PDFObject | undefined) => (object instanceof PDFNumber ? object.asNumber() : undefined);
   for (let i = 0; i < items.length; ) {
+    budget.check();
     const first = num(items[i]);
     const next = items[i + 1];
     if (first === undefined) return undefined;
@@ -70,7 +90,10 @@ function widthsOf(w: PDFObject | undefined, cids: Set<number>): Map<number, numb
       const last = num(next);
       const width = num(items[i + 2]);
       if (last === undefined || width === undefined) return undefined;
-      for (const cid of cids) if (cid >= first && cid <= last) widths.set(cid, width);
+      let k = firstAtLeast(sorted, first);
+      const from = k;
+      for (; k < sorted.length && (sorted[k] as number) <= last; k += 1) widths.set(sorted[k] as number, width);
+      if (k > from) budget.spend('objects', k - from);
       i += 3;
     }
   }
@@ -113,10 +136,11 @@ function subsetProgram(program: Uint8Array, gids: number[]): { bytes: Uint8Array
  * font program shared by several fonts (parts of a merge, stored once) is
  * cut to the CIDs all of them show.
  */
-export function subsetFonts(doc: PDFDocument, usage: ContentUsage): void {
+export function subsetFonts(doc: PDFDocument, usage: ContentUsage, budget: DocumentBudget): void {
   const byProgram = new Map<PDFRef, { parts: Subsettable[]; cids: Set<number> }>();
   const refused = new Set<PDFRef>();
   for (const ref of usage.fontsFullyKnown) {
+    budget.check();
     const parts = subsettable(doc, ref);
     if (!parts) continue;
     const cids = cidsOf(usage.fonts.get(ref) ?? []);
@@ -129,12 +153,14 @@ export function subsetFonts(doc: PDFDocument, usage: ContentUsage): void {
   // A program some other font (or an unknown use) also reaches stays whole.
   const users = new Map<PDFRef, number>();
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    budget.check();
     const program = object instanceof PDFDict ? object.get(name('FontFile2')) : undefined;
     if (program instanceof PDFRef) users.set(program, (users.get(program) ?? 0) + 1);
   }
   for (const [fontFileRef, { parts, cids }] of byProgram) {
+    budget.check();
     if (refused.has(fontFileRef) || users.get(fontFileRef) !== new Set(parts.map((part) => part.descriptor)).size) continue;
-    const program = streamBytes(parts[0]?.fontFile as PDFStream);
+    const program = streamBytes(parts[0]?.fontFile as PDFStream, budget);
     if (!program) continue;
     const sorted = [...cids].sort((a, b) => a - b);
     const subset = subsetProgram(program, sorted);
@@ -150,7 +176,7 @@ export function subsetFonts(doc: PDFDocument, usage: ContentUsage): void {
     const mapBytes = deflateSync(map, { level: 9 });
     const old = parts[0]?.fontFile instanceof PDFRawStream ? parts[0].fontFile.getContents().length : Infinity;
     if (compressed.length + mapBytes.length >= old) continue;
-    const widths = parts.map(({ cidFont }) => widthsOf(cidFont.lookup(name('W')), cids));
+    const widths = parts.map(({ cidFont }) => widthsOf(cidFont.lookup(name('W')), cids, budget));
     if (widths.some((w) => w === undefined)) continue;
 
     doc.context.assign(fontFileRef, PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode', Length: compressed.length, Length1: subset.bytes.length }) as PDFDict, compressed));
@@ -165,7 +191,9 @@ export function subsetFonts(doc: PDFDocument, usage: ContentUsage): void {
 
 /** A /CIDSet stream: one bit per CID present in the font program, most significant bit first. */
 function cidSet(doc: PDFDocument, cids: number[]): PDFRef {
-  const bits = new Uint8Array((Math.max(...cids) >> 3) + 1);
+  // The largest by a loop: a spread of many thousand CIDs as arguments can throw RangeError.
+  const largest = cids.reduce((max, cid) => Math.max(max, cid), 0);
+  const bits = new Uint8Array((largest >> 3) + 1);
   for (const cid of cids) bits[cid >> 3] = (bits[cid >> 3] as number) | (0x80 >> (cid & 7));
   const bytes = deflateSync(bits);
   return doc.context.register(PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode', Length: bytes.length }) as PDFDict, bytes));

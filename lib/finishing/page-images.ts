@@ -26,7 +26,9 @@ import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../schemas/process-requests.js';
 import { selectPages } from '../validation/page-ranges.js';
+import type { DocumentBudget } from './budget.js';
 import { InputPdfError, PageImageLimitError } from './errors.js';
+import { shownSize } from './page-box.js';
 
 export type PageImageType = 'png' | 'jpeg' | 'webp';
 
@@ -71,8 +73,9 @@ export type PlannedImages = { pages: Planned[]; standardFonts: boolean };
  * named but not carried): PDF.js draws those with its standard fonts, which are then sent
  * with each page (about 1 MB as base64); a file that embeds its fonts, as Chromium's prints do, goes without.
  */
-function hasFontsNotEmbedded(doc: PDFDocument): boolean {
+function hasFontsNotEmbedded(doc: PDFDocument, budget: DocumentBudget | undefined): boolean {
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    budget?.check();
     if (!(object instanceof PDFDict) || object.lookup(PDFName.of('Type')) !== PDFName.of('Font')) continue;
     const subtype = object.lookup(PDFName.of('Subtype'));
     // A composite font's glyphs are in its descendant (a Font of its own); a Type 3 font draws them itself.
@@ -85,8 +88,13 @@ function hasFontsNotEmbedded(doc: PDFDocument): boolean {
 
 const FONT_FILES = ['FontFile', 'FontFile2', 'FontFile3'];
 
-/** The pages to image and each one's pixel size; PageImageLimitError past a bound. */
-export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Promise<PlannedImages> {
+/**
+ * The pages to image and each one's pixel size, as a reader shows the page
+ * (its crop box, turned by /Rotate; US Letter without a usable /MediaBox);
+ * PageImageLimitError past a bound. With `budget`, its loops stop at the
+ * deadline.
+ */
+export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan, budget?: DocumentBudget): Promise<PlannedImages> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, ignoreEncryption: true });
   const count = doc.getPageCount();
   const { pages, beyond } = selectPages(plan.pages, count);
@@ -96,13 +104,11 @@ export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Pro
   }
   const field = 'dpi' in plan.size ? 'image.dpi' : 'image.width';
   const planned = pages.map((index) => {
-    const page = doc.getPage(index);
-    const box = page.getCropBox();
-    const turned = ((page.getRotation().angle % 360) + 360) % 360;
-    const [w, h] = turned === 90 || turned === 270 ? [box.height, box.width] : [box.width, box.height];
-    const scale = 'dpi' in plan.size ? plan.size.dpi / 72 : plan.size.width / Math.abs(w);
-    const width = Math.max(1, Math.round(Math.abs(w) * scale));
-    const height = Math.max(1, Math.round(Math.abs(h) * scale));
+    budget?.check();
+    const { width: w, height: h } = shownSize(doc.getPage(index));
+    const scale = 'dpi' in plan.size ? plan.size.dpi / 72 : plan.size.width / w;
+    const width = Math.max(1, Math.round(w * scale));
+    const height = Math.max(1, Math.round(h * scale));
     if (width > MAX_IMAGE_PIXELS || height > MAX_IMAGE_PIXELS || width * height > MAX_PAGE_IMAGE_PIXELS) {
       throw new PageImageLimitError(
         field,
@@ -111,7 +117,7 @@ export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan): Pro
     }
     return { index, width, height };
   });
-  return { pages: planned, standardFonts: hasFontsNotEmbedded(doc) };
+  return { pages: planned, standardFonts: hasFontsNotEmbedded(doc, budget) };
 }
 
 /**

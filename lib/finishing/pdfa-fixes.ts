@@ -17,6 +17,7 @@ import {
   type PDFDocument,
 } from '@cantoo/pdf-lib';
 import { randomBytes } from 'node:crypto';
+import type { DocumentBudget } from './budget.js';
 
 /** Annotation flags (PDF 32000-1 12.5.3). */
 const FLAG_INVISIBLE = 1;
@@ -48,23 +49,37 @@ function addOutputIntent(doc: PDFDocument): void {
   doc.catalog.set(PDFName.of('OutputIntents'), doc.context.obj([doc.context.register(intent)]));
 }
 
-/** True for an action PDF/A forbids, or one that chains to one. */
-function isForbiddenAction(action: unknown, doc: PDFDocument): boolean {
-  const dict = doc.context.lookup(action as never);
-  if (!(dict instanceof PDFDict)) return false;
-  const type = dict.lookup(PDFName.of('S'));
-  if (type instanceof PDFName && FORBIDDEN_ACTIONS.has(type.decodeText())) return true;
-  const next = dict.get(PDFName.of('Next'));
-  return next !== undefined && isForbiddenAction(next, doc);
+/**
+ * True for an action PDF/A forbids, or one that chains to one through /Next
+ * (one action or an array of them). Followed iteratively, each action once:
+ * a caller's chain may loop, which recursion followed until the stack ran out.
+ */
+function isForbiddenAction(action: unknown, doc: PDFDocument, budget: DocumentBudget): boolean {
+  const pending: unknown[] = [action];
+  const seen = new Set<PDFDict>();
+  while (pending.length > 0) {
+    budget.check();
+    const dict = doc.context.lookup(pending.pop() as never);
+    if (!(dict instanceof PDFDict) || seen.has(dict)) continue;
+    seen.add(dict);
+    const type = dict.lookup(PDFName.of('S'));
+    if (type instanceof PDFName && FORBIDDEN_ACTIONS.has(type.decodeText())) return true;
+    const next = dict.lookup(PDFName.of('Next'));
+    if (next instanceof PDFArray) for (const entry of next.asArray()) pending.push(entry);
+    else if (next !== undefined) pending.push(next);
+  }
+  return false;
 }
 
 /** 6.3.2 / 6.6.1 / 6.6.2: every annotation printable and visible, no forbidden actions, no additional actions. */
-function fixAnnotations(doc: PDFDocument): void {
+function fixAnnotations(doc: PDFDocument, budget: DocumentBudget): void {
   for (const page of doc.getPages()) {
+    budget.check();
     page.node.delete(PDFName.of('AA'));
     const annots = page.node.lookup(PDFName.of('Annots'));
     if (!(annots instanceof PDFArray)) continue;
     for (let i = 0; i < annots.size(); i++) {
+      budget.check();
       const annot = annots.lookup(i);
       if (!(annot instanceof PDFDict)) continue;
       const flags = annot.lookup(PDFName.of('F'));
@@ -73,35 +88,36 @@ function fixAnnotations(doc: PDFDocument): void {
       annot.set(PDFName.of('F'), PDFNumber.of(fixed));
       annot.delete(PDFName.of('AA'));
       const action = annot.get(PDFName.of('A'));
-      if (action !== undefined && isForbiddenAction(action, doc)) annot.delete(PDFName.of('A'));
+      if (action !== undefined && isForbiddenAction(action, doc, budget)) annot.delete(PDFName.of('A'));
     }
   }
 }
 
 /** 6.6.1 / 6.6.2: no document JavaScript, no opening action that runs something forbidden, no additional actions. */
-function removeForbiddenActions(doc: PDFDocument): void {
+function removeForbiddenActions(doc: PDFDocument, budget: DocumentBudget): void {
   doc.catalog.delete(PDFName.of('AA'));
   const open = doc.catalog.get(PDFName.of('OpenAction'));
-  if (open !== undefined && isForbiddenAction(open, doc)) doc.catalog.delete(PDFName.of('OpenAction'));
+  if (open !== undefined && isForbiddenAction(open, doc, budget)) doc.catalog.delete(PDFName.of('OpenAction'));
   const names = doc.catalog.lookup(PDFName.of('Names'));
   if (names instanceof PDFDict) names.delete(PDFName.of('JavaScript'));
 }
 
 /** 6.2.8: `Interpolate` shall be false on every image (Skia sets it on scaled images). */
-function clearInterpolation(doc: PDFDocument): void {
+function clearInterpolation(doc: PDFDocument, budget: DocumentBudget): void {
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    budget.check();
     const dict = object instanceof PDFRawStream ? object.dict : object instanceof PDFDict ? object : undefined;
     if (dict?.has(PDFName.of('Interpolate'))) dict.delete(PDFName.of('Interpolate'));
   }
 }
 
-/** Turns the loaded Chromium PDF into one that conforms to PDF/A part `id.part`. */
-export function makeArchival(doc: PDFDocument, id: { part: 2 | 3; conformance: 'B' | 'U' }): void {
+/** Turns the loaded Chromium PDF into one that conforms to PDF/A part `id.part`; its loops stop at `budget`'s deadline. */
+export function makeArchival(doc: PDFDocument, id: { part: 2 | 3; conformance: 'B' | 'U' }, budget: DocumentBudget): void {
   void id;
   doc.context.header = PDFHeader.forVersion(1, 7);
   ensureFileId(doc);
   addOutputIntent(doc);
-  removeForbiddenActions(doc);
-  fixAnnotations(doc);
-  clearInterpolation(doc);
+  removeForbiddenActions(doc, budget);
+  fixAnnotations(doc, budget);
+  clearInterpolation(doc, budget);
 }

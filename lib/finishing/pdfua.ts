@@ -7,9 +7,10 @@
  */
 import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
 import { markUntaggedContentAsArtifacts } from './artifact-marking.js';
+import type { DocumentBudget } from './budget.js';
 
-/** Applies PDF/UA-1's document-level rules to a tagged Chromium PDF. */
-export function makeAccessible(doc: PDFDocument): void {
+/** Applies PDF/UA-1's document-level rules to a tagged Chromium PDF; the content walk spends from `budget`. */
+export function makeAccessible(doc: PDFDocument, budget: DocumentBudget): void {
   // 7.1-10: the viewer shows dc:title, not the file name.
   const prefs = doc.catalog.lookup(PDFName.of('ViewerPreferences'));
   const viewer = prefs instanceof PDFDict ? prefs : doc.context.obj({});
@@ -32,7 +33,7 @@ export function makeAccessible(doc: PDFDocument): void {
     }
   }
   // 7.1-3: what Chromium did not tag is decoration.
-  markUntaggedContentAsArtifacts(doc);
+  markUntaggedContentAsArtifacts(doc, budget);
 }
 
 /** 7.18.5 / 7.18.1: a link says where it goes (Chromium writes no Contents). */

@@ -1,8 +1,10 @@
 import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { selectPages } from '../validation/page-ranges.js';
+import type { DocumentBudget } from './budget.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import type { StampPlan } from './finishing-plan.js';
+import { cropBox, ensureMediaBox, pageRotation } from './page-box.js';
 import { openPdf } from './pdf-document.js';
 
 /** What a text watermark looks like before it is placed: the fields that change its drawing. */
@@ -31,26 +33,37 @@ type Placement = { x: number; y: number; width: number; height: number; rotation
  * archive, attach and protect steps after it.
  */
 export function stampStep(watermark: StampPlan, drawText: TextDrawer): DocumentEdit {
-  return { edit: (document) => stamp(document, watermark, drawText) };
+  return { edit: (document, budget) => stamp(document, watermark, drawText, budget) };
 }
 
-/** Draws the watermark on the selected pages of `document`. */
-async function stamp(document: PDFDocument, watermark: StampPlan, drawText: TextDrawer): Promise<void> {
+/**
+ * Draws the watermark on the selected pages of `document`, as a reader shows
+ * each page: placed and fitted within its crop box, turned with its /Rotate
+ * so that it stands as asked on the screen (a landscape page stored as a
+ * portrait one turned 90° gets its top-left stamp at the top left it shows).
+ */
+async function stamp(document: PDFDocument, watermark: StampPlan, drawText: TextDrawer, budget: DocumentBudget): Promise<void> {
   const { pages, beyond } = selectPages(watermark.pages, document.getPageCount());
   if (beyond) throw new ValidationError({ 'pdf.watermark.pages': 'The document has fewer pages than the range asks for' });
   const mark = await prepareStamp(document, watermark.mark, drawText);
   const { rotation, opacity, position } = watermark;
   const under = watermark.layer === 'under';
   for (const index of pages) {
+    budget.check();
     const page = document.getPage(index);
-    const box = page.getMediaBox();
+    // pdf-lib's drawing reads the page's /MediaBox: a page without a usable one gets the US Letter readers show it on.
+    ensureMediaBox(page);
+    const crop = cropBox(page);
+    const turn = pageRotation(page);
+    const shown = turn % 180 === 0 ? { x: 0, y: 0, width: crop.width, height: crop.height } : { x: 0, y: 0, width: crop.height, height: crop.width };
     // A stamp larger than the page shrinks to fit inside its margins.
-    const fit = Math.min(1, (box.width - 2 * EDGE_MARGIN) / mark.width, (box.height - 2 * EDGE_MARGIN) / mark.height);
+    const fit = Math.min(1, (shown.width - 2 * EDGE_MARGIN) / mark.width, (shown.height - 2 * EDGE_MARGIN) / mark.height);
     const width = mark.width * fit;
     const height = mark.height * fit;
-    const { x, y } = placeAt(position, box, width, height, rotation);
+    const corner = shownToPage(placeAt(position, shown, width, height, rotation), crop, turn);
     isolatePageContent(page);
-    mark.draw(page, { x, y, width, height, rotation, opacity });
+    // The page turns clockwise by /Rotate as it is shown: drawn turned the other way by as much, the stamp stands as asked.
+    mark.draw(page, { x: corner.x, y: corner.y, width, height, rotation: rotation + turn, opacity });
     if (under) moveLastContentFirst(page);
   }
 }
@@ -80,6 +93,19 @@ async function prepareStamp(document: PDFDocument, mark: StampPlan['mark'], draw
 }
 
 type Box = { x: number; y: number; width: number; height: number };
+
+/**
+ * A point of the page as a reader shows it (origin at the shown lower-left
+ * corner of the crop box, the page turned clockwise by `turn`) in the page's
+ * default user space.
+ */
+export function shownToPage(point: { x: number; y: number }, crop: Box, turn: 0 | 90 | 180 | 270): { x: number; y: number } {
+  const { x, y } = point;
+  if (turn === 90) return { x: crop.x + crop.width - y, y: crop.y + x };
+  if (turn === 180) return { x: crop.x + crop.width - x, y: crop.y + crop.height - y };
+  if (turn === 270) return { x: crop.x + y, y: crop.y + crop.height - x };
+  return { x: crop.x + x, y: crop.y + y };
+}
 
 /**
  * Where the unrotated stamp's lower-left corner goes so that the stamp,

@@ -1,9 +1,10 @@
-import { unboundedBudget } from '../../../lib/finishing/budget.js';
+import { DocumentBudgetError, documentBudget, unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFStream } from '@cantoo/pdf-lib';
+import { deflateSync } from 'node:zlib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFStream } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
-import { compressStep } from '../../../lib/finishing/compress.js';
+import { compressStep, withoutPrivateXmp } from '../../../lib/finishing/compress.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import { decodeJpeg } from '../../../lib/finishing/jpeg-codec.js';
 import { jpegHeader } from '../../helpers/hostile-images.js';
@@ -261,5 +262,129 @@ describe('compressStep', () => {
     assert.match(text, /<dc:title>Kept title<\/dc:title>/);
     assert.doesNotMatch(text, /Thumbnails|History/);
     assert.ok(out.length < 10_000, `${out.length} bytes`);
+  });
+});
+
+describe('compressStep within the budget', () => {
+  const budgetOf = (totals: Parameters<typeof documentBudget>[0]['totals']) => documentBudget({ at: Date.now() + 600_000, budgetMs: 600_000, totals });
+
+  /** A page drawing `drawn` 400 × 400 photos an inch wide, and `unreachable` more that nothing refers to. */
+  async function photos(drawn: number, unreachable: number): Promise<{ pdf: Uint8Array; unreachableRefs: PDFRef[] }> {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([612, 792]);
+    for (let i = 0; i < drawn; i += 1) page.drawImage(await doc.embedPng(photoPng(400, 400, false, 10 + i)), { x: 36 + i * 80, y: 600, width: 72, height: 72 });
+    const unreachableRefs: PDFRef[] = [];
+    for (let i = 0; i < unreachable; i += 1) {
+      const samples = deflateSync(Buffer.alloc(400 * 400 * 3, 40 + i));
+      unreachableRefs.push(doc.context.register(PDFRawStream.of(doc.context.obj({ Type: 'XObject', Subtype: 'Image', Width: 400, Height: 400, ColorSpace: 'DeviceRGB', BitsPerComponent: 8, Filter: 'FlateDecode', Length: samples.length }), samples)));
+    }
+    return { pdf: await doc.save({ useObjectStreams: false }), unreachableRefs };
+  }
+
+  it('never decodes an image nothing reaches, and drops it', async () => {
+    // Prepare
+    const { pdf, unreachableRefs } = await photos(1, 1);
+    const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+    const unreachable = doc.context.lookup(unreachableRefs[0] as PDFRef) as PDFRawStream;
+    let reads = 0;
+    const contents = unreachable.contents;
+    Object.defineProperty(unreachable, 'contents', { get: () => ((reads += 1), contents) });
+
+    // Act
+    await compressStep(DEFAULTS).edit(doc, unboundedBudget());
+
+    // Assess
+    assert.equal(reads, 0, 'its data is never read');
+    assert.equal(doc.context.lookup(unreachableRefs[0] as PDFRef), undefined);
+    assert.equal(imagesOf(doc).length, 1, 'the drawn image stays');
+  });
+
+  it("refuses a document whose images together decode to more than the document's pixels", async () => {
+    // Prepare: two 400 × 400 images drawn downsampled (320,000 pixels to decode), 200,000 allowed
+    const { pdf } = await photos(2, 0);
+
+    // Act
+    const finishing = finishPdf(pdf, { compress: compressStep(DEFAULTS) }, budgetOf({ pixels: 200_000 }));
+
+    // Assess
+    await assert.rejects(finishing, (error: unknown) => error instanceof DocumentBudgetError && error.total === 'pixels');
+  });
+
+  it('compresses a document whose array holds 300,000 entries and whose text shows 300,000 strings at once', async () => {
+    // Prepare: arrays long enough that spreading them as arguments throws RangeError
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([612, 792]);
+    const font = doc.context.register(doc.context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: 'Helvetica' }));
+    page.node.set(PDFName.of('Resources'), doc.context.obj({ Font: { F1: font } }));
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(Buffer.from(`BT /F1 12 Tf [${'(a)'.repeat(300_000)}] TJ ET`))));
+    doc.catalog.set(PDFName.of('Numbers'), doc.context.obj(Array.from({ length: 300_000 }, (_, i) => i % 100)));
+    const pdf = await doc.save({ useObjectStreams: false });
+
+    // Act
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
+
+    // Assess
+    const after = await PDFDocument.load(out, { updateMetadata: false });
+    assert.equal(after.catalog.lookup(PDFName.of('Numbers'), PDFArray).size(), 300_000);
+  });
+
+  it('compresses a page that has no /MediaBox, its undrawn image bounded by US Letter', async () => {
+    // Prepare: an image only a pattern would draw (no drawn size): the page's size bounds it
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([612, 792]);
+    const image = await doc.embedPng(photoPng(2000, 2000, false, 7));
+    page.node.set(PDFName.of('Resources'), doc.context.obj({ Pattern: { P: doc.context.register(doc.context.flateStream(Buffer.from('/Im Do'), { PatternType: 1, PaintType: 1, TilingType: 1, BBox: [0, 0, 10, 10], XStep: 10, YStep: 10, Resources: { XObject: { Im: image.ref } } })) } }));
+    page.node.delete(PDFName.of('MediaBox'));
+    doc.catalog.lookup(PDFName.of('Pages'), PDFDict).delete(PDFName.of('MediaBox'));
+    const pdf = await doc.save({ useObjectStreams: false });
+
+    // Act
+    const out = await finishPdf(pdf, { compress: compressStep(DEFAULTS) }, unboundedBudget());
+
+    // Assess: 612 × 792 pt at 150 dpi
+    const [after] = imagesOf(await PDFDocument.load(out));
+    assert.deepEqual([after?.width, after?.height], [1275, 1650]);
+  });
+});
+
+describe('withoutPrivateXmp', () => {
+  /** What the step removed before: a lazy regular expression (quadratic on unclosed tags), for comparison on real packets. */
+  const OLD = new RegExp(
+    ['xmp:Thumbnails', 'xmpMM:History', 'xmpMM:Manifest', 'xmpMM:Ingredients', 'xmpMM:Pantry', 'photoshop:DocumentAncestors', 'xmpTPg:SwatchGroups', 'xmpTPg:PlateNames']
+      .map((element) => `<${element}(?:\\s[^>]*)?(?:/>|>[\\s\\S]*?</${element}>)`)
+      .join('|'),
+    'g',
+  );
+
+  it('removes what the application keeps for itself, as before, and keeps the rest', () => {
+    // Prepare: an Illustrator-like packet
+    const xmp = [
+      '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF><rdf:Description rdf:about=""',
+      ' xmlns:xmp="http://ns.adobe.com/xap/1.0/"><xmp:CreatorTool>Illustrator</xmp:CreatorTool>',
+      '<xmp:Thumbnails>\n<rdf:Alt><rdf:li rdf:parseType="Resource"><xmpGImg:image>/9j/4AAQ</xmpGImg:image></rdf:li></rdf:Alt>\n</xmp:Thumbnails>',
+      '<xmpMM:DocumentID>uuid:1</xmpMM:DocumentID><xmpMM:History rdf:parseType="Resource"><rdf:Seq><rdf:li>saved</rdf:li></rdf:Seq></xmpMM:History>',
+      '<xmpMM:Ingredients/><xmpMM:Manifest >\n</xmpMM:Manifest><xmpMM:ManifestX>kept</xmpMM:ManifestX><xmpTPg:PlateNames><rdf:Seq><rdf:li>Cyan</rdf:li></rdf:Seq></xmpTPg:PlateNames>',
+      '<photoshop:DocumentAncestors><rdf:Bag><rdf:li>a</rdf:li></rdf:Bag></photoshop:DocumentAncestors><dc:title>Catalogue</dc:title>',
+      '</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>',
+    ].join('');
+
+    // Act
+    const trimmed = withoutPrivateXmp(xmp);
+
+    // Assess
+    assert.equal(trimmed, xmp.replace(OLD, ''));
+    assert.match(trimmed, /<xmpMM:ManifestX>kept<\/xmpMM:ManifestX><dc:title>Catalogue<\/dc:title>/);
+    assert.doesNotMatch(trimmed, /Thumbnails|History|Ingredients|PlateNames|DocumentAncestors|Manifest /);
+  });
+
+  it('reads a packet of 50,000 unclosed private tags in one pass, leaving it as it is', () => {
+    // Prepare: each opening tag never closed (the old expression rescanned the rest of the packet from each one)
+    const xmp = `<x:xmpmeta>${'<xmpMM:History><xmp:Thumbnails a="1" '.repeat(50_000)}</x:xmpmeta>`;
+
+    // Act
+    const trimmed = withoutPrivateXmp(xmp);
+
+    // Assess
+    assert.equal(trimmed, xmp);
   });
 });

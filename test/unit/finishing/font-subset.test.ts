@@ -40,7 +40,7 @@ describe('compress: font subsetting', () => {
     page.node.setFontDictionary(PDFName.of('F9'), font);
     page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(Buffer.from('BT /F9 12 Tf (a\\(b\\051\\n) Tj [<4142 4> -20 (c)] TJ ET'))));
 
-    const usage = contentUsage(await PDFDocument.load(await doc.save()));
+    const usage = contentUsage(await PDFDocument.load(await doc.save()), unboundedBudget());
 
     const shown = [...usage.fonts.values()].flat().map((bytes) => Buffer.from(bytes).toString('latin1'));
     assert.deepEqual(shown, ['a(b)\n', 'AB@', 'c']);
@@ -103,7 +103,10 @@ describe('compress: font subsetting', () => {
     [
       'a form without resources shows text in a font not known',
       (doc: PDFDocument) => {
-        doc.context.register(doc.context.flateStream(Buffer.from('BT /F1 12 Tf <0001> Tj ET'), { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 10, 10] }));
+        // An annotation's appearance: shown, though no page content draws it (an object nothing reaches is dropped first).
+        const form = doc.context.register(doc.context.flateStream(Buffer.from('BT /F1 12 Tf <0001> Tj ET'), { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 10, 10] }));
+        const note = doc.context.register(doc.context.obj({ Type: 'Annot', Subtype: 'Square', Rect: [0, 0, 10, 10], AP: { N: form } }));
+        doc.getPage(0).node.set(PDFName.of('Annots'), doc.context.obj([note]));
       },
     ],
   ] as Array<[string, (doc: PDFDocument, font: PDFRef) => void]>) {
