@@ -123,7 +123,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       const existing = await withinDeadline(openExistingPdf(bytes, plan.password), deadline);
       timings.read = Date.now() - started - (timings.fetch ?? 0);
       if (plan.output === 'JSON') {
-        return { body: Buffer.from(JSON.stringify(existing.facts())), contentType: 'application/json', output: 'JSON', timings };
+        return { body: Buffer.from(JSON.stringify(existing.facts(budget))), contentType: 'application/json', output: 'JSON', timings };
       }
       const level = plan.finishing.archive?.pdfa;
       if (level) {
