@@ -99,7 +99,8 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     if (plan.bands) {
       renderer.anticipate(bandCount(plan.bands));
       const { bandsStep, mergedBandFacts } = await import('./finishing/bands.js');
-      const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order);
+      // The parts' headings are read within the step, so within the deadline and the document's budget.
+      const merged = (within: DocumentBudget) => mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order, within);
       steps.bands = bandsStep(plan.bands, merged, printBand(deadline), () => new Date());
     }
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
