@@ -94,7 +94,8 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     if (plan.bands) {
       renderer.anticipate(bandCount(plan.bands));
       const { mergedBandFacts } = await import('./finishing/bands.js');
-      const merged = await mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order);
+      // The parts' headings are read within the step, so within the deadline and the document's budget.
+      const merged = (within: DocumentBudget) => mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order, within);
       plans.bands = { bands: plan.bands, facts: merged };
     }
     const steps = await stepsFor(plans, facts, deadline);
@@ -119,7 +120,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       const existing = await withinDeadline(openExistingPdf(bytes, plan.password), deadline);
       timings.read = Date.now() - started - (timings.fetch ?? 0);
       if (plan.output === 'JSON') {
-        return { body: Buffer.from(JSON.stringify(existing.facts())), contentType: 'application/json', output: 'JSON', timings };
+        return { body: Buffer.from(JSON.stringify(existing.facts(budget))), contentType: 'application/json', output: 'JSON', timings };
       }
       const level = plan.finishing.archive?.pdfa;
       if (level) {

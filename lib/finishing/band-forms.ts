@@ -13,6 +13,7 @@ import {
   type PDFPage,
   type PDFRef,
 } from '@cantoo/pdf-lib';
+import { mediaBox } from './page-box.js';
 
 /** A band page made a form XObject of the body's document: its reference and its size in points. */
 export type BandForm = { ref: PDFRef; width: number; height: number };
@@ -32,7 +33,8 @@ export async function bandForms(document: PDFDocument, band: PDFDocument, indice
   return Promise.all(
     indices.map(async (index) => {
       const page = pages[index] as PDFPage;
-      const { x, y, width, height } = page.getMediaBox();
+      // Read where any page has one (page-box.ts): pdf-lib's getMediaBox throws on a page without a usable /MediaBox.
+      const { x, y, width, height } = mediaBox(page);
       const contents = page.node.Contents();
       const stream = contents instanceof PDFArray && contents.size() === 1 ? contents.lookup(0) : contents;
       if (!(stream instanceof PDFRawStream)) {
@@ -54,12 +56,16 @@ export async function bandForms(document: PDFDocument, band: PDFDocument, indice
   );
 }
 
-/** Draws `form` on `page` in the box given, inside /Artifact marked content (decoration, not content: PDF/UA). */
-export function drawBandForm(page: PDFPage, form: BandForm, box: { x: number; y: number; width: number; height: number }): void {
+/**
+ * Draws `form` on `page` in the box given (its lower-left corner, as the page is shown, in default user space;
+ * turned by `rotate` degrees counterclockwise, the page's /Rotate, so that it reads upright), inside /Artifact
+ * marked content (decoration, not content: PDF/UA).
+ */
+export function drawBandForm(page: PDFPage, form: BandForm, box: { x: number; y: number; width: number; height: number; rotate: number }): void {
   const name = page.node.newXObject('Band', form.ref);
   page.pushOperators(
     beginMarkedContent('Artifact'),
-    ...drawPage(name, { x: box.x, y: box.y, xScale: box.width / form.width, yScale: box.height / form.height, rotate: degrees(0), xSkew: degrees(0), ySkew: degrees(0) }),
+    ...drawPage(name, { x: box.x, y: box.y, xScale: box.width / form.width, yScale: box.height / form.height, rotate: degrees(box.rotate), xSkew: degrees(0), ySkew: degrees(0) }),
     endMarkedContent(),
   );
 }

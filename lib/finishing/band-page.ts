@@ -9,8 +9,11 @@
 /** What a band shows on one page: Chromium's header variables, and the running section. */
 export type BandVariables = { pageNumber: number; totalPages: number; title: string; date: string; url: string; section: string };
 
-/** The band's content on each body page: which of `sources` (HTML documents) it shows with which variables, or null (no band there). */
-export type BandLayout = { sources: string[]; pages: Array<{ source: number; variables: BandVariables } | null> };
+/**
+ * The band's content on each body page: which of `sources` (HTML documents) it shows with which variables, or null
+ * (no band there); and each band page's width in points (`widths`, one per body page: a merge's pages differ).
+ */
+export type BandLayout = { sources: string[]; pages: Array<{ source: number; variables: BandVariables } | null>; widths: number[] };
 
 /**
  * Set on the band page once every body page's band is laid out; the print waits for it, or for a page that is
@@ -34,12 +37,18 @@ const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
  * (its stylesheets joining the head), each with the elements of class
  * pageNumber, totalPages, title, date, url and section filled in.
  */
-export function bandDocument(layout: BandLayout, size: { width: number; height: number }): string {
-  const style = `<style id="docrender-band-style">@page{size:${size.width}pt ${size.height}pt;margin:0}
+export function bandDocument(layout: BandLayout, height: number): string {
+  // One named page per width (CSS Paged Media: the print prefers CSS page sizes), so that band page i is as wide
+  // as body page i: a merge of A4 and Letter pages gets bands of both widths, not one stretched over the other.
+  const widths = [...new Set(layout.widths)];
+  const named = widths.map((width, index) => `@page docrender-w${index}{size:${width}pt ${height}pt;margin:0}\n.docrender-w${index}{page:docrender-w${index};width:${width}pt}`);
+  const style = `<style id="docrender-band-style">@page{size:${widths[0] ?? 612}pt ${height}pt;margin:0}
+${named.join('\n')}
 html,body{margin:0!important;padding:0!important}
-.docrender-band{height:calc(${size.height}pt - 1px);overflow:hidden;break-after:page;break-inside:avoid;position:relative;box-sizing:border-box}
+.docrender-band{height:calc(${height}pt - 1px);overflow:hidden;break-after:page;break-inside:avoid;position:relative;box-sizing:border-box}
 .docrender-band:last-child{break-after:auto}</style>`;
-  const script = `<script type="application/json" id="docrender-bands">${escapeJson(layout)}</script><script>${LAY_OUT}</script>`;
+  const classes = layout.widths.map((width) => `docrender-w${widths.indexOf(width)}`);
+  const script = `<script type="application/json" id="docrender-bands">${escapeJson({ ...layout, classes })}</script><script>${LAY_OUT}</script>`;
   const [main = ''] = layout.sources;
   const withStyle = /<head[^>]*>/i.test(main) ? main.replace(/<head[^>]*>/i, (head) => head + style) : style + main;
   return /<\/body>/i.test(withStyle) ? withStyle.replace(/<\/body>(?![\s\S]*<\/body>)/i, `${script}</body>`) : withStyle + script;
@@ -73,7 +82,7 @@ const LAY_OUT = `(async () => {
   marks.hidden = true;
   const sections = layout.pages.map((page, index) => {
     const section = document.createElement('div');
-    section.className = 'docrender-band';
+    section.className = 'docrender-band ' + layout.classes[index];
     if (!page) return section;
     section.innerHTML = bodies[page.source] || '';
     // A mark at the band's top, linked from a hidden element: a named destination on this band page.

@@ -1,35 +1,72 @@
-import type { PDFDocument } from '@cantoo/pdf-lib';
+import type { PDFDocument, PDFPage } from '@cantoo/pdf-lib';
 import { RenderTimeoutError, ServiceError, ValidationError } from '../errors.js';
 import { orderPages, selectPages } from '../validation/page-ranges.js';
 import { loadTemplateRenderer } from '../templates/template-engine.js';
 import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
 import type { AssemblyPart } from './assemble.js';
+import type { DocumentBudget } from './budget.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
 import type { DocumentEdit } from './finish-pdf.js';
+import { malformedInput } from './malformed-input.js';
 import { destinationPages } from './named-destinations.js';
+import { cropBox, pageRotation, shownSize } from './page-box.js';
 import { openPdf } from './pdf-document.js';
 import { isolatePageContent } from './watermark.js';
 
 /** Prints a band document (band-page.ts) to a PDF of band-sized pages, within the render's time left. */
 export type BandPrinter = (html: string, size: { width: number; height: number }) => Promise<Uint8Array>;
 
+/** Most section headings a document's bands read, and the characters of each kept (a band shows one line of it). */
+export const MAX_HEADINGS = 10_000;
+export const MAX_HEADING_CHARS = 500;
+
 /**
  * The `bands` step: prints the running header and footer, each once for the
- * whole document (one band page per body page, with that page's number,
- * total, title, date, URL and section), and lays each band page on its body
- * page as a form XObject marked as an artifact (decoration, not content:
- * PDF/UA). The header sits in the top margin, the footer in the bottom one.
+ * whole document (one band page per body page, as wide as that page is shown,
+ * with that page's number, total, title, date, URL and section), and lays
+ * each band page on its body page as a form XObject marked as an artifact
+ * (decoration, not content: PDF/UA), on the page as a reader shows it (its
+ * crop box, turned by its /Rotate). The header sits in the top margin, the
+ * footer in the bottom one. `facts` may be read within the step (a merge's,
+ * from its parts: within the deadline and the budget).
  */
-export function bandsStep(plan: BandsPlan, facts: BandFacts, print: BandPrinter, now: () => Date): DocumentEdit {
-  return { edit: (document) => layBands(document, plan, facts, print, now) };
+export function bandsStep(plan: BandsPlan, facts: BandFacts | ((budget: DocumentBudget) => Promise<BandFacts>), print: BandPrinter, now: () => Date): DocumentEdit {
+  return {
+    edit: async (document, budget) => {
+      const read = typeof facts === 'function' ? await facts(budget) : facts;
+      try {
+        await layBands(document, plan, read, print, now, budget);
+      } catch (error) {
+        // What pdf-lib throws on a caller's malformed page (a merge part's) is the document's problem, not the service's.
+        throw malformedInput(error, 'The bands could not be laid');
+      }
+    },
+  };
 }
 
-async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts, print: BandPrinter, now: () => Date): Promise<void> {
+/** Where a band goes on a page as it is shown: its lower-left corner in default user space, its width, and its turn. */
+function bandPlace(page: PDFPage, height: number, top: boolean): { x: number; y: number; width: number; height: number; rotate: number } {
+  const { x, y, width: w, height: h } = cropBox(page);
+  const rotate = pageRotation(page);
+  const shown = shownSize(page);
+  // The band's lower-left corner in the shown page's coordinates (u right, v up), then in user space: the
+  // reader turns the page clockwise by /Rotate, so the shown page's axes are user space's turned back.
+  const v = top ? shown.height - height : 0;
+  const corner =
+    rotate === 0 ? { x: x, y: y + v } : rotate === 90 ? { x: x + w - v, y } : rotate === 180 ? { x: x + w, y: y + h - v } : { x: x + v, y: y + h };
+  return { ...corner, width: shown.width, height, rotate };
+}
+
+async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts, print: BandPrinter, now: () => Date, budget: DocumentBudget): Promise<void> {
   const pages = document.getPages();
-  const [first] = pages;
-  if (!first) return;
-  const { width, height } = first.getSize();
+  if (pages.length === 0) return;
+  const sizes = pages.map((page) => {
+    budget.check();
+    return shownSize(page);
+  });
+  // The shortest page bounds the bands: each must leave some of every page's body.
+  const height = Math.min(...sizes.map((size) => size.height));
   const bands = [plan.header, plan.footer].filter((band): band is BandPlan => band != null);
   for (const band of bands) {
     if (band.height >= height) throw new ValidationError({ [`${band.field}.height`]: `Must be less than the page's height (${Math.round(height)}pt)` });
@@ -38,13 +75,14 @@ async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts
     const message = `The header and footer together must be less than the page's height (${Math.round(height)}pt)`;
     throw new ValidationError({ 'pdf.header.height': message, 'pdf.footer.height': message });
   }
-  const variables = pageVariables(document, facts, now(), plan.timeZone);
+  const variables = pageVariables(document, facts, now(), plan.timeZone, budget);
+  const widths = sizes.map((size) => size.width);
   await Promise.all(
     bands.map(async (band) => {
-      const layout = await bandLayout(band, variables, plan.templateData);
+      const layout = await bandLayout(band, variables, widths, plan.templateData);
       if (layout.pages.every((page) => page === null)) return;
-      const size = { width, height: band.height };
-      const printed = await printBand(band, bandDocument(layout, size), size, print);
+      const size = { width: widths[0] as number, height: band.height };
+      const printed = await printBand(band, bandDocument(layout, band.height), size, print);
       const bandPdf = await openPdf(printed, 'bands');
       const carrying = layout.pages.flatMap((page, index) => (page ? [index] : []));
       // Each band page carries its mark: proof that the layout ran and that band page i is body page i.
@@ -54,13 +92,12 @@ async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts
       }
       const forms = await bandForms(document, bandPdf, carrying);
       carrying.forEach((index, at) => {
+        budget.check();
         const page = pages[index];
         const form = forms[at];
         if (!page || !form) return;
-        const box = page.getMediaBox();
-        const y = band === plan.header ? box.y + box.height - band.height : box.y;
         isolatePageContent(page);
-        drawBandForm(page, form, { x: box.x, y, width: box.width, height: band.height });
+        drawBandForm(page, form, bandPlace(page, band.height, band === plan.header));
       });
     }),
   );
@@ -76,27 +113,62 @@ async function printBand(band: BandPlan, html: string, size: { width: number; he
   }
 }
 
-/** Each body page's variables: number, total, the page's title, date and URL, and the last section heading starting on or before it. */
-function pageVariables(document: PDFDocument, facts: BandFacts, now: Date, timeZone: string | undefined): BandVariables[] {
+/**
+ * Each body page's variables: number, total, the page's title, date and URL, and the last section heading
+ * starting on or before it. One pass: the headings (at most MAX_HEADINGS, each counted against the budget's
+ * `headings`, their texts cut to MAX_HEADING_CHARS) sorted by page, then followed page by page.
+ */
+function pageVariables(document: PDFDocument, facts: BandFacts, now: Date, timeZone: string | undefined, budget: DocumentBudget): BandVariables[] {
   const starts = destinationPages(document);
-  const located = facts.headings.flatMap((heading) => {
-    const page = 'page' in heading ? heading.page : starts.get(heading.id);
-    return page === undefined ? [] : [{ page, text: heading.text }];
-  });
+  const located = locatedHeadings(facts.headings, (id) => starts.get(id), budget);
   const totalPages = document.getPageCount();
   const date = now.toLocaleDateString('en-US', { timeZone: timeZone ?? 'UTC' });
-  return Array.from({ length: totalPages }, (_, index) => {
-    let section = '';
-    for (const heading of located) if (heading.page <= index) section = heading.text;
-    return { pageNumber: index + 1, totalPages, title: facts.title, date, url: facts.url, section };
-  });
+  return sectionsByPage(located, totalPages, budget).map((section, index) => ({ pageNumber: index + 1, totalPages, title: facts.title, date, url: facts.url, section }));
+}
+
+/** The headings with their page (0-based), the first MAX_HEADINGS of them, texts cut; each counted against the budget. */
+function locatedHeadings(headings: BandFacts['headings'], pageOf: (id: string) => number | undefined, budget: DocumentBudget): Array<{ page: number; text: string }> {
+  const located: Array<{ page: number; text: string }> = [];
+  for (const heading of headings.slice(0, MAX_HEADINGS)) {
+    budget.spend('headings', 1);
+    const page = 'page' in heading ? heading.page : pageOf(heading.id);
+    if (page !== undefined) located.push({ page, text: heading.text.slice(0, MAX_HEADING_CHARS) });
+  }
+  return located;
+}
+
+/**
+ * Each page's section: the text of the last heading (in the headings' order) on or before it, '' before the
+ * first. The headings sorted by page once (stable: their order kept within a page), then a pointer moves
+ * along them page by page: pages + headings steps, not pages × headings.
+ */
+export function sectionsByPage(headings: Array<{ page: number; text: string }>, pageCount: number, budget: DocumentBudget): string[] {
+  const sorted = headings.map((heading, order) => ({ ...heading, order })).sort((a, b) => a.page - b.page || a.order - b.order);
+  const sections: string[] = [];
+  let section = '';
+  let next = 0;
+  // Of the headings starting on or before the page, the one listed last: its place in the list.
+  let latest = -1;
+  for (let page = 0; page < pageCount; page += 1) {
+    budget.check();
+    while (next < sorted.length && (sorted[next] as (typeof sorted)[number]).page <= page) {
+      const heading = sorted[next] as (typeof sorted)[number];
+      if (heading.order > latest) {
+        latest = heading.order;
+        section = heading.text;
+      }
+      next += 1;
+    }
+    sections.push(section);
+  }
+  return sections;
 }
 
 /**
  * Which source each page shows: the first-page or even-page variant where given, none off `pages`; templates
  * rendered per page with the render's `templateData` and the page's variables (which win on a name both have).
  */
-async function bandLayout(band: BandPlan, variables: BandVariables[], templateData: Record<string, unknown> | undefined): Promise<BandLayout> {
+async function bandLayout(band: BandPlan, variables: BandVariables[], widths: number[], templateData: Record<string, unknown> | undefined): Promise<BandLayout> {
   const { pages: carrying } = selectPages(band.pages, variables.length);
   const carries = new Set(carrying);
   const sources: string[] = [];
@@ -118,7 +190,7 @@ async function bandLayout(band: BandPlan, variables: BandVariables[], templateDa
     if (page.pageNumber % 2 === 0 && band.evenPages) return { source: sourceOf(band.evenPages, page, `${band.field}.evenPages`), variables: page };
     return { source: sourceOf(band.main, page, band.field), variables: page };
   });
-  return { sources, pages };
+  return { sources, pages, widths };
 }
 
 /**
@@ -132,18 +204,17 @@ export async function mergedBandFacts(
   parts: AssemblyPart[],
   partFacts: Array<BandFacts | undefined>,
   title: string | undefined,
-  order?: string,
+  order: string | undefined,
+  budget: DocumentBudget,
 ): Promise<BandFacts> {
   const headings: Array<{ page: number; text: string }> = [];
   let offset = 0;
   for (const [index, part] of parts.entries()) {
+    budget.check();
     const source = await openPdf(part.pdf, 'bands');
     headings.push({ page: offset, text: part.title ?? '' });
     const starts = destinationPages(source);
-    for (const heading of partFacts[index]?.headings ?? []) {
-      const page = 'page' in heading ? heading.page : starts.get(heading.id);
-      if (page !== undefined) headings.push({ page: offset + page, text: heading.text });
-    }
+    for (const heading of locatedHeadings(partFacts[index]?.headings ?? [], (id) => starts.get(id), budget)) headings.push({ page: offset + heading.page, text: heading.text });
     offset += source.getPageCount();
   }
   const first = partFacts.find((facts) => facts !== undefined);

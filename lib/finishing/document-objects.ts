@@ -1,44 +1,11 @@
 /**
  * What the page and form steps need of a document's object graph beyond
- * pdf-lib's API: whether its field tree is safe to walk, and deleting what
- * an edit left unreachable.
+ * pdf-lib's API: deleting what an edit left unreachable (whether its field
+ * tree is safe to walk: field-tree.ts).
  */
 import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
 import type { DocumentBudget } from './budget.js';
 import { visitCounter } from './visit-counter.js';
-
-/** Most fields and widgets a form may hold, and how deep its field tree may nest: pdf-lib walks it recursively. */
-const MAX_FORM_NODES = 20_000;
-const MAX_FORM_DEPTH = 32;
-
-/**
- * Why the form's field tree cannot be walked safely (a hostile file: Kids
- * that loop, nest too deep or list too many nodes), read iteratively before
- * pdf-lib's recursive walk meets it.
- */
-export function fieldTreeProblem(document: PDFDocument): string | undefined {
-  const acroForm = document.catalog.lookup(PDFName.of('AcroForm'));
-  const fields = acroForm instanceof PDFDict ? acroForm.lookup(PDFName.of('Fields')) : undefined;
-  if (!(fields instanceof PDFArray)) return undefined;
-  const pending: Array<{ node: PDFObject | undefined; depth: number; path: Set<string> }> = [];
-  for (const node of fields.asArray()) pending.push({ node, depth: 1, path: new Set() });
-  let nodes = 0;
-  while (pending.length > 0) {
-    const { node, depth, path } = pending.pop() as (typeof pending)[number];
-    nodes += 1;
-    if (nodes > MAX_FORM_NODES) return `The document's form has more than ${MAX_FORM_NODES} fields and widgets`;
-    if (depth > MAX_FORM_DEPTH) return `The document's form fields nest more than ${MAX_FORM_DEPTH} deep`;
-    const key = node instanceof PDFRef ? node.toString() : undefined;
-    if (key && path.has(key)) return "The document's form fields loop: a field lists one of its ancestors";
-    const dict = node instanceof PDFRef ? document.context.lookup(node) : node;
-    const kids = dict instanceof PDFDict ? dict.lookup(PDFName.of('Kids')) : undefined;
-    if (!(kids instanceof PDFArray)) continue;
-    const below = new Set(path);
-    if (key) below.add(key);
-    for (const kid of kids.asArray()) pending.push({ node: kid, depth: depth + 1, path: below });
-  }
-  return undefined;
-}
 
 /**
  * Deletes every object the trailer no longer reaches (the dropped pages'

@@ -5,7 +5,9 @@
  */
 import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFInvalidObject, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
 import type { PdfaLevel } from './archive.js';
+import type { DocumentBudget } from './budget.js';
 import { InputPdfError } from './errors.js';
+import { malformedInput } from './malformed-input.js';
 import { pdfFacts, type PdfFacts } from './pdf-facts.js';
 import { readPdfInput } from './pdf-input-bounds.js';
 import { pdfaProblems } from './pdfa-preflight.js';
@@ -14,7 +16,8 @@ import { pdfaProblems } from './pdfa-preflight.js';
 export type ExistingPdf = {
   /** The file as given, or decrypted when it was encrypted (`pdf.protection` encrypts it again). */
   bytes: Uint8Array;
-  facts: () => PdfFacts;
+  /** Its facts (`output: "JSON"`), read within `budget`; a structure pdf-lib cannot read is an InputPdfError. */
+  facts: (budget: DocumentBudget) => PdfFacts;
   pdfaProblems: (level: PdfaLevel) => string[];
 };
 
@@ -50,7 +53,13 @@ export async function openExistingPdf(bytes: Uint8Array, password: string | unde
   }
   return {
     bytes: finished,
-    facts: () => pdfFacts(doc, bytes.subarray(0, 1024), read.encryption),
+    facts: (budget) => {
+      try {
+        return pdfFacts(doc, bytes.subarray(0, 1024), read.encryption, budget);
+      } catch (error) {
+        throw malformedInput(error, 'Its facts could not be read');
+      }
+    },
     pdfaProblems: (level) => pdfaProblems(doc, level),
   };
 }

@@ -13,13 +13,17 @@ import {
   PDFTextField,
   type PDFDocument,
   type PDFField,
-  type PDFForm,
+  type PDFObject,
   type PDFPage,
 } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
-import { dropUnreachable, fieldTreeProblem } from './document-objects.js';
+import type { DocumentBudget } from './budget.js';
+import { dropUnreachable } from './document-objects.js';
+import { fieldTreeProblem } from './field-tree.js';
+import { textFieldAppearance } from './field-text-layout.js';
 import type { DocumentEdit } from './finish-pdf.js';
 import type { FormPlan, FormValue } from './finishing-plan.js';
+import { malformedInput } from './malformed-input.js';
 import { isolatePageContent } from './watermark.js';
 
 /** The field names a refusal lists at most, to help the caller find the right one. */
@@ -35,12 +39,17 @@ const NAMES_SHOWN = 20;
  * fields, so it is known here.
  */
 export function formStep(plan: FormPlan): DocumentEdit {
-  return { edit: (document) => fillAndFlatten(document, plan) };
+  return { edit: (document, budget) => fillAndFlatten(document, plan, budget) };
 }
 
-async function fillAndFlatten(document: PDFDocument, plan: FormPlan): Promise<void> {
-  if (plan.fields) await fill(document, plan.fields);
-  if (plan.flatten !== 'none') flatten(document, plan.flatten);
+async function fillAndFlatten(document: PDFDocument, plan: FormPlan, budget: DocumentBudget): Promise<void> {
+  try {
+    if (plan.fields) await fill(document, plan.fields, budget);
+    if (plan.flatten !== 'none') flatten(document, plan.flatten, budget);
+  } catch (error) {
+    // What pdf-lib throws on a caller's malformed form is the document's problem, not the service's.
+    throw malformedInput(error, plan.fields ? 'The form could not be filled' : 'The document could not be flattened');
+  }
 }
 
 /** Whether the document has an AcroForm with at least one field (getForm() would make an empty one). */
@@ -51,20 +60,29 @@ function hasForm(document: PDFDocument): boolean {
   return fields instanceof PDFArray && fields.size() > 0;
 }
 
-async function fill(document: PDFDocument, values: Record<string, FormValue>): Promise<void> {
+async function fill(document: PDFDocument, values: Record<string, FormValue>, budget: DocumentBudget): Promise<void> {
   if (!hasForm(document)) {
     throw new ValidationError({
       'pdf.form': 'The document has no form fields (AcroForm) to fill; a form in the page\'s HTML is printed as page content, not as PDF form fields',
     });
   }
-  const bad = fieldTreeProblem(document);
+  const bad = fieldTreeProblem(document, budget);
   if (bad) throw new ValidationError({ 'pdf.form': bad });
   const form = document.getForm();
+  // One walk of the form, one lookup per value (pdf-lib's getFieldMaybe walks every field for each name).
+  const fields = form.getFields();
+  const byName = new Map<string, PDFField>();
+  for (const field of fields) {
+    budget.check();
+    const name = field.getName();
+    if (!byName.has(name)) byName.set(name, field);
+  }
   const problems: Record<string, string> = {};
   const toDraw: Array<{ field: PDFTextField | PDFDropdown | PDFOptionList; text: string; name: string }> = [];
   for (const [name, value] of Object.entries(values)) {
-    const field = form.getFieldMaybe(name);
-    const problem = field ? setValue(field, value) : unknownField(form);
+    budget.check();
+    const field = byName.get(name);
+    const problem = field ? setValue(field, value) : unknownField(byName);
     if (problem) problems[`pdf.form.fields.${name}`] = problem;
     else if (field instanceof PDFTextField || field instanceof PDFDropdown || field instanceof PDFOptionList) {
       toDraw.push({ field, name, text: typeof value === 'string' ? value : Array.isArray(value) ? value.join('') : '' });
@@ -74,20 +92,25 @@ async function fill(document: PDFDocument, values: Record<string, FormValue>): P
   // The font engine and its data load with the first fill, not with every render that finishes.
   const { formFonts } = await import('./form-fonts.js');
   const fonts = formFonts(document);
+  const textAppearance = textFieldAppearance(budget);
   for (const { field, text, name } of toDraw) {
+    budget.check();
     const font = await fonts.fontFor(text);
     if (!font) throw new ValidationError({ [`pdf.form.fields.${name}`]: 'No font of the service has every character of this value (Latin, Greek, Cyrillic, Chinese, Japanese and Korean are drawn; emoji and other scripts are not)' });
-    field.updateAppearances(font);
+    if (field instanceof PDFTextField) field.updateAppearances(font, textAppearance);
+    else field.updateAppearances(font);
   }
   // Check boxes and radio buttons show their own on and off appearances; drawn only where the form lacks them
   // (no font: a text field left alone keeps its appearance, so no unembedded font joins a PDF/A).
-  for (const field of form.getFields()) {
+  for (const field of fields) {
+    budget.check();
     if ((field instanceof PDFCheckBox || field instanceof PDFRadioGroup) && field.needsAppearancesUpdate()) field.updateAppearances();
   }
 }
 
-function unknownField(form: PDFForm): string {
-  const names = form.getFields().map((field) => field.getName());
+/** Why a name is not one of the form's: its fields listed (the first of them), to help the caller find the right one. */
+function unknownField(byName: ReadonlyMap<string, PDFField>): string {
+  const names = [...byName.keys()];
   const shown = names.slice(0, NAMES_SHOWN).join(', ');
   return `The form has no field of this name; its fields: ${shown}${names.length > NAMES_SHOWN ? `, … (${names.length} in all)` : ''}`;
 }
@@ -139,22 +162,26 @@ const NO_VIEW = 1 << 5;
  * document's navigation), popups go with their parents. The AcroForm goes:
  * no field remains.
  */
-function flatten(document: PDFDocument, scope: 'fields' | 'all'): void {
+function flatten(document: PDFDocument, scope: 'fields' | 'all', budget: DocumentBudget): void {
   const { context } = document;
   for (const page of document.getPages()) {
-    const annots = page.node.Annots();
-    if (!annots) continue;
+    budget.check();
+    const annots = page.node.lookup(PDFName.of('Annots'));
+    if (!(annots instanceof PDFArray)) continue;
     let isolated = false;
-    const kept: PDFRef[] = [];
+    // References and annotations written inline in /Annots alike (links and notes often are): what is kept stays as it was.
+    const kept: PDFObject[] = [];
     for (let i = 0; i < annots.size(); i += 1) {
       const ref = annots.get(i);
       const annot = context.lookup(ref);
       if (!(annot instanceof PDFDict)) continue;
       const subtype = annot.lookup(PDFName.of('Subtype'));
       const name = subtype instanceof PDFName ? subtype.decodeText() : '';
+      if (name === 'Widget') budget.spend('fields', 1);
+      else budget.check();
       const flattens = name === 'Widget' || (scope === 'all' && name !== 'Link');
       if (!flattens) {
-        if (ref instanceof PDFRef) kept.push(ref);
+        kept.push(ref);
         continue;
       }
       const appearance = normalAppearance(document, annot);

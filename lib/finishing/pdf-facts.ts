@@ -23,7 +23,11 @@ import {
   type PDFField,
   type PDFObject,
 } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from './budget.js';
+import { InputPdfError } from './errors.js';
+import { readFieldTree } from './field-tree.js';
 import type { ProtectPlan } from './finishing-plan.js';
+import { cropBox, pageRotation } from './page-box.js';
 import type { InputEncryption } from './pdf-input-bounds.js';
 
 /** Most bytes of an XMP packet read (inflated with this ceiling). */
@@ -76,11 +80,16 @@ export function permissionFacts(bits: number, revision: number): PermissionFacts
   };
 }
 
-/** The facts of `doc` (decrypted); `header` is the file's first bytes, `encryption` what its encryption dictionary said. */
-export function pdfFacts(doc: PDFDocument, header: Uint8Array, encryption: InputEncryption | undefined): PdfFacts {
+/**
+ * The facts of `doc` (decrypted); `header` is the file's first bytes, `encryption` what its encryption dictionary
+ * said. Every loop over the document's pages, annotations, names, outline and fields checks `budget`.
+ */
+export function pdfFacts(doc: PDFDocument, header: Uint8Array, encryption: InputEncryption | undefined, budget: DocumentBudget): PdfFacts {
   const pages = doc.getPages().map((page, index) => {
-    const box = page.getCropBox();
-    return { number: index + 1, width: round(box.width), height: round(box.height), rotation: ((page.getRotation().angle % 360) + 360) % 360 };
+    budget.check();
+    // Read as readers read them (page-box.ts): pdf-lib's getCropBox throws on a page without a usable /MediaBox.
+    const box = cropBox(page);
+    return { number: index + 1, width: round(box.width), height: round(box.height), rotation: pageRotation(page) };
   });
   const xmp = xmpPacket(doc);
   return {
@@ -90,9 +99,9 @@ export function pdfFacts(doc: PDFDocument, header: Uint8Array, encryption: Input
     metadata: { info: infoEntries(doc), xmp },
     conformance: conformanceClaims(xmp),
     encryption: encryption ? { ...encryption, permissions: permissionFacts(encryption.permissions, encryption.revision) } : null,
-    attachments: attachments(doc),
-    outline: outline(doc),
-    form: { fields: formFields(doc) },
+    attachments: attachments(doc, budget),
+    outline: outline(doc, budget),
+    form: { fields: formFields(doc, budget) },
   };
 }
 
@@ -146,12 +155,13 @@ function conformanceClaims(xmp: string | null): PdfFacts['conformance'] {
 }
 
 /** The leaves of a name tree, walked with a stack of its own, each node once. */
-function nameTreeLeaves(doc: PDFDocument, root: PDFObject | undefined): Array<[string, PDFObject | undefined]> {
+function nameTreeLeaves(doc: PDFDocument, root: PDFObject | undefined, budget: DocumentBudget): Array<[string, PDFObject | undefined]> {
   const leaves: Array<[string, PDFObject | undefined]> = [];
   const seen = new Set<PDFDict>();
   const pending = [doc.context.lookup(root)];
   while (pending.length > 0 && leaves.length < MAX_LISTED) {
     const node = pending.pop();
+    budget.check();
     if (!(node instanceof PDFDict) || seen.has(node)) continue;
     seen.add(node);
     const names = node.lookup(PDFName.of('Names'));
@@ -164,14 +174,16 @@ function nameTreeLeaves(doc: PDFDocument, root: PDFObject | undefined): Array<[s
   return leaves;
 }
 
-function attachments(doc: PDFDocument): PdfFacts['attachments'] {
+function attachments(doc: PDFDocument, budget: DocumentBudget): PdfFacts['attachments'] {
   const listed: PdfFacts['attachments'] = [];
   const names = doc.catalog.lookup(PDFName.of('Names'));
   if (names instanceof PDFDict) {
-    for (const [key, spec] of nameTreeLeaves(doc, names.get(PDFName.of('EmbeddedFiles')))) listed.push(fileFacts(spec, key, null));
+    for (const [key, spec] of nameTreeLeaves(doc, names.get(PDFName.of('EmbeddedFiles')), budget)) listed.push(fileFacts(spec, key, null));
   }
   doc.getPages().forEach((page, index) => {
-    for (const annot of page.node.Annots()?.asArray() ?? []) {
+    const annots = page.node.lookup(PDFName.of('Annots'));
+    for (const annot of annots instanceof PDFArray ? annots.asArray() : []) {
+      budget.check();
       if (listed.length >= MAX_LISTED) return;
       const dict = doc.context.lookup(annot);
       if (dict instanceof PDFDict && dict.lookup(PDFName.of('Subtype')) === PDFName.of('FileAttachment')) {
@@ -210,7 +222,7 @@ const MAX_OUTLINE_DEPTH = 50;
  * visit only and at most 50 levels deep, so a loop ends and every item is
  * listed where a link leads to it; at most MAX_LISTED entries.
  */
-function outline(doc: PDFDocument): OutlineEntry[] {
+function outline(doc: PDFDocument, budget: DocumentBudget): OutlineEntry[] {
   const root = doc.catalog.lookup(PDFName.of('Outlines'));
   const top: OutlineEntry[] = [];
   if (!(root instanceof PDFDict)) return top;
@@ -220,6 +232,7 @@ function outline(doc: PDFDocument): OutlineEntry[] {
     const siblings = new Set<PDFDict>();
     let next = first;
     while (listed < MAX_LISTED) {
+      budget.check();
       const item = doc.context.lookup(next);
       if (!(item instanceof PDFDict) || siblings.has(item)) return;
       siblings.add(item);
@@ -238,8 +251,14 @@ function outline(doc: PDFDocument): OutlineEntry[] {
   return top;
 }
 
-function formFields(doc: PDFDocument): FormFieldFacts[] {
+/**
+ * The form's fields as pdf-lib reads them, once its tree is known to be one (field-tree.ts): a tree that loops or
+ * lists a node under two parents is refused here as every step refuses it, rather than walked once per path.
+ */
+function formFields(doc: PDFDocument, budget: DocumentBudget): FormFieldFacts[] {
   if (!(doc.catalog.lookup(PDFName.of('AcroForm')) instanceof PDFDict)) return [];
+  const tree = readFieldTree(doc, budget);
+  if ('problem' in tree) throw new InputPdfError(tree.problem);
   let fields: PDFField[];
   try {
     fields = doc.getForm().getFields();
@@ -247,6 +266,7 @@ function formFields(doc: PDFDocument): FormFieldFacts[] {
     return [];
   }
   return fields.slice(0, MAX_LISTED).map((field) => {
+    budget.spend('fields', 1);
     const base = { name: field.getName(), required: field.isRequired(), readOnly: field.isReadOnly() };
     if (field instanceof PDFTextField) return { ...base, type: 'text', value: field.getText() ?? null };
     if (field instanceof PDFCheckBox) return { ...base, type: 'checkbox', value: field.isChecked() };

@@ -25,6 +25,7 @@
  * encryption are not combined: the schema refuses both).
  */
 import type { AssemblyPart } from './assemble.js';
+import type { DocumentBudget } from './budget.js';
 import type { Attachment } from './attachments.js';
 import type { BandFacts, BandsPlan } from './bands-plan.js';
 import type { BandPrinter } from './bands.js';
@@ -68,8 +69,11 @@ const define = <const Name extends string, Plan>(definition: StepDefinition<Name
 /** The `assemble` step's plan: the printed parts after the first (which is the document the step is given), and whether their outlines nest. */
 export type AssemblePlan = { first: { title?: string | null | undefined }; others: AssemblyPart[]; outline: boolean };
 
-/** The `bands` step's plan: the header and footer, and what the printed document said for their variables. */
-export type BandsRun = { bands: BandsPlan; facts: BandFacts };
+/**
+ * The `bands` step's plan: the header and footer, and what the printed document said for their variables
+ * (a merge's, read from its parts within the step: `facts` is then how to read them).
+ */
+export type BandsRun = { bands: BandsPlan; facts: BandFacts | ((budget: DocumentBudget) => Promise<BandFacts>) };
 
 /** The steps, in the order they run. Adding a step: its module, then one line here (docs/architecture.md). */
 export const FINISHING_REGISTRY = [

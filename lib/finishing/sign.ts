@@ -10,6 +10,7 @@ import { commonName } from '../signing/signer.js';
 import type { SignerRegistry } from '../signing/signers.js';
 import type { PdfStep } from './finish-pdf.js';
 import type { SignPlan } from './finishing-plan.js';
+import { cropBox } from './page-box.js';
 import { openPdf } from './pdf-document.js';
 import type { TextDrawer } from './watermark.js';
 
@@ -24,7 +25,7 @@ const PADDING = 4;
  * covers the file as it will be delivered, so nothing may rewrite it after.
  */
 export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: TextDrawer, now: () => Date): PdfStep {
-  return async (pdf) => {
+  return async (pdf, budget) => {
     const signer = await signers.signer(plan.signer);
     const requestTimestamp = plan.level === 'B-B' ? undefined : signers.timestamp;
     if (plan.level !== 'B-B' && !requestTimestamp) throw new Error(`${plan.level} asked of a deployment without a timestamp authority`);
@@ -38,6 +39,7 @@ export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: Text
     const signed = await signPdf(pdf, {
       signer,
       now: at,
+      budget,
       ...(plan.reason ? { reason: plan.reason } : {}),
       ...(plan.location ? { location: plan.location } : {}),
       ...(plan.contactInfo ? { contactInfo: plan.contactInfo } : {}),
@@ -56,7 +58,7 @@ export function signStep(plan: SignPlan, signers: SignerRegistry, drawText: Text
     const longTerm = await appendDss(signed, material);
     if (plan.level === 'B-LT' || !requestTimestamp) return longTerm;
     // B-LTA: a document timestamp over all of it; its authority's material is added after it unless the DSS has it already.
-    const archived = await appendDocumentTimestamp(longTerm, requestTimestamp);
+    const archived = await appendDocumentTimestamp(longTerm, requestTimestamp, budget);
     const tsaMaterial = await timestampMaterial(archived.token, signers);
     const added = newMaterial(tsaMaterial, material);
     return added.certificates.length + added.crls.length > 0 ? appendDss(archived.file, added) : archived.file;
@@ -103,7 +105,8 @@ async function drawAppearance(
   const count = doc.getPageCount();
   const index = appearance.page > 0 ? appearance.page - 1 : count + appearance.page;
   if (index < 0 || index >= count) throw new ValidationError({ 'pdf.signature.appearance.page': `The document has ${count} page(s)` });
-  const box = doc.getPage(index).getMediaBox();
+  // Placed from the corner of the page as a reader shows it (its crop box); any page has one (page-box.ts).
+  const box = cropBox(doc.getPage(index));
   const { width, height } = appearance;
   let content: { ref: PDFRef; width: number; height: number };
   if (appearance.image) {

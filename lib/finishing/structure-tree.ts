@@ -1,4 +1,5 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFObject, type PDFPage } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from './budget.js';
 
 const K = PDFName.of('K');
 const PG = PDFName.of('Pg');
@@ -24,9 +25,9 @@ const TEXTS = ['Alt', 'ActualText', 'E', 'T'].map((name) => PDFName.of(name));
  * heading left with nothing stays as an empty element, without its texts.
  * What is left describes the kept pages only; `dropUnreachable` then
  * deletes the objects nothing reaches any more. A PDF without a structure
- * tree is left as it is.
+ * tree is left as it is. Every element and tree node read checks `budget`.
  */
-export function dropPagesFromStructure(document: PDFDocument, dropped: PDFPage[]): void {
+export function dropPagesFromStructure(document: PDFDocument, dropped: PDFPage[], budget: DocumentBudget): void {
   const root = document.catalog.lookupMaybe(PDFName.of('StructTreeRoot'), PDFDict);
   if (!root || dropped.length === 0) return;
   const { context } = document;
@@ -36,6 +37,7 @@ export function dropPagesFromStructure(document: PDFDocument, dropped: PDFPage[]
   // The parent tree's keys of the dropped pages (their marked content) and of their annotations.
   const droppedKeys = new Set<number>();
   for (const page of dropped) {
+    budget.check();
     const key = page.node.lookupMaybe(PDFName.of('StructParents'), PDFNumber);
     if (key) droppedKeys.add(key.asNumber());
     const annots = page.node.Annots();
@@ -86,6 +88,7 @@ export function dropPagesFromStructure(document: PDFDocument, dropped: PDFPage[]
   };
 
   const keepKid = (kid: PDFObject, page: string | undefined, depth: number): boolean => {
+    budget.check();
     // A marked-content identifier on the element's page.
     if (kid instanceof PDFNumber) return page === undefined || !droppedPages.has(page);
     const dict = kid instanceof PDFRef ? context.lookupMaybe(kid, PDFDict) : kid instanceof PDFDict ? kid : undefined;
@@ -112,9 +115,9 @@ export function dropPagesFromStructure(document: PDFDocument, dropped: PDFPage[]
     else if (top instanceof PDFArray) root.set(K, context.obj(kept));
   }
   const parentTree = root.lookupMaybe(PDFName.of('ParentTree'), PDFDict);
-  if (parentTree) filterTree(document, parentTree, NUMS, (key, value) => !(key instanceof PDFNumber && droppedKeys.has(key.asNumber())) && !refersTo(value, removed));
+  if (parentTree) filterTree(document, budget, parentTree, NUMS, (key, value) => !(key instanceof PDFNumber && droppedKeys.has(key.asNumber())) && !refersTo(value, removed));
   const idTree = root.lookupMaybe(PDFName.of('IDTree'), PDFDict);
-  if (idTree) filterTree(document, idTree, NAMES, (_, value) => !refersTo(value, removed));
+  if (idTree) filterTree(document, budget, idTree, NAMES, (_, value) => !refersTo(value, removed));
 }
 
 /** Whether `value` is one of `refs`, or an array of nothing else (a parent tree's entry for a page). */
@@ -132,13 +135,14 @@ function refersTo(value: PDFObject, refs: Set<string>): boolean {
  * `keep` accepts, gathered into the root as one flat list in their order:
  * the intermediate nodes and their limits go.
  */
-function filterTree(document: PDFDocument, root: PDFDict, entries: PDFName, keep: (key: PDFObject, value: PDFObject) => boolean): void {
+function filterTree(document: PDFDocument, budget: DocumentBudget, root: PDFDict, entries: PDFName, keep: (key: PDFObject, value: PDFObject) => boolean): void {
   const pairs: PDFObject[] = [];
   const visited = new Set<PDFDict>();
   const visit = (node: PDFDict, depth: number) => {
     // A node listed twice, or a tree that loops back on itself, is read once.
     if (visited.has(node)) return;
     visited.add(node);
+    budget.check();
     const list = node.lookupMaybe(entries, PDFArray);
     for (let i = 0; i + 1 < (list?.size() ?? 0); i += 2) {
       const key = list?.get(i) as PDFObject;

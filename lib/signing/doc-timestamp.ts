@@ -7,17 +7,19 @@
  * one renews it before the authority's algorithms or keys weaken.
  */
 import { PDFDocument, ParseSpeeds, PDFRef } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from '../finishing/budget.js';
 import { addSignatureField, fillPlaceholder, placeholderDictionary } from './pdf-signature.js';
 
 /** Answers `pdf` with a document timestamp appended, and the timestamp token (its authority's chain is in it). */
 export async function appendDocumentTimestamp(
   pdf: Uint8Array,
   timestamp: (data: Uint8Array) => Promise<Uint8Array>,
+  budget: DocumentBudget,
 ): Promise<{ file: Uint8Array; token: Uint8Array }> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   const snapshot = doc.takeSnapshot();
   const dictionary = placeholderDictionary(doc, { Type: 'DocTimeStamp', SubFilter: 'ETSI.RFC3161' });
-  const changed = addSignatureField(doc, doc.context.register(dictionary), undefined, { emptyAppearance: false });
+  const changed = addSignatureField(doc, doc.context.register(dictionary), budget, undefined, { emptyAppearance: false });
   snapshot.markRefForSave(changed.page);
   // The form is written where it is: its own object, or inside the catalog.
   snapshot.markRefForSave(changed.acroForm ?? (doc.context.trailerInfo.Root as PDFRef));

@@ -18,6 +18,9 @@ import {
 } from '@cantoo/pdf-lib';
 import { digestOf, signedData, timestampAttribute } from './cms.js';
 import { ValidationError } from '../errors.js';
+import type { DocumentBudget } from '../finishing/budget.js';
+import { InputPdfError } from '../finishing/errors.js';
+import { readFieldTree, type FieldNode } from '../finishing/field-tree.js';
 import type { Signer } from './signer.js';
 
 /** Bytes kept for the CMS: the chain, the signature and a timestamp token with the TSA's chain fit in 24 KB with room. */
@@ -41,31 +44,40 @@ export type SignatureRequest = {
   /** Draws the visible signature: adds the widget's appearance and answers its page and rectangle; absent → invisible. */
   appearance?: (doc: PDFDocument) => Promise<{ page: number; rect: [number, number, number, number]; normal: PDFRef }>;
   now: Date;
+  /** The document's budget (lib/finishing/budget.ts): the walks of its form spend from it. */
+  budget: DocumentBudget;
 };
 
 /** PDF date string (D:YYYYMMDDHHmmSSZ). */
 const pdfDate = (date: Date) => `D:${date.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
 
 /**
- * True when `doc` already carries a signature (a field of type `/Sig` with a
- * value): a document someone signed before it came to be signed here.
+ * The nodes of `doc`'s field tree, each once (lib/finishing/field-tree.ts:
+ * iterative, a visited set, a depth and a node cap, each node counted
+ * against the budget); a tree that loops or shares a node is the caller's
+ * document that cannot be signed (a 400 naming it), not walked per path.
  */
-export function hasSignatures(doc: PDFDocument): boolean {
-  const form = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-  const fields = form?.lookupMaybe(PDFName.of('Fields'), PDFArray);
-  if (!fields) return false;
-  const signed = (field: PDFDict, depth: number): boolean => {
-    if (field.lookupMaybe(PDFName.of('FT'), PDFName) === PDFName.of('Sig') && field.get(PDFName.of('V')) != null) return true;
-    const kids = depth < 16 ? field.lookupMaybe(PDFName.of('Kids'), PDFArray) : undefined;
-    return kids != null && kids.asArray().some((kid) => {
-      const dict = doc.context.lookup(kid);
-      return dict instanceof PDFDict && signed(dict, depth + 1);
-    });
-  };
-  return fields.asArray().some((field) => {
-    const dict = doc.context.lookup(field);
-    return dict instanceof PDFDict && signed(dict, 0);
-  });
+function fieldNodes(doc: PDFDocument, budget: DocumentBudget): FieldNode[] {
+  const tree = readFieldTree(doc, budget);
+  if ('problem' in tree) throw new InputPdfError(tree.problem);
+  return tree.nodes;
+}
+
+/**
+ * True when `doc` already carries a signature (a field of type `/Sig`, its
+ * own or inherited, with a value): a document someone signed before it came
+ * to be signed here.
+ */
+export function hasSignatures(doc: PDFDocument, budget: DocumentBudget): boolean {
+  return fieldNodes(doc, budget).some((node) => node.type === 'Sig' && node.dict.get(PDFName.of('V')) != null);
+}
+
+/** The first `Signature<n>` no field of the form is named (the new field is a top-level one: its full name is its /T). */
+function freeSignatureName(nodes: FieldNode[]): string {
+  const taken = new Set(nodes.map((node) => node.name));
+  let n = 1;
+  while (taken.has(`Signature${n}`)) n += 1;
+  return `Signature${n}`;
 }
 
 /**
@@ -77,7 +89,7 @@ export function hasSignatures(doc: PDFDocument): boolean {
  */
 async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Promise<Uint8Array> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
-  const incremental = hasSignatures(doc);
+  const incremental = hasSignatures(doc, request.budget);
   if (incremental && request.certify) {
     throw new ValidationError({ 'pdf.signature.certify': 'The document is signed already: only its first signature may certify it' });
   }
@@ -105,7 +117,7 @@ async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Prom
   }
 
   const visible = request.appearance ? await request.appearance(doc) : undefined;
-  const changed = addSignatureField(doc, signatureRef, visible);
+  const changed = addSignatureField(doc, signatureRef, request.budget, visible);
   if (!snapshot) return doc.save({ updateFieldAppearances: false, useObjectStreams: false, objectsPerTick: Infinity });
   snapshot.markRefForSave(changed.page);
   snapshot.markRefForSave(changed.acroForm ?? (context.trailerInfo.Root as PDFRef));
@@ -134,10 +146,13 @@ export function placeholderDictionary(doc: PDFDocument, kind: { Type: 'Sig' | 'D
 export function addSignatureField(
   doc: PDFDocument,
   signatureRef: PDFRef,
+  budget: DocumentBudget,
   visible?: { page: number; rect: [number, number, number, number]; normal: PDFRef },
   options: { emptyAppearance: boolean } = { emptyAppearance: true },
 ): { page: PDFRef; acroForm: PDFRef | undefined } {
   const { context } = doc;
+  // Named before anything is added: a caller's form may have a field called Signature1 already.
+  const name = freeSignatureName(fieldNodes(doc, budget));
   const pages = doc.getPages();
   const page = pages[visible?.page ?? 0];
   if (!page) throw new Error('The document has no page to carry the signature');
@@ -151,7 +166,7 @@ export function addSignatureField(
       Type: 'Annot',
       Subtype: 'Widget',
       FT: 'Sig',
-      T: PDFString.of(`Signature${doc.getForm().getFields().length + 1}`),
+      T: PDFString.of(name),
       V: signatureRef,
       F: 132, // Print, Locked
       Rect: context.obj(visible?.rect ?? [0, 0, 0, 0]),
@@ -159,17 +174,22 @@ export function addSignatureField(
       ...(normal ? { AP: context.obj({ N: normal }) } : {}),
     }),
   );
-  const annotations = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
-  if (annotations) annotations.push(widget);
-  else page.node.set(PDFName.of('Annots'), context.obj([widget]));
-  let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  // A caller's document may hold anything where an array or a dictionary belongs: named, not thrown by pdf-lib (a 500).
+  const annotations = page.node.lookup(PDFName.of('Annots'));
+  if (annotations instanceof PDFArray) annotations.push(widget);
+  else if (annotations === undefined) page.node.set(PDFName.of('Annots'), context.obj([widget]));
+  else throw new InputPdfError(`Page ${(visible?.page ?? 0) + 1}'s annotations (/Annots) are not a list`);
+  const found = doc.catalog.lookup(PDFName.of('AcroForm'));
+  if (found !== undefined && !(found instanceof PDFDict)) throw new InputPdfError("The document's form (/AcroForm) is not a dictionary");
+  let acroForm = found;
   if (!acroForm) {
     acroForm = context.obj({ Fields: context.obj([]) });
     doc.catalog.set(PDFName.of('AcroForm'), acroForm);
   }
-  const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray);
-  if (fields) fields.push(widget);
-  else acroForm.set(PDFName.of('Fields'), context.obj([widget]));
+  const fields = acroForm.lookup(PDFName.of('Fields'));
+  if (fields instanceof PDFArray) fields.push(widget);
+  else if (fields === undefined) acroForm.set(PDFName.of('Fields'), context.obj([widget]));
+  else throw new InputPdfError("The document's form fields (/AcroForm /Fields) are not a list");
   acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3)); // SignaturesExist, AppendOnly
   const acroFormRef = doc.catalog.get(PDFName.of('AcroForm'));
   return { page: page.ref, acroForm: acroFormRef instanceof PDFRef ? acroFormRef : undefined };

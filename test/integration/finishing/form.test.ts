@@ -1,11 +1,15 @@
 import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
-import { PDFArray, PDFDocument, PDFName, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, it, mock } from 'node:test';
+import fontkit from '@cantoo/fontkit';
+import { PDFArray, PDFContentStream, PDFDocument, PDFFont, PDFForm, PDFName, PDFRawStream, PDFTextField, StandardFonts, decodePDFRawStream, PDFDict } from '@cantoo/pdf-lib';
 import { ValidationError } from '../../../lib/errors.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { FormPlan } from '../../../lib/finishing/finishing-plan.js';
+import { textFieldAppearance } from '../../../lib/finishing/field-text-layout.js';
 import { formStep } from '../../../lib/finishing/form.js';
 import { applicationForm } from '../../helpers/acroform.js';
 import { pageCountOf, pdftotext, qpdf, qpdfJson } from '../../helpers/pdf-tools.js';
@@ -26,6 +30,29 @@ function annotationTypes(pdf: Uint8Array): unknown[] {
   const objects = json.qpdf[1];
   const annots = (objects[`obj:${json.pages[0]?.object}`]?.value['/Annots'] ?? []) as string[];
   return annots.map((ref) => objects[`obj:${ref}`]?.value['/Subtype']);
+}
+
+/** A one-page document with a multi-line text field `notes` (automatic font size) over most of an A4 page. */
+async function notesForm(rect = { x: 50, y: 100, width: 400, height: 600 }): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  const field = doc.getForm().createTextField('notes');
+  field.enableMultiline();
+  field.addToPage(page, rect);
+  // Sized to fit the value, as forms' text areas usually are (pdf-lib wrote the size an empty field fits: 500).
+  field.setFontSize(0);
+  return doc.save({ updateFieldAppearances: false });
+}
+
+/** Noto Sans JP, the first font the form step draws Latin values in (form-fonts.ts). */
+const notoSansJp = () => readFileSync(join(dirname(createRequire(import.meta.url).resolve('@embedpdf/fonts-jp')), '..', 'fonts', 'NotoSansJP-Regular.otf'));
+
+/** Words, as many as make `length` characters, with a paragraph break now and then. */
+function prose(length: number): string {
+  const words = ['lorem', 'ipsum', 'dolor', 'sit', 'amet,', 'consectetur', 'adipiscing', 'elit.', 'Sed', 'do', 'eiusmod', 'tempor'];
+  let text = '';
+  for (let i = 0; text.length < length; i += 1) text += (words[i % words.length] as string) + (i % 97 === 96 ? '\n' : ' ');
+  return text.slice(0, length);
 }
 
 const valueOf = (pdf: Uint8Array, name: string) => acroform(pdf).fields.find((field) => field.fullname === name)?.value;
@@ -200,5 +227,125 @@ describe('formStep', () => {
     // Act, Assess
     const fields = await refusal(fill({ fields: { 'applicant.name': 'x' }, flatten: 'none' }, input));
     assert.match(fields['pdf.form'] ?? '', /loop/);
+  });
+
+  it('fills a multi-line field with the 10,000 characters the schema allows, measuring the text a bounded number of times', async () => {
+    // Prepare: every measurement and encoding of text by the font counted; pdf-lib's own line splitting
+    // measures ever shorter prefixes of the rest of the value for every line (millions of characters here).
+    const input = await notesForm();
+    const text = prose(10_000);
+    const bound = 20 * text.length;
+    let measured = 0;
+    const count = (text: string) => {
+      measured += text.length;
+      if (measured > bound) throw new Error(`measured more than ${bound} characters`);
+    };
+    const width = PDFFont.prototype.widthOfTextAtSize;
+    const encode = PDFFont.prototype.encodeText;
+    const widthMock = mock.method(PDFFont.prototype, 'widthOfTextAtSize', function (this: PDFFont, text: string, size: number) {
+      count(text);
+      return width.call(this, text, size);
+    });
+    const encodeMock = mock.method(PDFFont.prototype, 'encodeText', function (this: PDFFont, text: string) {
+      count(text);
+      return encode.call(this, text);
+    });
+
+    // Act
+    let out: Uint8Array;
+    try {
+      out = await fill({ fields: { notes: text }, flatten: 'fields' }, input);
+    } finally {
+      widthMock.mock.restore();
+      encodeMock.mock.restore();
+    }
+
+    // Assess: filled, drawn, and every word the text starts and ends with is on the page, inside the field.
+    assert.ok(measured <= bound);
+    assert.equal(qpdf(out, ['--check']).status, 0);
+    const words = [...pdftotext(out, ['-bbox']).stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)];
+    assert.equal(words.map((word) => word[5]).join(' '), text.split(/\s+/).filter(Boolean).join(' '));
+    for (const [, x1, y1, x2, y2] of words) {
+      // The field's rectangle: x 50–450, y 100–700 from the bottom of an 842-point page (142–742 from its top).
+      assert.ok(Number(x1) >= 50 && Number(x2) <= 450 && Number(y1) >= 142 && Number(y2) <= 742, `${x1} ${y1} ${x2} ${y2}`);
+    }
+  });
+
+  it("lays a multi-line value out as pdf-lib's own layout does: the same font size, lines and positions", async () => {
+    // Prepare: two identical fields in one document, one drawn by pdf-lib's provider, one by the step's.
+    const doc = await PDFDocument.load(await notesForm({ x: 50, y: 400, width: 300, height: 300 }));
+    doc.registerFontkit(fontkit);
+    const font = await doc.embedFont(notoSansJp(), { subset: true });
+    const form = doc.getForm();
+    const theirs = form.getTextField('notes');
+    const ours = form.createTextField('copy');
+    ours.enableMultiline();
+    ours.addToPage(doc.getPage(0), { x: 50, y: 50, width: 300, height: 300 });
+    const appearance = (field: PDFTextField) => {
+      const normal = field.acroField.getWidgets()[0]?.getNormalAppearance();
+      const stream = normal ? doc.context.lookup(normal) : undefined;
+      if (stream instanceof PDFRawStream) return Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1');
+      assert.ok(stream instanceof PDFContentStream);
+      return Buffer.from(stream.getUnencodedContents()).toString('latin1');
+    };
+    for (const text of [prose(700), 'One line', 'Two\nlines  with   spaces\n\nand an empty one', `${'x'.repeat(80)} a word wider than the field`]) {
+      for (const size of [0, 9]) {
+        theirs.setText(text);
+        ours.setText(text);
+        // Each drawing writes the size it chose into the /DA: set again (0 is the automatic size).
+        for (const field of [theirs, ours]) field.setFontSize(size);
+
+        // Act
+        theirs.updateAppearances(font);
+        ours.updateAppearances(font, textFieldAppearance(unboundedBudget()));
+
+        // Assess (a word wider than the field: pdf-lib put the rest of its paragraph on its line, the step a line of its own).
+        if (!text.startsWith('xxx')) assert.equal(appearance(ours), appearance(theirs), `${size}: ${text.slice(0, 30)}`);
+        else if (size === 9) {
+          const lines = [...appearance(ours).matchAll(/<([0-9A-F]*)> Tj/g)].map((line) => (line[1] ?? '').length / 4);
+          assert.equal(lines[0], 80, 'the wide word on a line of its own, then the rest of its paragraph');
+          assert.ok(lines.length > 1);
+        }
+      }
+    }
+  });
+
+  it('looks each value up once: a request naming many fields the form lacks walks the form once', async () => {
+    // Prepare
+    const getFields = mock.method(PDFForm.prototype, 'getFields');
+    const unknown = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`missing.${i}`, 'x']));
+
+    // Act
+    let fields: Record<string, string>;
+    try {
+      fields = await refusal(fill({ fields: { ...unknown, 'applicant.name': 'Jane' }, flatten: 'none' }));
+    } finally {
+      getFields.mock.restore();
+    }
+
+    // Assess: every unknown name refused, with the form's fields listed, from one walk of the form.
+    assert.equal(Object.keys(fields).length, 50);
+    assert.match(fields['pdf.form.fields.missing.49'] ?? '', /its fields: applicant\.name, applicant\.city/);
+    assert.ok(getFields.mock.callCount() <= 2, `${getFields.mock.callCount()} walks of the form`);
+  });
+
+  it('keeps the links and notes written inline in a page\'s /Annots when it flattens the form', async () => {
+    // Prepare: the application form's page with a link and a note written inline (not as references) in /Annots.
+    const doc = await PDFDocument.load(await applicationForm());
+    const { context } = doc;
+    const annots = doc.getPage(0).node.lookup(PDFName.of('Annots'), PDFArray);
+    annots.push(context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [50, 50, 150, 70], A: { S: 'URI', URI: 'https://example.com/' } }));
+    annots.push(context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [200, 50, 220, 70], Contents: 'A note' }));
+    const input = await doc.save();
+
+    // Act
+    const out = await fill({ fields: { 'applicant.name': 'Jane' }, flatten: 'fields' }, input);
+
+    // Assess: the widgets are drawn and gone, the link and the note stay.
+    assert.equal(qpdf(out, ['--check']).status, 0);
+    const page = (await PDFDocument.load(out)).getPage(0);
+    const kept = page.node.lookup(PDFName.of('Annots'), PDFArray).asArray().map((annot) => String(page.doc.context.lookup(annot, PDFDict).get(PDFName.of('Subtype'))));
+    assert.deepEqual(kept, ['/Link', '/Text']);
+    assert.match(pdftotext(out).stdout, /Jane/);
   });
 });
