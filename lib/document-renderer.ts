@@ -10,7 +10,7 @@ import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf } from './finishing/finish-pdf.js';
 import type { PageFacts } from './finishing/finishing-plan.js';
 import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/registry.js';
-import { PageImageLimitError } from './finishing/errors.js';
+import { InputPdfError, PageImageLimitError } from './finishing/errors.js';
 import { partFailure } from './finishing/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
 import type { PageImage, PageImagesPlan, PageImageType } from './finishing/page-images.js';
@@ -101,8 +101,11 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const steps = await stepsFor(plans, facts, deadline);
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
     return finishResult(rendered, steps, deadline, budget).catch((error: unknown) => {
-      // The merged document needs more than a document may spend: its parts together made it so.
-      throw error instanceof DocumentBudgetError ? new ValidationError({ parts: error.message }, { message: 'The merged document is too large to finish', cause: error }) : error;
+      // The merged document needs more than a document may spend, or holds a structure the steps cannot use
+      // (a form tree sharing its fields): its parts made it so, and which one is no longer known once assembled.
+      if (error instanceof DocumentBudgetError) throw new ValidationError({ parts: error.message }, { message: 'The merged document is too large to finish', cause: error });
+      if (error instanceof InputPdfError) throw new ValidationError({ parts: error.message }, { message: 'The merged document cannot be finished', cause: error });
+      throw error;
     });
   };
 
@@ -132,18 +135,18 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       }
       const result: RenderResult = { body: Buffer.from(existing.bytes.buffer, existing.bytes.byteOffset, existing.bytes.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
       const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline, budget) : result;
-      if (plan.images) return await imagesOf(finished, plan.images, deadline);
-      return plan.finishing.preview ? await withPreview(finished, plan.finishing, deadline) : finished;
+      if (plan.images) return await imagesOf(finished, plan.images, deadline, budget);
+      return plan.finishing.preview ? await withPreview(finished, plan.finishing, deadline, budget) : finished;
     } catch (error) {
       throw processFailure(error, plan);
     }
   };
 
   /** The images of a PDF's pages (lib/finishing/page-images.ts), within what is left of `deadline`. */
-  const drawPages = async (body: Buffer, images: PageImagesPlan, deadline: Deadline, password?: string): Promise<PageImage[]> => {
+  const drawPages = async (body: Buffer, images: PageImagesPlan, deadline: Deadline, budget: DocumentBudget, password?: string): Promise<PageImage[]> => {
     const { planPageImages, renderPageImages } = await import('./finishing/page-images.js');
     const pdf = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-    const planned = await withinDeadline(planPageImages(pdf, images), deadline);
+    const planned = await withinDeadline(planPageImages(pdf, images, budget), deadline);
     return renderPageImages(
       pdf,
       planned,
@@ -165,9 +168,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
    * Images of the finished PDF's pages: one image as it is, several in a ZIP in page order, each page's
    * image also kept beside it (the /sync and /async answers store them as files of their own: `fileUrls`).
    */
-  const imagesOf = async (finished: RenderResult, images: PageImagesPlan, deadline: Deadline): Promise<RenderResult> => {
+  const imagesOf = async (finished: RenderResult, images: PageImagesPlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
     const started = Date.now();
-    const drawn = await drawPages(finished.body, images, deadline);
+    const drawn = await drawPages(finished.body, images, deadline, budget);
     const timings = { ...finished.timings, images: Date.now() - started };
     const contentType = IMAGE_TYPES[images.type];
     const [first] = drawn;
@@ -183,11 +186,11 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
    * last step of the request, within its budget. A protected PDF is opened with its user password, so the
    * image shows what a reader who opens it sees (an owner password alone leaves the pages readable).
    */
-  const withPreview = async (finished: RenderResult, finishing: FinishingPlan, deadline: Deadline): Promise<RenderResult> => {
+  const withPreview = async (finished: RenderResult, finishing: FinishingPlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
     const preview = finishing.preview;
     if (!preview) return finished;
     const started = Date.now();
-    const [image] = await drawPages(finished.body, { type: preview.type, pages: '1', size: { width: preview.width } }, deadline, finishing.protect?.userPassword).catch(
+    const [image] = await drawPages(finished.body, { type: preview.type, pages: '1', size: { width: preview.width } }, deadline, budget, finishing.protect?.userPassword).catch(
       (error: unknown) => {
         throw error instanceof PageImageLimitError ? new ValidationError({ 'pdf.preview.width': error.message }, { cause: error }) : error;
       },
@@ -219,7 +222,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       const budget = documentBudget({ at: deadline.at, budgetMs: deadline.budgetMs });
       if (isProcessPlan(plan)) return processDocument(plan, deadline, budget);
       const result = isMergePlan(plan) ? await merge(plan, deadline, budget) : await single(plan, deadline, budget);
-      return withPreview(result, plan.finishing, deadline);
+      return withPreview(result, plan.finishing, deadline, budget);
     },
   };
 }

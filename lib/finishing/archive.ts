@@ -4,7 +4,7 @@
  * conform (see pdfa-fixes.ts), and PDF/UA's document-level requirements.
  */
 import { PDFDict, PDFHexString, PDFName, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 import { makeArchival } from './pdfa-fixes.js';
 import { makeAccessible } from './pdfua.js';
 import { buildXmp } from './xmp.js';

@@ -1,5 +1,5 @@
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, type PDFObject, PDFObjectCopier, type PDFPage, PDFRef, PDFString } from '@cantoo/pdf-lib';
-import type { PdfStep } from './finish-pdf.js';
+import type { PdfStep } from './step-types.js';
 import { openPdf, savePdf } from './pdf-document.js';
 
 /** One part of an assembled document: its PDF and the outline title the caller gave it, if any. */

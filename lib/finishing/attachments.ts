@@ -4,7 +4,7 @@
  * is what PDF/A-3 asks of an embedded file and how Factur-X finds its XML.
  */
 import { AFRelationship } from '@cantoo/pdf-lib';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 
 import { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship } from '../schemas/pdf-finishing.js';
 

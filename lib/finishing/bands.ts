@@ -7,7 +7,7 @@ import { bandDocument, bandMark, type BandLayout, type BandVariables } from './b
 import type { AssemblyPart } from './assemble.js';
 import type { DocumentBudget } from './budget.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 import { malformedInput } from './malformed-input.js';
 import { destinationPages } from './named-destinations.js';
 import { cropBox, pageRotation, shownSize } from './page-box.js';

@@ -17,7 +17,7 @@ import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject
 import type { DocumentBudget } from './budget.js';
 import { contentUsage, type DrawnSize } from './content-images.js';
 import { dropUnreachable } from './document-objects.js';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 import { subsetFonts } from './font-subset.js';
 import type { CompressPlan } from './finishing-plan.js';
 import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
@@ -382,7 +382,7 @@ function coverage(from: number, to: number): Array<{ first: number; weights: Flo
  * of the source area it covers, partly covered pixels weighted by how much
  * (Ghostscript's /Average, without snapping the ratio to a whole number).
  */
-export function downsample(samples: Samples, width: number, height: number, budget?: DocumentBudget): Samples {
+export function downsample(samples: Samples, width: number, height: number, budget: DocumentBudget): Samples {
   if (width >= samples.width && height >= samples.height) return samples;
   const { channels } = samples;
   const xs = coverage(samples.width, width);
@@ -390,7 +390,7 @@ export function downsample(samples: Samples, width: number, height: number, budg
   // Across first, into one row per source row; then down.
   const across = new Float32Array(width * samples.height * channels);
   for (let y = 0; y < samples.height; y += 1) {
-    budget?.check();
+    budget.check();
     const row = y * samples.width * channels;
     for (let x = 0; x < width; x += 1) {
       const { first, weights } = xs[x] as { first: number; weights: Float64Array };
@@ -404,7 +404,7 @@ export function downsample(samples: Samples, width: number, height: number, budg
   const data = new Uint8Array(width * height * channels);
   const rowLength = width * channels;
   for (let y = 0; y < height; y += 1) {
-    budget?.check();
+    budget.check();
     const { first, weights } = ys[y] as { first: number; weights: Float64Array };
     for (let i = 0; i < rowLength; i += 1) {
       let sum = 0;

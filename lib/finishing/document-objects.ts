@@ -17,7 +17,7 @@ import { visitCounter } from './visit-counter.js';
  * With `budget`, every dictionary, array and stream visited counts against
  * its `objects` total (and its deadline is checked as the walk goes).
  */
-export function dropUnreachable(document: PDFDocument, options: { removed?: PDFRef[]; renumber?: boolean; budget?: DocumentBudget } = {}): void {
+export function dropUnreachable(document: PDFDocument, options: { removed?: PDFRef[]; renumber?: boolean; budget: DocumentBudget }): void {
   const { context } = document;
   const visits = options.budget ? visitCounter(options.budget) : undefined;
   const reached = new Set<string>();
@@ -51,7 +51,7 @@ export function dropUnreachable(document: PDFDocument, options: { removed?: PDFR
   const deleted = new Set((options.removed ?? []).map((ref) => ref.toString()));
   let largest = 0;
   for (const [ref] of context.enumerateIndirectObjects()) {
-    options.budget?.check();
+    options.budget.check();
     if (reached.has(ref.toString())) largest = Math.max(largest, ref.objectNumber);
     else {
       deleted.add(ref.toString());
@@ -60,7 +60,7 @@ export function dropUnreachable(document: PDFDocument, options: { removed?: PDFR
   }
   const gone = (value: PDFObject) => value instanceof PDFRef && deleted.has(value.toString());
   for (const container of containers) {
-    options.budget?.check();
+    options.budget.check();
     if (container instanceof PDFDict) {
       for (const [key, value] of container.entries()) if (gone(value)) container.set(key, PDFNull);
     } else {

@@ -1,9 +1,11 @@
 import { RenderError } from '../errors.js';
 
 /**
- * A printed PDF the finishing stage could not read or rewrite: Chromium's
- * output is the input, so this is the service's fault (a 500), never the
- * caller's; the cause keeps the PDF library's reason for the log.
+ * A PDF the finishing stage could not read or rewrite for a reason of its
+ * own (a 500; the cause keeps the PDF library's reason for the log). What a
+ * caller's PDF makes impossible (a structure the steps cannot use, a bound it
+ * breaks) is an `InputPdfError` or a `DocumentBudgetError` instead, a 400
+ * naming the document or the parts.
  */
 export class FinishingError extends RenderError {
   constructor(step: string, options: { cause?: unknown } = {}) {

@@ -7,8 +7,6 @@ import type { DocumentBudget } from './budget.js';
 import { FINISHING_ORDER, type FinishingSteps } from './registry.js';
 import type { FinishingStep } from './step-types.js';
 
-export type { DocumentEdit, FinishingStep, PdfStep } from './step-types.js';
-
 // Loaded with the first edit, once: the PDF library is no part of a render that only passes bytes on.
 let pdfDocument: Promise<typeof import('./pdf-document.js')> | undefined;
 const loadPdfDocument = () => (pdfDocument ??= import('./pdf-document.js'));

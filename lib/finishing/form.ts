@@ -21,7 +21,7 @@ import type { DocumentBudget } from './budget.js';
 import { dropUnreachable } from './document-objects.js';
 import { fieldTreeProblem } from './field-tree.js';
 import { textFieldAppearance } from './field-text-layout.js';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 import type { FormPlan, FormValue } from './finishing-plan.js';
 import { malformedInput } from './malformed-input.js';
 import { isolatePageContent } from './watermark.js';
@@ -196,7 +196,7 @@ function flatten(document: PDFDocument, scope: 'fields' | 'all', budget: Documen
     page.node.set(PDFName.of('Annots'), context.obj(kept));
   }
   document.catalog.delete(PDFName.of('AcroForm'));
-  dropUnreachable(document);
+  dropUnreachable(document, { budget });
 }
 
 /** The annotation's normal appearance stream: /AP /N, or its /AS state when /N holds states. */

@@ -73,9 +73,9 @@ export type PlannedImages = { pages: Planned[]; standardFonts: boolean };
  * named but not carried): PDF.js draws those with its standard fonts, which are then sent
  * with each page (about 1 MB as base64); a file that embeds its fonts, as Chromium's prints do, goes without.
  */
-function hasFontsNotEmbedded(doc: PDFDocument, budget: DocumentBudget | undefined): boolean {
+function hasFontsNotEmbedded(doc: PDFDocument, budget: DocumentBudget): boolean {
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
-    budget?.check();
+    budget.check();
     if (!(object instanceof PDFDict) || object.lookup(PDFName.of('Type')) !== PDFName.of('Font')) continue;
     const subtype = object.lookup(PDFName.of('Subtype'));
     // A composite font's glyphs are in its descendant (a Font of its own); a Type 3 font draws them itself.
@@ -91,10 +91,9 @@ const FONT_FILES = ['FontFile', 'FontFile2', 'FontFile3'];
 /**
  * The pages to image and each one's pixel size, as a reader shows the page
  * (its crop box, turned by /Rotate; US Letter without a usable /MediaBox);
- * PageImageLimitError past a bound. With `budget`, its loops stop at the
- * deadline.
+ * PageImageLimitError past a bound; its loops stop at the budget's deadline.
  */
-export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan, budget?: DocumentBudget): Promise<PlannedImages> {
+export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan, budget: DocumentBudget): Promise<PlannedImages> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, ignoreEncryption: true });
   const count = doc.getPageCount();
   const { pages, beyond } = selectPages(plan.pages, count);
@@ -104,7 +103,7 @@ export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan, budg
   }
   const field = 'dpi' in plan.size ? 'image.dpi' : 'image.width';
   const planned = pages.map((index) => {
-    budget?.check();
+    budget.check();
     const { width: w, height: h } = shownSize(doc.getPage(index));
     const scale = 'dpi' in plan.size ? plan.size.dpi / 72 : plan.size.width / w;
     const width = Math.max(1, Math.round(w * scale));

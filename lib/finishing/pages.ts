@@ -4,7 +4,7 @@ import { orderPages, selectPages } from '../validation/page-ranges.js';
 import type { DocumentBudget } from './budget.js';
 import { dropUnreachable } from './document-objects.js';
 import { fieldTreeProblem } from './field-tree.js';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 import { malformedInput } from './malformed-input.js';
 import { pageRotation } from './page-box.js';
 import { dropPagesFromStructure } from './structure-tree.js';
@@ -90,7 +90,7 @@ function keepPages(document: PDFDocument, order: number[], budget: DocumentBudge
     document.context.assign(page.ref, page.node);
     document.addPage(page);
   }
-  dropUnreachable(document, { removed: dropped.map((page) => page.ref), renumber: true });
+  dropUnreachable(document, { removed: dropped.map((page) => page.ref), renumber: true, budget });
 }
 
 /** Removes the form fields whose widgets are all on `dropped` pages (a field with a widget on a kept page stays). */

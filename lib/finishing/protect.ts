@@ -1,6 +1,6 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, type PDFDocument, type PDFObject, PDFStream, PDFString } from '@cantoo/pdf-lib';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 import type { ProtectPlan } from './finishing-plan.js';
 
 /**

@@ -8,7 +8,7 @@ import { tokenCertificates } from '../signing/timestamp.js';
 import { mergeMaterial, newMaterial, RevocationUnavailableError, type ValidationMaterial } from '../signing/validation-material.js';
 import { commonName } from '../signing/signer.js';
 import type { SignerRegistry } from '../signing/signers.js';
-import type { PdfStep } from './finish-pdf.js';
+import type { PdfStep } from './step-types.js';
 import type { SignPlan } from './finishing-plan.js';
 import { cropBox } from './page-box.js';
 import { openPdf } from './pdf-document.js';

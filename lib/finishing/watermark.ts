@@ -2,7 +2,7 @@ import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImag
 import { ValidationError } from '../errors.js';
 import { selectPages } from '../validation/page-ranges.js';
 import type { DocumentBudget } from './budget.js';
-import type { DocumentEdit } from './finish-pdf.js';
+import type { DocumentEdit } from './step-types.js';
 import type { StampPlan } from './finishing-plan.js';
 import { cropBox, ensureMediaBox, pageRotation } from './page-box.js';
 import { openPdf } from './pdf-document.js';

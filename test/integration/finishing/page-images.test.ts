@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { withFinishing } from '../../../lib/document-renderer.js';
@@ -58,7 +59,7 @@ describe('renderPageImages', () => {
     // Act
     const images = await renderPageImages(
       pdf,
-      await planPageImages(pdf, plan),
+      await planPageImages(pdf, plan, unboundedBudget()),
       plan,
       (input, timeoutMs, elements) => {
         renders += 1;

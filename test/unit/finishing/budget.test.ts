@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BudgetDeadlineError, DocumentBudgetError, documentBudget } from '../../../lib/finishing/budget.js';
-import { finishPdf, type PdfStep } from '../../../lib/finishing/finish-pdf.js';
+import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import type { PdfStep } from '../../../lib/finishing/step-types.js';
 
 describe('documentBudget', () => {
   it('lets work go on before its deadline and stops it with BudgetDeadlineError after', () => {

@@ -2,7 +2,8 @@ import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { finishPdf, type DocumentEdit, type PdfStep } from '../../../lib/finishing/finish-pdf.js';
+import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import type { DocumentEdit, PdfStep } from '../../../lib/finishing/step-types.js';
 
 const append = (tag: string): PdfStep => async (pdf) => new Uint8Array([...pdf, tag.charCodeAt(0)]);
 

@@ -1,3 +1,4 @@
+import { unboundedBudget } from '../../../lib/finishing/budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
@@ -16,7 +17,7 @@ describe('planPageImages', () => {
     const pdf = await doc.save();
 
     // Act
-    const planned = await planPageImages(pdf, { type: 'png', pages: '', size: { dpi: 72 } });
+    const planned = await planPageImages(pdf, { type: 'png', pages: '', size: { dpi: 72 } }, unboundedBudget());
 
     // Assess
     assert.deepEqual(planned.pages, [

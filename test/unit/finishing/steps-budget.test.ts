@@ -6,7 +6,7 @@ import { archiveStep } from '../../../lib/finishing/archive.js';
 import { attachStep } from '../../../lib/finishing/attachments.js';
 import { BudgetDeadlineError, documentBudget, unboundedBudget } from '../../../lib/finishing/budget.js';
 import { compressStep } from '../../../lib/finishing/compress.js';
-import type { DocumentEdit } from '../../../lib/finishing/finish-pdf.js';
+import type { DocumentEdit } from '../../../lib/finishing/step-types.js';
 import { stampStep } from '../../../lib/finishing/watermark.js';
 
 const png = () => {
