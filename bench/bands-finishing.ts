@@ -5,7 +5,7 @@
  * printer replaying the recorded bands: the PDF library's share of the bands' cost (CPU ms per
  * render) and the file it makes, apart from Chromium's prints and the shared machine's load.
  */
-import { unboundedBudget } from '../lib/finishing/budget.js';
+import { unboundedBudget } from '../lib/budget/document-budget.js';
 import { warmRenderer } from '../test/helpers/local-egress.js';
 import { reportHtml } from '../test/helpers/report.js';
 import { withFinishing } from '../lib/document-renderer.js';

@@ -8,7 +8,7 @@
  * text into `<printed.pdf>.stamp.pdf`, as the service prints it once per
  * process), so that runs on different commits finish the very same bytes.
  */
-import { unboundedBudget } from '../lib/finishing/budget.js';
+import { unboundedBudget } from '../lib/budget/document-budget.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { invoiceXml } from '../test/conformance/invoices.js';

@@ -7,7 +7,7 @@
  * AWS that round trip is network time to KMS in the region, typically tens of
  * milliseconds, not measured here).
  */
-import { unboundedBudget } from '../lib/finishing/budget.js';
+import { unboundedBudget } from '../lib/budget/document-budget.js';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { finishPdf } from '../lib/finishing/finish-pdf.js';
 import { signStep } from '../lib/finishing/sign.js';

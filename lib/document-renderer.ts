@@ -4,13 +4,14 @@
  */
 import { startDeadline, type Deadline } from './deadline.js';
 import { RenderTimeoutError, ValidationError } from './errors.js';
-import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './finishing/budget.js';
+import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './budget/document-budget.js';
 import type { AssemblyPart } from './finishing/assemble.js';
 import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
 import { finishPdf } from './finishing/finish-pdf.js';
 import type { PageFacts } from './finishing/finishing-plan.js';
 import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/registry.js';
-import { InputPdfError, PageImageLimitError } from './finishing/errors.js';
+import { PageImageLimitError } from './finishing/errors.js';
+import { InputPdfError } from './pdf/errors.js';
 import { partFailure } from './finishing/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
 import type { PageImage, PageImagesPlan, PageImageType } from './finishing/page-images.js';
@@ -218,7 +219,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         return renderer.render(plan, options);
       }
       const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
-      // The request's one budget: every step of its document spends from it (lib/finishing/budget.ts).
+      // The request's one budget: every step of its document spends from it (lib/budget/document-budget.ts).
       const budget = documentBudget({ at: deadline.at, budgetMs: deadline.budgetMs });
       if (isProcessPlan(plan)) return processDocument(plan, deadline, budget);
       const result = isMergePlan(plan) ? await merge(plan, deadline, budget) : await single(plan, deadline, budget);

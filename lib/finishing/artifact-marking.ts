@@ -6,7 +6,7 @@
  * `/Artifact`, which is what it is: nothing a reader must hear.
  */
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, type PDFDocument, type PDFPage } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { streamBytes } from './stream-bytes.js';
 
 /** One operator with its operands: its byte range in the content stream. */

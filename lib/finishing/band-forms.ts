@@ -13,7 +13,7 @@ import {
   type PDFPage,
   type PDFRef,
 } from '@cantoo/pdf-lib';
-import { mediaBox } from './page-box.js';
+import { mediaBox } from '../pdf/page-box.js';
 
 /** A band page made a form XObject of the body's document: its reference and its size in points. */
 export type BandForm = { ref: PDFRef; width: number; height: number };

@@ -5,12 +5,12 @@ import { loadTemplateRenderer } from '../templates/template-engine.js';
 import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
 import type { AssemblyPart } from './assemble.js';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
 import type { DocumentEdit } from './step-types.js';
 import { malformedInput } from './malformed-input.js';
 import { destinationPages } from './named-destinations.js';
-import { cropBox, pageRotation, shownSize } from './page-box.js';
+import { cropBox, pageRotation, shownSize } from '../pdf/page-box.js';
 import { openPdf } from './pdf-document.js';
 import { isolatePageContent } from './watermark.js';
 

@@ -14,14 +14,14 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { contentUsage, type DrawnSize } from './content-images.js';
 import { dropUnreachable } from './document-objects.js';
 import type { DocumentEdit } from './step-types.js';
 import { subsetFonts } from './font-subset.js';
 import type { CompressPlan } from './finishing-plan.js';
 import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
-import { mediaBox } from './page-box.js';
+import { mediaBox } from '../pdf/page-box.js';
 import { readImageHeader } from '../image-header.js';
 
 /**

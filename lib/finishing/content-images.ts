@@ -10,7 +10,7 @@
  * account is complete.
  */
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, type PDFObject, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { streamBytes } from './stream-bytes.js';
 import { type VisitCounter, visitCounter } from './visit-counter.js';
 

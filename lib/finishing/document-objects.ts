@@ -4,7 +4,7 @@
  * tree is safe to walk: field-tree.ts).
  */
 import { PDFArray, PDFDict, PDFName, PDFNull, PDFRef, PDFStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { visitCounter } from './visit-counter.js';
 
 /**

@@ -14,20 +14,6 @@ export class FinishingError extends RenderError {
   }
 }
 
-/**
- * A caller's PDF to process that cannot be used: not a PDF, damaged beyond
- * what the reader recovers, past the input bounds, or encrypted without the
- * right password (`password`). The message is the problem, phrased for the field.
- */
-export class InputPdfError extends Error {
-  readonly password: boolean;
-  constructor(problem: string, options: { password?: boolean; cause?: unknown } = {}) {
-    super(problem, { cause: options.cause });
-    this.name = 'InputPdfError';
-    this.password = options.password ?? false;
-  }
-}
-
 /** An existing PDF that the archive step cannot make conform to the PDF/A level asked for: each reason named. */
 export class PdfaConformanceError extends Error {
   readonly reasons: string[];

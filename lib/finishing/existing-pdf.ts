@@ -5,8 +5,8 @@
  */
 import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFInvalidObject, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
 import type { PdfaLevel } from './archive.js';
-import type { DocumentBudget } from './budget.js';
-import { InputPdfError } from './errors.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
+import { InputPdfError } from '../pdf/errors.js';
 import { malformedInput } from './malformed-input.js';
 import { pdfFacts, type PdfFacts } from './pdf-facts.js';
 import { readPdfInput } from './pdf-input-bounds.js';

@@ -32,7 +32,7 @@ import {
   type PDFTextField,
   type TextPosition,
 } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 /** pdf-lib's bounds for a field's automatic font size (layout.ts). */
 const MIN_FONT_SIZE = 4;

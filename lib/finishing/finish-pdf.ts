@@ -3,7 +3,7 @@
  * and before delivery, run in the registry's order (registry.ts).
  */
 import type { PDFDocument } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { FINISHING_ORDER, type FinishingSteps } from './registry.js';
 import type { FinishingStep } from './step-types.js';
 

@@ -15,7 +15,7 @@
 import { deflateSync } from 'node:zlib';
 import fontkit from '@cantoo/fontkit';
 import { PDFArray, type PDFDocument, PDFDict, PDFName, PDFNumber, type PDFObject, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import type { ContentUsage } from './content-images.js';
 import { streamBytes } from './stream-bytes.js';
 

@@ -17,9 +17,9 @@ import {
   type PDFPage,
 } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { dropUnreachable } from './document-objects.js';
-import { fieldTreeProblem } from './field-tree.js';
+import { fieldTreeProblem } from '../pdf/field-tree.js';
 import { textFieldAppearance } from './field-text-layout.js';
 import type { DocumentEdit } from './step-types.js';
 import type { FormPlan, FormValue } from './finishing-plan.js';

@@ -6,8 +6,8 @@
  * never a 500. The service's own errors pass as they are.
  */
 import { ServiceError } from '../errors.js';
-import { BudgetDeadlineError, DocumentBudgetError } from './budget.js';
-import { InputPdfError } from './errors.js';
+import { BudgetDeadlineError, DocumentBudgetError } from '../budget/document-budget.js';
+import { InputPdfError } from '../pdf/errors.js';
 
 /** `error` as the caller's document's problem (`what` failed: "The form could not be filled"), unless it is already one of the service's. */
 export function malformedInput(error: unknown, what: string): unknown {

@@ -26,9 +26,10 @@ import { MAX_IMAGE_PIXELS } from '../image-limits.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../schemas/process-requests.js';
 import { selectPages } from '../validation/page-ranges.js';
-import type { DocumentBudget } from './budget.js';
-import { InputPdfError, PageImageLimitError } from './errors.js';
-import { shownSize } from './page-box.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
+import { PageImageLimitError } from './errors.js';
+import { InputPdfError } from '../pdf/errors.js';
+import { shownSize } from '../pdf/page-box.js';
 
 export type PageImageType = 'png' | 'jpeg' | 'webp';
 

@@ -1,12 +1,12 @@
 import { degrees, PDFArray, PDFDict, PDFName, PDFRef, type PDFDocument, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { orderPages, selectPages } from '../validation/page-ranges.js';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { dropUnreachable } from './document-objects.js';
-import { fieldTreeProblem } from './field-tree.js';
+import { fieldTreeProblem } from '../pdf/field-tree.js';
 import type { DocumentEdit } from './step-types.js';
 import { malformedInput } from './malformed-input.js';
-import { pageRotation } from './page-box.js';
+import { pageRotation } from '../pdf/page-box.js';
 import { dropPagesFromStructure } from './structure-tree.js';
 import type { PagesPlan } from './finishing-plan.js';
 

@@ -23,11 +23,11 @@ import {
   type PDFField,
   type PDFObject,
 } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
-import { InputPdfError } from './errors.js';
-import { readFieldTree } from './field-tree.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
+import { InputPdfError } from '../pdf/errors.js';
+import { readFieldTree } from '../pdf/field-tree.js';
 import type { ProtectPlan } from './finishing-plan.js';
-import { cropBox, pageRotation } from './page-box.js';
+import { cropBox, pageRotation } from '../pdf/page-box.js';
 import type { InputEncryption } from './pdf-input-bounds.js';
 
 /** Most bytes of an XMP packet read (inflated with this ceiling). */

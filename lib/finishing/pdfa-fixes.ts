@@ -17,7 +17,7 @@ import {
   type PDFDocument,
 } from '@cantoo/pdf-lib';
 import { randomBytes } from 'node:crypto';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 /** Annotation flags (PDF 32000-1 12.5.3). */
 const FLAG_INVISIBLE = 1;

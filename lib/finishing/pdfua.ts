@@ -7,7 +7,7 @@
  */
 import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
 import { markUntaggedContentAsArtifacts } from './artifact-marking.js';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 /** Applies PDF/UA-1's document-level rules to a tagged Chromium PDF; the content walk spends from `budget`. */
 export function makeAccessible(doc: PDFDocument, budget: DocumentBudget): void {

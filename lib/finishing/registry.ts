@@ -25,7 +25,7 @@
  * encryption are not combined: the schema refuses both).
  */
 import type { AssemblyPart } from './assemble.js';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import type { Attachment } from './attachments.js';
 import type { BandFacts, BandsPlan } from './bands-plan.js';
 import type { BandPrinter } from './bands.js';

@@ -10,7 +10,7 @@ import { commonName } from '../signing/signer.js';
 import type { SignerRegistry } from '../signing/signers.js';
 import type { PdfStep } from './step-types.js';
 import type { SignPlan } from './finishing-plan.js';
-import { cropBox } from './page-box.js';
+import { cropBox } from '../pdf/page-box.js';
 import { openPdf } from './pdf-document.js';
 import type { TextDrawer } from './watermark.js';
 

@@ -5,7 +5,7 @@
  * document check it.
  */
 import type { PDFDocument } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 /** An operation on a finished PDF's bytes, for a step that makes a new file (assembly builds one from its parts, a signature appends to it). */
 export type PdfStep = (pdf: Uint8Array, budget: DocumentBudget) => Promise<Uint8Array>;

@@ -18,7 +18,7 @@
  */
 import { constants, inflateSync } from 'node:zlib';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFName, PDFNumber, type PDFObject, PDFRawStream, type PDFStream } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 /**
  * Most bytes one stream may decode to. Far above a real page's content or a

@@ -1,5 +1,5 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, type PDFDocument, type PDFObject, type PDFPage } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 const K = PDFName.of('K');
 const PG = PDFName.of('Pg');

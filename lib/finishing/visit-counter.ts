@@ -4,7 +4,7 @@
  * the visit, a batch keeps the count exact within BATCH and the deadline
  * checked every BATCH visits.
  */
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 const BATCH = 1024;
 

@@ -1,10 +1,10 @@
 import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 import { ValidationError } from '../errors.js';
 import { selectPages } from '../validation/page-ranges.js';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import type { DocumentEdit } from './step-types.js';
 import type { StampPlan } from './finishing-plan.js';
-import { cropBox, ensureMediaBox, pageRotation } from './page-box.js';
+import { cropBox, ensureMediaBox, pageRotation } from '../pdf/page-box.js';
 import { openPdf } from './pdf-document.js';
 
 /** What a text watermark looks like before it is placed: the fields that change its drawing. */

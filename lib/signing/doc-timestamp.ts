@@ -7,7 +7,7 @@
  * one renews it before the authority's algorithms or keys weaken.
  */
 import { PDFDocument, ParseSpeeds, PDFRef } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from '../finishing/budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import { addSignatureField, fillPlaceholder, placeholderDictionary } from './pdf-signature.js';
 
 /** Answers `pdf` with a document timestamp appended, and the timestamp token (its authority's chain is in it). */

@@ -18,9 +18,9 @@ import {
 } from '@cantoo/pdf-lib';
 import { digestOf, signedData, timestampAttribute } from './cms.js';
 import { ValidationError } from '../errors.js';
-import type { DocumentBudget } from '../finishing/budget.js';
-import { InputPdfError } from '../finishing/errors.js';
-import { readFieldTree, type FieldNode } from '../finishing/field-tree.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
+import { InputPdfError } from '../pdf/errors.js';
+import { readFieldTree, type FieldNode } from '../pdf/field-tree.js';
 import type { Signer } from './signer.js';
 
 /** Bytes kept for the CMS: the chain, the signature and a timestamp token with the TSA's chain fit in 24 KB with room. */
@@ -44,7 +44,7 @@ export type SignatureRequest = {
   /** Draws the visible signature: adds the widget's appearance and answers its page and rectangle; absent → invisible. */
   appearance?: (doc: PDFDocument) => Promise<{ page: number; rect: [number, number, number, number]; normal: PDFRef }>;
   now: Date;
-  /** The document's budget (lib/finishing/budget.ts): the walks of its form spend from it. */
+  /** The document's budget (lib/budget/document-budget.ts): the walks of its form spend from it. */
   budget: DocumentBudget;
 };
 
@@ -52,7 +52,7 @@ export type SignatureRequest = {
 const pdfDate = (date: Date) => `D:${date.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
 
 /**
- * The nodes of `doc`'s field tree, each once (lib/finishing/field-tree.ts:
+ * The nodes of `doc`'s field tree, each once (lib/pdf/field-tree.ts:
  * iterative, a visited set, a depth and a node cap, each node counted
  * against the budget); a tree that loops or shares a node is the caller's
  * document that cannot be signed (a 400 naming it), not walked per path.

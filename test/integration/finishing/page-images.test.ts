@@ -1,8 +1,8 @@
-import { unboundedBudget } from '../../../lib/finishing/budget.js';
+import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { withFinishing } from '../../../lib/document-renderer.js';
-import { InputPdfError } from '../../../lib/finishing/errors.js';
+import { InputPdfError } from '../../../lib/pdf/errors.js';
 import { planPageImages, renderPageImages } from '../../../lib/finishing/page-images.js';
 import { imageSize } from 'image-size';
 import { PlanStepError } from '../../../lib/render/errors.js';

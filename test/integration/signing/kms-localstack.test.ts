@@ -8,7 +8,7 @@
  * the requests. Runs in `npm run test:localstack` (TEST_AWS_ENDPOINT set);
  * skipped without it.
  */
-import { unboundedBudget } from '../../../lib/finishing/budget.js';
+import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

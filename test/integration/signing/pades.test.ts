@@ -8,7 +8,7 @@
  * server (its successful signing is kms-localstack.test.ts's: moto signs a
  * DIGEST wrongly).
  */
-import { unboundedBudget } from '../../../lib/finishing/budget.js';
+import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';

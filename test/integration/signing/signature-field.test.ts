@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
-import { documentBudget, unboundedBudget } from '../../../lib/finishing/budget.js';
-import { InputPdfError } from '../../../lib/finishing/errors.js';
+import { documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
+import { InputPdfError } from '../../../lib/pdf/errors.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import { signStep } from '../../../lib/finishing/sign.js';
 import { loadOrCreateDevPki, type DevPki } from '../../../lib/signing/dev-pki.js';

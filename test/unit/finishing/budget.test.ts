@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BudgetDeadlineError, DocumentBudgetError, documentBudget } from '../../../lib/finishing/budget.js';
+import { BudgetDeadlineError, DocumentBudgetError, documentBudget } from '../../../lib/budget/document-budget.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import type { PdfStep } from '../../../lib/finishing/step-types.js';
 

@@ -1,4 +1,4 @@
-import { DocumentBudgetError, documentBudget, unboundedBudget } from '../../../lib/finishing/budget.js';
+import { DocumentBudgetError, documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFName, PDFRawStream, type PDFRef } from '@cantoo/pdf-lib';
-import { DocumentBudgetError, documentBudget } from '../../../lib/finishing/budget.js';
+import { DocumentBudgetError, documentBudget } from '../../../lib/budget/document-budget.js';
 import { compressStep } from '../../../lib/finishing/compress.js';
 import { contentUsage } from '../../../lib/finishing/content-images.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { cropBox, ensureMediaBox, LETTER, mediaBox, pageRotation, shownSize } from '../../../lib/finishing/page-box.js';
+import { cropBox, ensureMediaBox, LETTER, mediaBox, pageRotation, shownSize } from '../../../lib/pdf/page-box.js';
 
 /** A one-page document whose page dictionary gets `entries` (a name to a PDF object literal) after its MediaBox is removed. */
 const pageWith = async (entries: Record<string, unknown>) => {

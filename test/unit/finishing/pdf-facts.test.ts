@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { documentBudget, unboundedBudget } from '../../../lib/finishing/budget.js';
-import { InputPdfError } from '../../../lib/finishing/errors.js';
+import { documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
+import { InputPdfError } from '../../../lib/pdf/errors.js';
 import { openExistingPdf } from '../../../lib/finishing/existing-pdf.js';
 import { sharedKidsForm } from '../../helpers/field-trees.js';
 

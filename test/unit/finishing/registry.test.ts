@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName, PDFString } from '@cantoo/pdf-lib';
-import { unboundedBudget } from '../../../lib/finishing/budget.js';
+import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
 import {
   FINISHING_ORDER,

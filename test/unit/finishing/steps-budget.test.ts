@@ -4,7 +4,7 @@ import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
 import { archiveStep } from '../../../lib/finishing/archive.js';
 import { attachStep } from '../../../lib/finishing/attachments.js';
-import { BudgetDeadlineError, documentBudget, unboundedBudget } from '../../../lib/finishing/budget.js';
+import { BudgetDeadlineError, documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { compressStep } from '../../../lib/finishing/compress.js';
 import type { DocumentEdit } from '../../../lib/finishing/step-types.js';
 import { stampStep } from '../../../lib/finishing/watermark.js';

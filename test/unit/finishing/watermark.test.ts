@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, type PDFPage } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
-import { unboundedBudget } from '../../../lib/finishing/budget.js';
+import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import type { StampPlan } from '../../../lib/finishing/finishing-plan.js';
 import { stampStep } from '../../../lib/finishing/watermark.js';
 

@@ -1,4 +1,4 @@
-import { unboundedBudget } from '../../../lib/finishing/budget.js';
+import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ValidationError } from '../../../lib/errors.js';

@@ -6,7 +6,7 @@
  * pdf-lib's own walk meets it.
  */
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRef, PDFString, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from './budget.js';
+import type { DocumentBudget } from '../budget/document-budget.js';
 
 /** Most fields and widgets a form may hold, and how deep its field tree may nest: pdf-lib walks it recursively. */
 const MAX_FORM_NODES = 20_000;
