@@ -1,9 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { FileStore, StoredFile } from '../files/file-store.js';
 import { safeEntryName, zipStream, type ZipEntry } from '../files/zip-stream.js';
+import { documentBudget } from '../budget/document-budget.js';
 import { assembleParts, type AssemblyPart } from '../finishing/assemble.js';
 import type { JobError } from '../jobs/job-store.js';
 import type { BatchItemRecord, BatchKey, BatchOutput } from './batch-store.js';
+
+/** How long the merged PDF of a batch may take to assemble: batch-outputs-build's 900 s, less a minute to store it. */
+const MERGE_BUDGET_MS = 840_000;
 
 /** An item a batch-wide file was made without (its file had expired or was gone), and why: the manifest lists them. */
 export type LeftOutItem = { index: number; name: string; error: JobError };
@@ -157,7 +161,8 @@ async function writeMerged(key: BatchKey, items: BatchItemRecord[], deps: Output
     pages += added;
     if (pages > limits.mergedPages) throw new MergedTooLargeError(`The merged PDF would pass ${limits.mergedPages} pages; download the items' files from the manifest instead`);
   };
-  const merged = await assembleParts(parts(), false, countPages);
+  // The merged file is made within its function's 900 s (serverless.yml, batch-outputs-build), less what writing it takes.
+  const merged = await assembleParts(parts(), false, documentBudget({ at: Date.now() + MERGE_BUDGET_MS, budgetMs: MERGE_BUDGET_MS }), countPages);
   if (merging === 0) throw new Error("Every PDF item's file had expired: nothing to merge");
   const file = await deps.files.put(key.accountId, Buffer.from(merged.buffer, merged.byteOffset, merged.byteLength), 'application/pdf');
   return { file, leftOut };

@@ -1,4 +1,5 @@
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, type PDFObject, PDFObjectCopier, type PDFPage, PDFRef, PDFString } from '@cantoo/pdf-lib';
+import type { DocumentBudget } from '../budget/document-budget.js';
 import type { PdfStep } from './step-types.js';
 import { openPdf, savePdf } from './pdf-document.js';
 
@@ -17,7 +18,7 @@ type OutlineEntry = { title: string; dest: PDFObject[]; children: OutlineEntry[]
  * document (so `pdf.form` fills them after assembly).
  */
 export function assembleStep(first: { title?: string | null | undefined }, others: AssemblyPart[], nestOutlines: boolean): PdfStep {
-  return (pdf) => assembleParts([{ pdf, title: first.title }, ...others], nestOutlines);
+  return (pdf, budget) => assembleParts([{ pdf, title: first.title }, ...others], nestOutlines, budget);
 }
 
 /**
@@ -28,6 +29,7 @@ export function assembleStep(first: { title?: string | null | undefined }, other
 export async function assembleParts(
   parts: AsyncIterable<AssemblyPart> | Iterable<AssemblyPart>,
   nestOutlines: boolean,
+  budget: DocumentBudget,
   /** Told each part's page count once its pages are in: a caller bounding the whole throws from it to stop. */
   onPart?: (pages: number) => void,
 ): Promise<Uint8Array> {
@@ -35,6 +37,7 @@ export async function assembleParts(
   const entries: OutlineEntry[] = [];
   let index = -1;
   for await (const part of parts) {
+    budget.check();
     index += 1;
     const source = await openPdf(part.pdf, 'assemble');
     const copied = await merged.copyPages(source, source.getPageIndices());
@@ -56,7 +59,7 @@ export async function assembleParts(
     });
   }
   writeOutline(merged, entries);
-  return savePdf(merged, 'assemble');
+  return savePdf(merged, 'assemble', budget);
 }
 
 /**

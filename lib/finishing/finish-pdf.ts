@@ -31,7 +31,7 @@ export async function finishPdf(
     if (!step) continue;
     budget.check();
     if (typeof step === 'function') {
-      if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), open.compact);
+      if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), budget, open.compact);
       open = undefined;
       current = await step(current, budget);
       continue;
@@ -43,6 +43,6 @@ export async function finishPdf(
     await step.edit(open.doc, budget);
   }
   budget.check();
-  if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), open.compact);
+  if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), budget, open.compact);
   return current;
 }

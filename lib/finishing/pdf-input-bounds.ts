@@ -36,6 +36,8 @@ import {
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
+import { documentBudget } from '../budget/document-budget.js';
+import { boundedStreamBytes, MAX_STREAM_INFLATED_BYTES } from './stream-bytes.js';
 import {
   MAX_DOCUMENT_INFLATED_BYTES,
   MAX_DOCUMENT_NESTING,
@@ -348,7 +350,21 @@ export function parsedPdfProblem(context: PDFContext): string | { pages: number 
   if (referenceDepth(context, tree.leaves) > MAX_DOCUMENT_REFERENCE_DEPTH) {
     return `Its pages must not reach objects through more than ${MAX_DOCUMENT_REFERENCE_DEPTH} levels of references, arrays and dictionaries`;
   }
+  if (xmpTooLarge(context)) return `Its XMP metadata must decode to at most ${MAX_STREAM_INFLATED_BYTES / 1024 / 1024} MB`;
   return { pages: tree.pages };
+}
+
+/**
+ * Whether the catalog's XMP packet decodes past the stream ceiling: pdf-lib
+ * inflates it with no ceiling at every save (to learn a PDF/A-1 claim), so a
+ * few kilobytes of Flate there would allocate gigabytes in whichever step
+ * saves the document.
+ */
+function xmpTooLarge(context: PDFContext): boolean {
+  const catalog = context.lookup(context.trailerInfo.Root);
+  const metadata = catalog instanceof PDFDict ? catalog.lookup(PDFName.of('Metadata')) : undefined;
+  if (!(metadata instanceof PDFRawStream)) return false;
+  return boundedStreamBytes(metadata, documentBudget({ at: Date.now() + 60_000, budgetMs: 60_000 })) === 'over';
 }
 
 /**

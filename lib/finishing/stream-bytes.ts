@@ -116,6 +116,15 @@ function decodeWithin(stream: PDFRawStream, ceiling: number): Uint8Array | typeo
  * take the document past its total.
  */
 export function streamBytes(stream: PDFStream, budget: DocumentBudget): Uint8Array | undefined {
+  const bytes = boundedStreamBytes(stream, budget);
+  return bytes === 'over' ? undefined : bytes;
+}
+
+/**
+ * `streamBytes`, telling a stream that decodes to more than MAX_STREAM_INFLATED_BYTES ('over') apart from one
+ * that cannot be decoded (undefined): for a reader that must not leave the first to a decoder without a ceiling.
+ */
+export function boundedStreamBytes(stream: PDFStream, budget: DocumentBudget): Uint8Array | 'over' | undefined {
   budget.check();
   const left = budget.left('inflatedBytes');
   const ceiling = Math.min(MAX_STREAM_INFLATED_BYTES, left);
@@ -134,7 +143,7 @@ export function streamBytes(stream: PDFStream, budget: DocumentBudget): Uint8Arr
   if (bytes === OVER) {
     // The document's total is what stopped it: the 400 naming the document.
     if (left <= MAX_STREAM_INFLATED_BYTES) budget.spend('inflatedBytes', left + 1);
-    return undefined;
+    return 'over';
   }
   if (bytes) budget.spend('inflatedBytes', bytes.length);
   return bytes;
