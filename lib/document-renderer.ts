@@ -149,7 +149,6 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const pdf = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     const planned = await withinDeadline(planPageImages(pdf, images, budget), deadline);
     return renderPageImages(
-      pdf,
       planned,
       images,
       (input, timeoutMs, elements) => {

@@ -30,6 +30,7 @@ import type { DocumentBudget } from '../budget/document-budget.js';
 import { PageImageLimitError } from './errors.js';
 import { InputPdfError } from '../pdf/errors.js';
 import { shownSize } from '../pdf/page-box.js';
+import { breakResourceCycles } from '../pdf/resource-cycles.js';
 
 export type PageImageType = 'png' | 'jpeg' | 'webp';
 
@@ -67,7 +68,8 @@ const drawnId = (i: number) => `drawn-${i}`;
 type Planned = { index: number; width: number; height: number };
 
 /** What drawing the pages takes: each page's pixel size, and whether PDF.js needs its standard fonts. */
-export type PlannedImages = { pages: Planned[]; standardFonts: boolean };
+/** The pages to draw, whether the standard fonts are needed, and the document to draw: the input, or a copy without the loops it draws (lib/pdf/resource-cycles.ts). */
+export type PlannedImages = { pages: Planned[]; standardFonts: boolean; pdf: Uint8Array };
 
 /**
  * Whether the file has a simple font it does not embed (the 14 standard fonts, or a font
@@ -117,7 +119,10 @@ export async function planPageImages(pdf: Uint8Array, plan: PageImagesPlan, budg
     }
     return { index, width, height };
   });
-  return { pages: planned, standardFonts: hasFontsNotEmbedded(doc, budget) };
+  const standardFonts = hasFontsNotEmbedded(doc, budget);
+  // Saved again only when a loop was taken out: nearly every document draws as it came.
+  const drawn = breakResourceCycles(doc, budget) > 0 ? await doc.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: Infinity }) : pdf;
+  return { pages: planned, standardFonts, pdf: drawn };
 }
 
 /**
@@ -234,7 +239,6 @@ function drawingGroups(pages: Planned[]): Planned[][] {
  * not read the page) is an InputPdfError, the caller's document.
  */
 export async function renderPageImages(
-  pdf: Uint8Array,
   planned: PlannedImages,
   plan: PageImagesPlan,
   render: RenderImage,
@@ -245,6 +249,7 @@ export async function renderPageImages(
 ): Promise<PageImage[]> {
   const { noFonts, ...sources } = await pdfjsSources();
   const pdfjs = planned.standardFonts ? sources : { ...sources, fonts: noFonts };
+  const { pdf } = planned;
   const pdfBase64 = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('base64');
   const images: PageImage[] = [];
   for (const group of drawingGroups(planned.pages)) {

@@ -56,24 +56,7 @@ const ROTATING: Step[] = ['compress', 'flatten', 'page image', 'signature', 'pag
  * cause; fixes land by emptying this list. The test fails on a failure not
  * listed here, and on a listed pair that now passes (take it out).
  */
-const KNOWN_FAILURES: Array<{ file: string; step: Step; cause: string }> = [
-  // Its one page has no /MediaBox, inherited from nowhere: pdf-lib's getMediaBox throws (PDFPageLeaf.MediaBox:
-  // "Expected instance of PDFArray, but got instance of undefined"); lib/finishing/page-box.ts is the safe reading.
-  { file: 'operator_list_cycle.pdf', step: 'facts', cause: 'no /MediaBox: getCropBox in pdf-facts.ts:82' },
-  { file: 'operator_list_cycle.pdf', step: 'watermark', cause: 'no /MediaBox: getMediaBox in watermark.ts:46' },
-  { file: 'operator_list_cycle.pdf', step: 'compress', cause: 'no /MediaBox: getSize in largestPage, compress.ts:130' },
-  { file: 'operator_list_cycle.pdf', step: 'page image', cause: 'no /MediaBox: getCropBox in planPageImages, page-images.ts:100' },
-  // The page's /Resources is a stream, not a dictionary: pdf-lib's PDFPageLeaf.Resources()/normalize() throw
-  // "Expected instance of PDFDict, but got instance of PDFRawStream" (PDF.js reads it as no resources).
-  { file: 'issue15150.pdf', step: 'watermark', cause: '/Resources a stream: page.node.normalize() in isolatePageContent, watermark.ts:111' },
-  { file: 'issue15150.pdf', step: 'compress', cause: '/Resources a stream: page.node.Resources() in contentUsage, content-images.ts:234' },
-  { file: 'issue15150.pdf', step: 'pdfa', cause: '/Resources a stream: page.node.Resources() in walkResources, pdfa-preflight.ts:60 (before any step: existing-pdf.ts:54)' },
-  // The file's XMP claims PDF/A-1 (pdfaid:part 1): @cantoo/pdf-lib's save refuses useObjectStreams for it
-  // ("PDF/A-1 forbids object and cross-reference streams", PDFDocument.ts:1974), and compress saves with them
-  // (savePdf(doc, step, compact = true), pdf-document.ts:28); wrapped as FinishingError (pdf-document.ts:30), a 500.
-  { file: 'bug886717.pdf', step: 'compress', cause: 'XMP says PDF/A-1: pdf-lib refuses object streams in savePdf, pdf-document.ts:28' },
-  { file: 'issue5747.pdf', step: 'compress', cause: 'XMP says PDF/A-1: pdf-lib refuses object streams in savePdf, pdf-document.ts:28' },
-];
+const KNOWN_FAILURES: Array<{ file: string; step: Step; cause: string }> = [];
 
 const known = new Map(KNOWN_FAILURES.map((entry) => [`${entry.file} | ${entry.step}`, entry]));
 

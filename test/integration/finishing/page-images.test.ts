@@ -34,8 +34,7 @@ describe('renderPageImages', () => {
 
     // Act
     const drawing = renderPageImages(
-      broken,
-      { pages: [{ index: 0, width: 50, height: 50 }], standardFonts: false },
+      { pages: [{ index: 0, width: 50, height: 50 }], standardFonts: false, pdf: broken },
       { type: 'png', pages: '1', size: { width: 50 } },
       (input, timeoutMs) => document.render(buildRenderPlan(input), { timeoutMs }),
       () => 25_000,
@@ -58,7 +57,6 @@ describe('renderPageImages', () => {
 
     // Act
     const images = await renderPageImages(
-      pdf,
       await planPageImages(pdf, plan, unboundedBudget()),
       plan,
       (input, timeoutMs, elements) => {
