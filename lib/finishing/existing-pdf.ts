@@ -7,6 +7,7 @@ import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFInvalidObject, PDFName,
 import type { PdfaLevel } from './archive.js';
 import type { DocumentBudget } from '../budget/document-budget.js';
 import { InputPdfError } from '../pdf/errors.js';
+import { passwordForRevision } from '../pdf/encryption-password.js';
 import { usableResources } from '../pdf/page-resources.js';
 import { malformedInput } from './malformed-input.js';
 import { pdfFacts, type PdfFacts } from './pdf-facts.js';
@@ -30,7 +31,7 @@ export async function openExistingPdf(bytes: Uint8Array, password: string | unde
   let finished = bytes;
   try {
     // Within the bounds just checked: the library's own parse meets only what they allow.
-    doc = await PDFDocument.load(bytes, { password: read.encryption ? (password ?? '') : undefined, updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+    doc = await PDFDocument.load(bytes, { password: read.encryption ? passwordForRevision(password ?? '', read.encryption.revision) : undefined, updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
     usableResources(doc);
     if (read.encryption) {
       // Decrypted as read: the file written must not name the encryption it no longer has.

@@ -37,6 +37,7 @@ import {
   type PDFObject,
 } from '@cantoo/pdf-lib';
 import { documentBudget } from '../budget/document-budget.js';
+import { passwordForRevision } from '../pdf/encryption-password.js';
 import { boundedStreamBytes, MAX_STREAM_INFLATED_BYTES } from './stream-bytes.js';
 import {
   MAX_DOCUMENT_INFLATED_BYTES,
@@ -257,7 +258,7 @@ async function decryptingParse(
   const Factory = await cipherFactoryClass();
   let factory: CipherFactory;
   try {
-    factory = new Factory(encryptDict, fileId, password ?? '');
+    factory = new Factory(encryptDict, fileId, passwordForRevision(password ?? '', encryptionFacts(located, encryptDict).revision));
   } catch (error) {
     if (/password/i.test((error as Error).message)) {
       return password == null ? { problem: 'Is encrypted: give its password', password: true } : { problem: 'The password does not open this PDF', password: true };
