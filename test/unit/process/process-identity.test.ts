@@ -25,18 +25,16 @@ const running = (child: ChildProcess) => child.exitCode === null && child.signal
 
 /**
  * What a remembered identity looks like once the kernel has handed its pid to
- * another process: the pid of `now`, with the start time of `earlier`, a
- * process that has ended since. (Pids are reused only after the counter
- * wraps, which a test cannot wait for; the record is the same either way.)
+ * another process: the pid of `now`, with the start time of a process that
+ * began before it (one clock tick earlier: two real processes may start in
+ * the same tick, so the time is written rather than waited for). Pids are
+ * reused only after the counter wraps, which a test cannot wait for; the
+ * record is the same either way.
  */
-async function reusedPid(now: ChildProcess): Promise<ProcessIdentity> {
-  const earlier = await sleeper();
-  const remembered = rememberProcess(earlier.pid as number) as ProcessIdentity;
-  earlier.kill('SIGKILL');
-  await once(earlier, 'exit');
-  // Clock ticks (10 ms): make sure the two start times differ.
-  assert.notEqual(remembered.start, rememberProcess(now.pid as number)?.start, 'the two processes started in different ticks');
-  return { pid: now.pid as number, start: remembered.start };
+function reusedPid(now: ChildProcess): ProcessIdentity {
+  const current = rememberProcess(now.pid as number)?.start;
+  assert.ok(current !== undefined, 'the process is running');
+  return { pid: now.pid as number, start: String(Number(current) - 1) };
 }
 
 describe('signals to remembered processes', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
@@ -57,7 +55,7 @@ describe('signals to remembered processes', { skip: process.platform !== 'linux'
     // Prepare: the pid's new owner, started after the remembered one.
     await sleep(30);
     const stranger = await sleeper();
-    const stale = await reusedPid(stranger);
+    const stale = reusedPid(stranger);
 
     // Act
     const sent = signalProcess(stale, 'SIGKILL');
@@ -75,7 +73,7 @@ describe('signals to remembered processes', { skip: process.platform !== 'linux'
     await once(freshBrowser, 'spawn');
     await sleep(100);
     const helper = rememberTree(freshBrowser.pid as number)[1] as ProcessIdentity;
-    const stale = await reusedPid(freshBrowser);
+    const stale = reusedPid(freshBrowser);
 
     // Act
     const killed = killGroup(stale);
@@ -123,7 +121,7 @@ describe('signals to remembered processes', { skip: process.platform !== 'linux'
     // Prepare
     const same = await sleeper();
     const stranger = await sleeper();
-    const stale = await reusedPid(stranger);
+    const stale = reusedPid(stranger);
 
     // Act
     signalAll([rememberProcess(same.pid as number) as ProcessIdentity, stale], 'SIGKILL');
