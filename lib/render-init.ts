@@ -10,8 +10,16 @@ import type { DocumentRenderer } from './render/types.js';
 import type { SignerRegistry } from './signing/signers.js';
 import type { SigningConfig } from './signing/signing-config.js';
 
-/** Dependencies of the functions that render: the shared ones plus the browser. */
-export type RenderDeps = AppDeps & { renderer: DocumentRenderer };
+/**
+ * Dependencies of the functions that render: the shared ones plus the browser, and (where a post-response
+ * phase follows each answer) how to leave work for it.
+ */
+export type RenderDeps = AppDeps & { renderer: DocumentRenderer; afterAnswer?: (task: () => Promise<void>) => void };
+
+/** Runs the tasks an answer left, one after another; each one's failure is its own (they log their own). */
+async function runTasks(tasks: Array<() => Promise<void>>): Promise<void> {
+  for (const task of tasks) await task().catch(() => undefined);
+}
 
 /** What a rendering function makes of its dependencies: its handler. */
 export type HandlerFactory<H> = (deps: RenderDeps) => H;
@@ -81,9 +89,12 @@ function start(): Started {
   const spawned = nextChildProcess();
   // Loading modules is synchronous and would hold up the launch's own few steps (proxy, launcher,
   // spawn): the rest waits until Chromium's process exists, which then starts on its own meanwhile.
+  // Work an answer leaves for the post-response phase (a render's quota confirmation), run before the isolation's.
+  const afterAnswerTasks: Array<() => Promise<void>> = [];
+  const afterAnswer = runtimeApi !== undefined ? { afterAnswer: (task: () => Promise<void>) => void afterAnswerTasks.push(task) } : {};
   const deps = spawned.started.then(async (): Promise<RenderDeps> => {
     const { appDeps } = await import('./app.js');
-    return mark('app-loaded')({ ...appDeps(), renderer });
+    return mark('app-loaded')({ ...appDeps(), renderer, ...afterAnswer });
   });
   const printer = createRenderer({
     mode: config.chromiumMode,
@@ -120,7 +131,10 @@ function start(): Started {
     name: 'docrender-isolation',
     runtimeApi,
     // The compile cache after the first answer: INIT's modules and a first render's are compiled by then.
-    work: (signal) => renderer.afterAnswer(signal).finally(flushCompileCacheOnce),
+    work: (signal) =>
+      runTasks(afterAnswerTasks.splice(0))
+        .then(() => renderer.afterAnswer(signal))
+        .finally(flushCompileCacheOnce),
     boundMs: POST_RESPONSE_BOUND_MS,
     onProblem: (message, error) => void deps.then(({ logger }) => logger.warn(message, error === undefined ? {} : { error: error as Error })),
   });

@@ -27,6 +27,12 @@ export type HttpDeps = {
   logger: Logger;
   /** Quota and rate counters, kept with the tokens: every admission is one write there. */
   usage: UsageStore;
+  /**
+   * Runs `task` after this invocation's answer, in the post-response phase
+   * (a rendering function's, lib/render-init.ts); absent where there is none,
+   * and such work is then done before the answer.
+   */
+  afterAnswer?: (task: () => Promise<void>) => void;
 };
 
 /** Tokens an endpoint keeps for its template loads, at most (beyond, it forgets them all: they only save a round trip). */
@@ -168,7 +174,7 @@ export function httpEndpoint<S extends v.GenericSchema | undefined = undefined, 
       // Nothing to render (a merge of existing PDFs only): nothing to spend, and no 402; admitted all the same.
       const admission =
         units === 0 ? (counted ? undefined : await admit({ countRate: true })) : await admit({ countRate: !counted, spendId: requestIdOf(event, context), units });
-      return withQuotaSpend({ usage, logger: deps.logger }, { spend: admission?.spend, context }, (spend) =>
+      return withQuotaSpend({ usage, logger: deps.logger, ...(deps.afterAnswer ? { afterAnswer: deps.afterAnswer } : {}) }, { spend: admission?.spend, context }, (spend) =>
         spec.handle({ ...base, caller: context.caller as Caller, body, ...(spend ? { spend } : {}) }, loaded, prepared),
       );
     });

@@ -32,9 +32,13 @@ export function earnsRefund(outcome: unknown): boolean {
  * that runs after the work. What the render hands on (a job's record, whose
  * failure refunds later) is the spend as confirmed. A failed refund or
  * confirmation is logged, never allowed to replace the caller's answer.
+ * Where a post-response phase follows the answer (`afterAnswer`), a
+ * success's confirmation waits for it, off the caller's clock: an
+ * environment frozen before it runs leaves the hold to pass, and the unit
+ * comes back, the one way this errs, and in the caller's favour.
  */
 export async function withQuotaSpend(
-  deps: { usage: UsageStore; logger: Logger },
+  deps: { usage: UsageStore; logger: Logger; afterAnswer?: (task: () => Promise<void>) => void },
   request: { spend: QuotaSpend | undefined; context: CallerContext },
   render: (spend: QuotaSpend | undefined) => Promise<HttpResult>,
 ): Promise<HttpResult> {
@@ -70,6 +74,7 @@ export async function withQuotaSpend(
     throw error;
   }
   if (earnsRefund(result.statusCode)) await giveBack();
+  else if (deps.afterAnswer && held) deps.afterAnswer(confirm);
   else await confirm();
   return result;
 }

@@ -65,4 +65,23 @@ describe('withQuotaSpend', () => {
     assert.equal((await readQuota(usage.store, TOKEN, new Date(AN_HOUR_LATER))).used, 0);
     assert.equal(usage.heldOf(TOKEN.tokenHash), 0);
   });
+
+  it('leaves a success\'s confirmation to the post-response phase where there is one, off the caller\'s clock', async () => {
+    // Prepare
+    const usage = memoryUsageStore((hash) => (hash === TOKEN.tokenHash ? TOKEN : undefined));
+    const left: Array<() => Promise<void>> = [];
+    const { spend } = await admitRequest(usage.store, TOKEN.tokenHash, { countRate: false, spendId: 'deferred' }, NOW);
+
+    // Act
+    const answer = await withQuotaSpend({ usage: usage.store, logger, afterAnswer: (task) => void left.push(task) }, { spend, context: {} as CallerContext }, async () => ({ statusCode: 200, headers: {}, body: '' }) as HttpResult);
+    const heldAtAnswer = usage.heldOf(TOKEN.tokenHash);
+    for (const task of left) await task();
+
+    // Assess
+    assert.equal(answer.statusCode, 200);
+    assert.equal(heldAtAnswer, 1, 'answered before the confirmation');
+    assert.equal(left.length, 1);
+    assert.equal(usage.heldOf(TOKEN.tokenHash), 0, 'confirmed after the answer');
+    assert.equal((await readQuota(usage.store, TOKEN, new Date(AN_HOUR_LATER))).used, 1);
+  });
 });
