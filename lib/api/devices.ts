@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json } from '../http/responses.js';
-import { listDevices } from '../devices.js';
+import { listDevices } from '../schemas/devices.js';
 
 /** `GET /v1/devices`: every screenshot device preset with its viewport. */
 export function devicesEndpoint(deps: Pick<AppDeps, 'config' | 'tokens' | 'logger' | 'usage'>) {

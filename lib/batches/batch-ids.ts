@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { crockfordBase32 } from '../crockford-base32.js';
+import { crockfordBase32 } from '../ids/crockford-base32.js';
 
 /** A new batch id: `bat_` and 128 random bits in base32 (26 characters), unguessable as job ids are. */
 export function newBatchId(): string {

@@ -22,7 +22,7 @@ import { subsetFonts } from './font-subset.js';
 import type { CompressPlan } from './finishing-plan.js';
 import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from './jpeg-codec.js';
 import { mediaBox } from '../pdf/page-box.js';
-import { readImageHeader } from '../image-header.js';
+import { readImageHeader } from '../input/image-header.js';
 
 /**
  * Largest image the step decodes, in pixels, checked on the declared size

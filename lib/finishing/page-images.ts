@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ParseSpeeds, PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { MAX_IMAGE_PIXELS } from '../image-limits.js';
+import { MAX_IMAGE_PIXELS } from '../input/image-limits.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../schemas/process-requests.js';
 import { selectPages } from '../validation/page-ranges.js';

@@ -6,7 +6,7 @@
  * the request's field.
  */
 import type { PDFOptions } from 'puppeteer-core';
-import { DEFAULT_DEVICE, findDevice } from '../devices.js';
+import { DEFAULT_DEVICE, findDevice } from '../schemas/devices.js';
 import type { BandPlan, BandSource, BandsPlan } from '../finishing/bands-plan.js';
 import { ValidationError } from '../errors.js';
 import type {

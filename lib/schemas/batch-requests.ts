@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ValidationError } from '../errors.js';
-import { isPlainObject } from '../is-plain-object.js';
+import { isPlainObject } from '../validation/is-plain-object.js';
 import { closedObject } from '../validation/closed-object.js';
 import {
   MetadataSchema,

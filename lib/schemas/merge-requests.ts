@@ -6,7 +6,7 @@
  * PDF/UA, attachments, e-invoice, watermark, protection).
  */
 import * as v from 'valibot';
-import { isPlainObject } from '../is-plain-object.js';
+import { isPlainObject } from '../validation/is-plain-object.js';
 import { closedObject } from '../validation/closed-object.js';
 import { PAGE_FORM_ENTRIES } from './page-form-options.js';
 import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';

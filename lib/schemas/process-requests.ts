@@ -5,7 +5,7 @@
  * apply to an existing PDF (`pdf`), answered as a PDF or as its facts (`output: "JSON"`).
  */
 import * as v from 'valibot';
-import { MAX_IMAGE_PIXELS } from '../image-limits.js';
+import { MAX_IMAGE_PIXELS } from '../input/image-limits.js';
 import { closedObject } from '../validation/closed-object.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
 import { publicHttpUrl } from '../validation/http-url.js';

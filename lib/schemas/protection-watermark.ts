@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { documented } from '../validation/field-builders.js';
-import { imageKind, pngDataProblem, readImageHeader } from '../image-header.js';
+import { imageKind, pngDataProblem, readImageHeader } from '../input/image-header.js';
 import { closedObject } from '../validation/closed-object.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
 import { RENDER_DEFAULTS } from './render-defaults.js';
@@ -82,7 +82,7 @@ const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 /**
  * Decodes a watermark image: PNG or JPEG bytes with their kind, or why not.
  * Its header is read and held to the limits before anything decodes its
- * pixels (lib/image-header.ts), and a PNG's compressed data to what its
+ * pixels (lib/input/image-header.ts), and a PNG's compressed data to what its
  * header declares. The last answer is kept: the schema's check, its message
  * and the plan ask about the same text.
  */

@@ -4,7 +4,7 @@
  * and the render plan applies them (lib/plan/build-plan.ts reads it too), so
  * the document cannot say one thing while the service does another.
  */
-import { DEFAULT_DEVICE } from '../devices.js';
+import { DEFAULT_DEVICE } from './devices.js';
 
 /** What an option the caller left out (or sent as null) means, per object of the request. */
 export const RENDER_DEFAULTS = {

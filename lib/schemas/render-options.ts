@@ -7,10 +7,10 @@
  */
 import * as v from 'valibot';
 import { documented, integerBetween, numberBetween, oneOf, positiveNumberUpTo } from '../validation/field-builders.js';
-import { MAX_IMAGE_PIXELS } from '../image-limits.js';
-import { isPlainObject } from '../is-plain-object.js';
+import { MAX_IMAGE_PIXELS } from '../input/image-limits.js';
+import { isPlainObject } from '../validation/is-plain-object.js';
 import { FRAMING_HEADERS } from '../net/hop-by-hop-headers.js';
-import { DEFAULT_DEVICE, findDevice, listDevices } from '../devices.js';
+import { DEFAULT_DEVICE, findDevice, listDevices } from './devices.js';
 import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defaults.js';
 import { base64TextPattern, tryDecodeBase64Text } from '../validation/base64-text.js';
 import { maxCharacters } from '../validation/character-length.js';
@@ -23,7 +23,7 @@ import { PAGE_FORM_ENTRIES } from './page-form-options.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
 import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
 import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
-import { WEBHOOK_SIGNATURE_HEADER_NAMES } from '../webhook-signature-headers.js';
+import { WEBHOOK_SIGNATURE_HEADER_NAMES } from './webhook-signature-headers.js';
 
 // ---------------------------------------------------------------------------
 // Limits the contract leaves open (documented in docs/api.md)

@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { isPlainObject } from '../is-plain-object.js';
+import { isPlainObject } from '../validation/is-plain-object.js';
 
 /**
  * Helpers for documents (invoices, reports, labels), registered beside the

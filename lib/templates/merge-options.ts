@@ -1,4 +1,4 @@
-import { isPlainObject } from '../is-plain-object.js';
+import { isPlainObject } from '../validation/is-plain-object.js';
 
 type Plain = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { crockfordBase32, crockfordBase32Number } from '../crockford-base32.js';
+import { crockfordBase32, crockfordBase32Number } from '../ids/crockford-base32.js';
 
 /**
  * A new template id: `tpl_` + 10 characters of creation time (so ids sort by

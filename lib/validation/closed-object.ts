@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { isPlainObject } from '../is-plain-object.js';
+import { isPlainObject } from './is-plain-object.js';
 
 const UNKNOWN_FIELD = 'Unknown field';
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { VENDOR_SIGNATURE_HEADER } from '../webhook-signature-headers.js';
+import { VENDOR_SIGNATURE_HEADER } from '../schemas/webhook-signature-headers.js';
 import { WebhookSecretError } from './errors.js';
 
 const SECRET_PREFIX = 'whsec_';

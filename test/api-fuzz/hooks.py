@@ -217,7 +217,7 @@ BEYOND_JSON_SCHEMA = (
         r"|Must not be an animated PNG|Must be a greyscale, RGB or CMYK JPEG|Must not carry more than \d+ bytes of compressed text)",
         "The document's pattern asks for the bytes a PNG or JPEG starts with; what the rest declares (its "
         "dimensions against the pixel bound, its chunks or segments, how far its data inflates) is read from the "
-        "decoded image's header (lib/image-header.ts), not a pattern's.",
+        "decoded image's header (lib/input/image-header.ts), not a pattern's.",
     ),
     Rule(
         r"(^|\.)pdf\.signature\.signer$",

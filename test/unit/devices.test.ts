@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KnownDevices } from 'puppeteer-core';
-import { DEFAULT_DEVICE, findDevice, listDevices } from '../../lib/devices.js';
+import { DEFAULT_DEVICE, findDevice, listDevices } from '../../lib/schemas/devices.js';
 
 const DESKTOP = [
   ['Macbook Pro 13', 1280, 800, 2],

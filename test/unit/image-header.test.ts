@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { PNG } from 'pngjs';
-import { MAX_PNG_TEXT_BYTES, pngDataProblem, pngInflatedBytes, readImageHeader } from '../../lib/image-header.js';
+import { MAX_PNG_TEXT_BYTES, pngDataProblem, pngInflatedBytes, readImageHeader } from '../../lib/input/image-header.js';
 import { ihdr, jpegHeader, pngChunk, zeroPng } from '../helpers/hostile-images.js';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

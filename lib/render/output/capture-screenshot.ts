@@ -2,7 +2,7 @@ import type { Page, ScreenshotOptions } from 'puppeteer-core';
 import { waitAllowanceMs, within, type Deadline } from '../../deadline.js';
 import { RenderError, RenderTimeoutError } from '../../errors.js';
 import { step } from '../../step-bound.js';
-import { MAX_IMAGE_PIXELS } from '../../image-limits.js';
+import { MAX_IMAGE_PIXELS } from '../../input/image-limits.js';
 import type { PageSession } from '../browser/browser-session.js';
 import { PlanStepError } from '../errors.js';
 import { assertSelector } from '../page/selectors.js';

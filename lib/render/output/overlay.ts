@@ -1,6 +1,6 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { RenderError } from '../../errors.js';
-import { MAX_IMAGE_PIXELS } from '../../image-limits.js';
+import { MAX_IMAGE_PIXELS } from '../../input/image-limits.js';
 import { resolveEgress } from '../../net/index.js';
 import { PlanStepError } from '../errors.js';
 import type { OverlayPlan } from '../render-plan.js';

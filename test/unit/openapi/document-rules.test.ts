@@ -17,7 +17,7 @@ import { REQUEST_BODIES, type RequestBodyName } from '../../../lib/openapi/reque
 import { jpegHeader, zeroPng } from '../../helpers/hostile-images.js';
 
 const html = Buffer.from('<h1>Hi</h1>').toString('base64');
-// Real headers: the service reads what an image declares before it takes it (lib/image-header.ts).
+// Real headers: the service reads what an image declares before it takes it (lib/input/image-header.ts).
 const png = zeroPng(4, 4).toString('base64');
 const jpeg = jpegHeader(4, 4).toString('base64');
 const pdf = Buffer.from('%PDF-1.7\n%%EOF\n').toString('base64');
