@@ -29,7 +29,7 @@ subscribe('child_process', () => {
 });
 // Imported here, not statically, so that the subscription above sees the launch.
 const { handler } = await import('../functions/pdf.js');
-const { renderDeps } = await import('../lib/render-app.js');
+const { renderDeps } = await import('../lib/bootstrap/rendering-handler.js');
 const loaded = performance.now();
 const loadedCpu = ownCpuMs();
 // INIT is over: the parent hands the invocation to the extensions, as Lambda does when the runtime asks for it.
@@ -79,7 +79,7 @@ const rendered = performance.now();
 // CPU spent to the PDF: what the CPU share turns into time. This process's own, then with Chromium's.
 const nodeCpuMs = ownCpuMs();
 const cpuMs = treeCpuMs(processTree(process.pid));
-// The steps of INIT that lib/render-init.ts marks: app (SDK clients, stores, logger) loaded, endpoint loaded, browser
+// The steps of INIT that lib/bootstrap/renderer-init.ts marks: app (SDK clients, stores, logger) loaded, endpoint loaded, browser
 // warm; each with the Node CPU used by then (the mark's detail).
 const marks = Object.fromEntries(
   (performance.getEntriesByType('mark') as PerformanceMark[])

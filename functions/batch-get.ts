@@ -1,4 +1,4 @@
-import { appDeps } from '../lib/app.js';
+import { appDeps } from '../lib/bootstrap/app-deps.js';
 import { getBatchEndpoint } from '../lib/api/batches.js';
 
 export const handler = getBatchEndpoint(appDeps());

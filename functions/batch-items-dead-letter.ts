@@ -1,4 +1,4 @@
-import { appDeps } from '../lib/app.js';
+import { appDeps } from '../lib/bootstrap/app-deps.js';
 import { deadBatchItemsConsumer } from '../lib/batches/batch-consumers.js';
 
 export const handler = deadBatchItemsConsumer(appDeps());

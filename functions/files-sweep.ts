@@ -1,4 +1,4 @@
-import { appDeps } from '../lib/app.js';
+import { appDeps } from '../lib/bootstrap/app-deps.js';
 import { filesSweeper } from '../lib/files/files-sweeper.js';
 
 export const handler = filesSweeper(appDeps());

@@ -1,4 +1,4 @@
-import { appDeps } from '../lib/app.js';
+import { appDeps } from '../lib/bootstrap/app-deps.js';
 import { getJobEndpoint } from '../lib/api/jobs.js';
 
 export const handler = getJobEndpoint(appDeps());

@@ -1,4 +1,4 @@
-import { renderingHandler } from '../lib/render-app.js';
+import { renderingHandler } from '../lib/bootstrap/rendering-handler.js';
 
 // Imported dynamically, so that it loads while Chromium starts (see renderingHandler).
 export const handler = await renderingHandler(async () => {

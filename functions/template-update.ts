@@ -1,4 +1,4 @@
-import { appDeps } from '../lib/app.js';
+import { appDeps } from '../lib/bootstrap/app-deps.js';
 import { updateTemplateEndpoint } from '../lib/api/templates.js';
 
 export const handler = updateTemplateEndpoint(appDeps());

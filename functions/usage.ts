@@ -1,4 +1,4 @@
-import { appDeps } from '../lib/app.js';
+import { appDeps } from '../lib/bootstrap/app-deps.js';
 import { usageEndpoint } from '../lib/api/usage.js';
 
 export const handler = usageEndpoint(appDeps());

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../bootstrap/app-deps.js';
 import { isBatchId } from '../batches/batch-ids.js';
 import { batchResponse } from '../batches/batch-response.js';
 import type { Batch } from '../batches/batch-store.js';

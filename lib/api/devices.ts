@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../bootstrap/app-deps.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json } from '../http/responses.js';
 import { listDevices } from '../schemas/devices.js';

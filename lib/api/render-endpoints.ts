@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../bootstrap/app-deps.js';
 import { ValidationError } from '../errors.js';
-import type { RenderDeps } from '../render-init.js';
+import type { RenderDeps } from '../bootstrap/renderer-init.js';
 import { rawFileResponse } from '../delivery/raw-response.js';
 import { syncFileResponse } from '../delivery/sync-response.js';
 import { httpEndpoint } from '../http/http-endpoint.js';

@@ -6,7 +6,7 @@ import { createDynamoClient } from './dynamo-client.js';
 import { createS3Client } from './s3-client.js';
 import { createSqsClient } from './sqs-client.js';
 
-/** The SDK v3 clients, all three (scripts and tests; a function builds each one as it first needs it, see app.ts). */
+/** The SDK v3 clients, all three (scripts and tests; a function builds each one as it first needs it, see lib/bootstrap/app-deps.ts). */
 export type AwsClients = {
   dynamo: DynamoDBDocumentClient;
   s3: S3Client;

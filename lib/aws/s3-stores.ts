@@ -13,7 +13,7 @@ import { createS3FileStore } from './s3-file-store.js';
 /** The stores that keep something in S3: temporary files, templates' and jobs' oversized parts, batches' planned items. */
 export type S3Stores = { templates: TemplateStore; files: FileStore; jobs: JobStore; batchPlans: BatchPlanStore };
 
-/** Builds the S3 client and the stores that share it (`app.ts` loads this module on the first call that needs one). */
+/** Builds the S3 client and the stores that share it (`lib/bootstrap/app-deps.ts` loads this module on the first call that needs one). */
 export function createS3Stores(dynamo: DynamoDBDocumentClient, config: Pick<Config, 'region' | 'tables' | 'filesBucket'>): S3Stores {
   const s3 = createS3Client(config);
   return {

@@ -29,7 +29,7 @@ export type HttpDeps = {
   usage: UsageStore;
   /**
    * Runs `task` after this invocation's answer, in the post-response phase
-   * (a rendering function's, lib/render-init.ts); absent where there is none,
+   * (a rendering function's, lib/bootstrap/renderer-init.ts); absent where there is none,
    * and such work is then done before the answer.
    */
   afterAnswer?: (task: () => Promise<void>) => void;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
  * modules again (about 30 ms of CPU at a rendering function's share, of a
  * cold start that is CPU-bound; docs/performance.md). A fresh /tmp (every
  * new environment) starts with an empty cache and compiles as before.
- * Enabled before the modules are compiled: lib/render-app.ts imports the
+ * Enabled before the modules are compiled: lib/bootstrap/rendering-handler.ts imports the
  * renderer only after this has run.
  */
 export function enableCompileCache(): void {
@@ -31,7 +31,7 @@ let flushed = false;
  * frozen, then killed; Node 22.23 here also writes entries earlier, as
  * modules compile, but not every Node 22 Lambda may run does): a rendering
  * function writes it once, after its first answer, in the post-response
- * phase (lib/render-init.ts), when the modules of INIT and of a first render
+ * phase (lib/bootstrap/renderer-init.ts), when the modules of INIT and of a first render
  * are compiled.
  */
 export function flushCompileCacheOnce(): void {

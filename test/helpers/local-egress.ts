@@ -34,7 +34,7 @@ export async function warmRenderer(options: Partial<RendererOptions> = {}): Prom
     mode: 'multi-process',
     timeoutMs: 20_000,
     egress: localEgress,
-    // Its log lines go to a Powertools logger, as the service's do (render-init.ts).
+    // Its log lines go to a Powertools logger, as the service's do (lib/bootstrap/renderer-init.ts).
     log: (level, message, details) => logger[level](message, details),
     ...options,
   });

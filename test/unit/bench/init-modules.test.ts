@@ -2,8 +2,8 @@
  * What a rendering function loads in its INIT, read from the deployed build
  * (serverless.yml's esbuild options): the function's module and everything
  * it imports statically, plus what INIT itself imports dynamically (the
- * renderer, the shared dependencies and the endpoint, see lib/render-app.ts
- * and lib/render-init.ts), and their
+ * renderer, the shared dependencies and the endpoint, see lib/bootstrap/rendering-handler.ts
+ * and lib/bootstrap/renderer-init.ts), and their
  * static imports in turn. Libraries only some requests need load with the
  * first request that needs them: each costs a cold start its compile and
  * evaluation at the function's CPU share.
@@ -28,7 +28,7 @@ const RENDERING_FUNCTIONS = [
   'functions/template-render-sync.ts',
   'functions/template-render.ts',
 ];
-const INIT_IMPORTS = ['lib/render-init.ts', 'lib/app.ts', 'lib/api/render-endpoints.ts', 'lib/job-runner/job-consumers.ts'];
+const INIT_IMPORTS = ['lib/bootstrap/renderer-init.ts', 'lib/bootstrap/app-deps.ts', 'lib/api/render-endpoints.ts', 'lib/job-runner/job-consumers.ts'];
 
 /** Packages no rendering function's INIT may load. */
 const NOT_IN_INIT = ['node_modules/@cantoo/pdf-lib/', 'node_modules/culori/', 'node_modules/fflate/', 'node_modules/handlebars/'];
@@ -75,7 +75,7 @@ describe('what a rendering function loads in INIT', () => {
   });
 
   it("reaches none of the renderer's modules from a function's module statically: the compile cache is on before they compile", async () => {
-    // Every module a static import reaches is compiled before any of them runs (lib/render-app.ts).
+    // Every module a static import reaches is compiled before any of them runs (lib/bootstrap/rendering-handler.ts).
     const functions = readdirSync(join(root, 'functions'))
       .map((name) => `functions/${name}`)
       .filter((path) => readFileSync(join(root, path), 'utf8').includes('renderingHandler'));
@@ -84,7 +84,7 @@ describe('what a rendering function loads in INIT', () => {
     for (const fn of functions) {
       // Node's built-ins aside (served by require(), scripts/esbuild-plugins.cjs).
       const reached = [...staticClosure(meta, [fn]).keys()].filter((path) => path !== fn && !path.startsWith('docrender-node-builtin:'));
-      assert.deepEqual(reached.sort(), ['lib/lambda/compile-cache.ts', 'lib/render-app.ts'], fn);
+      assert.deepEqual(reached.sort(), ['lib/bootstrap/rendering-handler.ts', 'lib/lambda/compile-cache.ts'], fn);
     }
   });
 });

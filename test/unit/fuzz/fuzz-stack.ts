@@ -13,7 +13,7 @@ import { renderEndpoint } from '../../../lib/api/render-endpoints.js';
 import { createTemplateEndpoint, deleteTemplateEndpoint, getTemplateEndpoint, listTemplatesEndpoint, updateTemplateEndpoint } from '../../../lib/api/templates.js';
 import type { Config } from '../../../lib/config.js';
 import type { HttpEvent, HttpResult } from '../../../lib/http/types.js';
-import type { RenderDeps } from '../../../lib/render-app.js';
+import type { RenderDeps } from '../../../lib/bootstrap/rendering-handler.js';
 import { newTemplateId } from '../../../lib/templates/template-ids.js';
 import type { Template, TemplateStore } from '../../../lib/templates/template-store.js';
 import { billingPeriod } from '../../../lib/quota/quota.js';

@@ -1,21 +1,21 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { loadConfig, type Config } from './config.js';
-import { createDynamoClient } from './aws/dynamo-client.js';
-import { createDynamoTokenStore } from './aws/dynamo-token-store.js';
-import { createDynamoUsageStore } from './aws/dynamo-usage-store.js';
-import { loadOnFirstCall } from './aws/load-on-first-call.js';
-import type { S3Stores } from './aws/s3-stores.js';
-import { createDynamoBatchStore } from './aws/dynamo-batch-store.js';
-import type { BatchPlanStore } from './batches/batch-plan-store.js';
-import type { BatchQueue } from './batches/batch-queue.js';
-import type { BatchStore } from './batches/batch-store.js';
-import type { FileStore } from './files/file-store.js';
-import type { JobQueue } from './jobs/job-queue.js';
-import type { JobStore } from './jobs/job-store.js';
-import { createEgressPolicy, useEgressPolicy } from './net/egress-policy.js';
-import type { UsageStore } from './quota/usage-store.js';
-import type { TemplateStore } from './templates/template-store.js';
-import type { TokenStore } from './tokens/token-store.js';
+import { loadConfig, type Config } from '../config.js';
+import { createDynamoClient } from '../aws/dynamo-client.js';
+import { createDynamoTokenStore } from '../aws/dynamo-token-store.js';
+import { createDynamoUsageStore } from '../aws/dynamo-usage-store.js';
+import { loadOnFirstCall } from '../aws/load-on-first-call.js';
+import type { S3Stores } from '../aws/s3-stores.js';
+import { createDynamoBatchStore } from '../aws/dynamo-batch-store.js';
+import type { BatchPlanStore } from '../batches/batch-plan-store.js';
+import type { BatchQueue } from '../batches/batch-queue.js';
+import type { BatchStore } from '../batches/batch-store.js';
+import type { FileStore } from '../files/file-store.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import type { JobStore } from '../jobs/job-store.js';
+import { createEgressPolicy, useEgressPolicy } from '../net/egress-policy.js';
+import type { UsageStore } from '../quota/usage-store.js';
+import type { TemplateStore } from '../templates/template-store.js';
+import type { TokenStore } from '../tokens/token-store.js';
 
 /** Everything the handlers share within one container (one Lambda execution environment). */
 export type AppDeps = {
@@ -43,7 +43,7 @@ let deps: AppDeps | undefined;
  * The container's dependencies, built once on first use from the environment:
  * config (validated, so a bad setting fails the cold start), the egress
  * policy it names, the logger and the stores. The browser lives in
- * `render-init.ts` so that functions which do not render never load Chromium.
+ * `renderer-init.ts` so that functions which do not render never load Chromium.
  * Tests build their own instead.
  *
  * Every request checks its token and counts its use in DynamoDB, so that
@@ -60,7 +60,7 @@ export function appDeps(): AppDeps {
   useEgressPolicy(createEgressPolicy({ allowPrivateHosts: config.allowPrivateHosts }));
   const dynamo = createDynamoClient(config);
   let s3Stores: Promise<S3Stores> | undefined;
-  const loadS3Stores = () => (s3Stores ??= import('./aws/s3-stores.js').then(({ createS3Stores }) => createS3Stores(dynamo, config)));
+  const loadS3Stores = () => (s3Stores ??= import('../aws/s3-stores.js').then(({ createS3Stores }) => createS3Stores(dynamo, config)));
   deps = {
     config,
     logger: new Logger({ serviceName: 'docrender' }),
@@ -69,10 +69,10 @@ export function appDeps(): AppDeps {
     templates: loadOnFirstCall(async () => (await loadS3Stores()).templates),
     files: loadOnFirstCall(async () => (await loadS3Stores()).files),
     jobs: loadOnFirstCall(async () => (await loadS3Stores()).jobs),
-    queue: loadOnFirstCall(async () => (await import('./aws/sqs-queue.js')).createSqsQueue(config)),
+    queue: loadOnFirstCall(async () => (await import('../aws/sqs-queue.js')).createSqsQueue(config)),
     batches: createDynamoBatchStore({ dynamo, tableName: config.tables.jobs }),
     batchPlans: loadOnFirstCall(async () => (await loadS3Stores()).batchPlans),
-    batchQueue: loadOnFirstCall(async () => (await import('./aws/sqs-batch-queue.js')).createSqsBatchQueueFromConfig(config)),
+    batchQueue: loadOnFirstCall(async () => (await import('../aws/sqs-batch-queue.js')).createSqsBatchQueueFromConfig(config)),
   };
   return deps;
 }

@@ -1,14 +1,14 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { AppDeps } from './app.js';
-import { loadConfig } from './config.js';
-import { flushCompileCacheOnce } from './lambda/compile-cache.js';
-import { startPostResponse, type PostResponse } from './lambda/post-response.js';
-import { withFinishing } from './document-renderer.js';
-import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from './net/index.js';
-import { createRenderer } from './render/index.js';
-import type { DocumentRenderer } from './render/types.js';
-import type { SignerRegistry } from './signing/signers.js';
-import type { SigningConfig } from './signing/signing-config.js';
+import type { AppDeps } from './app-deps.js';
+import { loadConfig } from '../config.js';
+import { flushCompileCacheOnce } from '../lambda/compile-cache.js';
+import { startPostResponse, type PostResponse } from '../lambda/post-response.js';
+import { withFinishing } from '../document-renderer.js';
+import { createEgressPolicy, sharedEgressProxy, useEgressPolicy } from '../net/index.js';
+import { createRenderer } from '../render/index.js';
+import type { DocumentRenderer } from '../render/types.js';
+import type { SignerRegistry } from '../signing/signers.js';
+import type { SigningConfig } from '../signing/signing-config.js';
 
 /**
  * Dependencies of the functions that render: the shared ones plus the browser, and (where a post-response
@@ -49,7 +49,7 @@ let started: Started | undefined;
  * first: it needs only the config, the egress proxy and the renderer, while
  * most of a cold start is loading everything else (middleware, SDK clients,
  * schemas, logger). That loads while Chromium starts in its own process: the
- * shared dependencies (`app.ts`) and the function's own module, which
+ * shared dependencies (`app-deps.ts`) and the function's own module, which
  * `endpoint` imports dynamically for that reason (a static import would be
  * evaluated before any of this runs).
  */
@@ -93,7 +93,7 @@ function start(): Started {
   const afterAnswerTasks: Array<() => Promise<void>> = [];
   const afterAnswer = runtimeApi !== undefined ? { afterAnswer: (task: () => Promise<void>) => void afterAnswerTasks.push(task) } : {};
   const deps = spawned.started.then(async (): Promise<RenderDeps> => {
-    const { appDeps } = await import('./app.js');
+    const { appDeps } = await import('./app-deps.js');
     return mark('app-loaded')({ ...appDeps(), renderer, ...afterAnswer });
   });
   const printer = createRenderer({
@@ -149,7 +149,7 @@ function start(): Started {
 function lazySigners(config: { region: string; signing: SigningConfig }): SignerRegistry {
   let loaded: Promise<SignerRegistry> | undefined;
   const registry = () =>
-    (loaded ??= Promise.all([import('./signing/signers.js'), import('./aws/signing-clients.js')]).then(([{ signerRegistry }, { signingClients }]) =>
+    (loaded ??= Promise.all([import('../signing/signers.js'), import('../aws/signing-clients.js')]).then(([{ signerRegistry }, { signingClients }]) =>
       signerRegistry(config.signing, signingClients(config)),
     ));
   return {
