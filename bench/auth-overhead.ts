@@ -29,7 +29,7 @@ import { loadConfig } from '../lib/config.js';
 import { httpEndpoint } from '../lib/http/http-endpoint.js';
 import { json } from '../lib/http/responses.js';
 import type { HttpEvent } from '../lib/http/types.js';
-import { startLocalAws } from '../lib/local/local-aws.js';
+import { startLocalAws } from '../scripts/local-runtime/local-aws.js';
 import type { UsageStore } from '../lib/quota/usage-store.js';
 import type { TokenRecord } from '../lib/tokens/token-store.js';
 import { createToken, hashToken } from '../lib/tokens/tokens.js';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Isolation, RenderOutcome, ThroughputOutcome, WorkerReply, WorkerRequest } from './bare-worker.js';
-import { freezeTree, signalAll } from '../lib/local/process-tree.js';
+import { freezeTree, signalAll } from '../scripts/local-runtime/process-tree.js';
 import type { ProcessIdentity } from '../lib/process/process-identity.js';
 import type { BareJob } from './scenarios.js';
 

@@ -8,7 +8,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer from 'puppeteer-core';
 import { chromiumArgs } from '../lib/render/browser/launch-args.js';
 import { SMALL_HTML } from './pages.js';
-import { processTree } from '../lib/local/process-tree.js';
+import { processTree } from '../scripts/local-runtime/process-tree.js';
 import { treeCpuMs } from './process-memory.js';
 
 const loaded = performance.now();

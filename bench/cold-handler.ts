@@ -9,7 +9,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { SMALL_HTML } from './pages.js';
-import { processTree } from '../lib/local/process-tree.js';
+import { processTree } from '../scripts/local-runtime/process-tree.js';
 import { treeCpuMs } from './process-memory.js';
 
 /** CPU this process (Node, without Chromium) has used so far, ms. */

@@ -8,7 +8,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { deployedBuild } from './deployed-build.js';
 import { CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
 import { CHROMIUM_LAYER_DIR, packageBinDir, writeChromiumPack } from '../scripts/build-layer.js';
-import { createExtensionsApi, type ExtensionsApi } from '../lib/local/extensions-api.js';
+import { createExtensionsApi, type ExtensionsApi } from '../scripts/local-runtime/extensions-api.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_DIR = join(root, 'bench', 'results', 'build');

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { processTree } from '../lib/local/process-tree.js';
+import { processTree } from '../scripts/local-runtime/process-tree.js';
 
 /** Lambda gives one vCPU at 1,769 MB and CPU in proportion to memory below and above that. */
 export const MB_PER_VCPU = 1769;

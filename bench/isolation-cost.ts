@@ -32,7 +32,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { chromiumArgs } from '../lib/render/browser/launch-args.js';
 import { SMALL_HTML } from './pages.js';
-import { processTree } from '../lib/local/process-tree.js';
+import { processTree } from '../scripts/local-runtime/process-tree.js';
 import { processCpuMs } from './process-memory.js';
 import { MB_PER_VCPU, openCpuShare } from './cpu-share.js';
 

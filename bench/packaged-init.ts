@@ -4,7 +4,7 @@
  * lines. Each DIR is the output of `npm run package -- --package DIR`; each
  * function's zip is unpacked (under .cache/packaged-init, inside the project
  * so the runtime's TypeScript loader resolves) and run by the local runtime
- * (lib/local/lambda-runtime.ts) as Lambda would: a new instance per round,
+ * (scripts/local-runtime/lambda-runtime.ts) as Lambda would: a new instance per round,
  * one invocation (an unauthenticated request, answered 401), its REPORT line
  * kept. `npm start` runs the sources instead (tsx); this runs the bundles
  * Lambda gets. The DIRs take turns in every round, so a busy machine slows
@@ -15,8 +15,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLambdaRuntime } from '../lib/local/lambda-runtime.js';
-import { LOCAL_ACCOUNT_ID, startLocalAws } from '../lib/local/local-aws.js';
+import { createLambdaRuntime } from '../scripts/local-runtime/lambda-runtime.js';
+import { LOCAL_ACCOUNT_ID, startLocalAws } from '../scripts/local-runtime/local-aws.js';
 import { extractZip } from '../test/deploy/zip-archive.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parentLinks, processTree } from '../lib/local/process-tree.js';
+import { parentLinks, processTree } from '../scripts/local-runtime/process-tree.js';
 
 /** Memory of a process tree, in MiB: resident set summed over processes, and proportional set (shared pages split). */
 export type TreeMemory = { rssMiB: number; pssMiB: number; processes: number };

@@ -17,7 +17,7 @@ import { concurrently } from './concurrent.js';
 import { buildColdStartBundles, coldStart, type ColdRun } from './cold-start.js';
 import { MB_PER_VCPU, openCpuShare, type CpuShare } from './cpu-share.js';
 import { LATE_TEXT, startPageServer } from './pages.js';
-import { processTree } from '../lib/local/process-tree.js';
+import { processTree } from '../scripts/local-runtime/process-tree.js';
 import { cpuByPid, cpuSince, samplePeakMemory, treeMemory, type TreeMemory } from './process-memory.js';
 import { printReport, type BenchResults, type CpuShareResult, type CpuShareRow, type LatencyResult, type ServerSideSummary, type ThroughputLevel } from './report.js';
 import { CONFIGURED_MEMORY_MB } from './cost.js';

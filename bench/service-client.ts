@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningService } from '../test/helpers/service.js';
-import { processTree } from '../lib/local/process-tree.js';
+import { processTree } from '../scripts/local-runtime/process-tree.js';
 import { childrenMatching } from './process-memory.js';
 import { emptyServiceLog, readServiceLines, serverSideOf, type ServerSide } from './service-log.js';
 

@@ -4,7 +4,7 @@
  * emulation's access line, and the runtime's REPORT line (the post-response
  * phase, hence what the invocation is billed). Pure: no I/O.
  */
-import { parseReportLine, type ParsedReport } from '../lib/local/report-line.js';
+import { parseReportLine, type ParsedReport } from '../scripts/local-runtime/report-line.js';
 import { billedMs } from './cost.js';
 
 /** Where the time of one service request went, in milliseconds, from the service's own log lines. */

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { rememberTree, signalAll, waitGone } from '../lib/local/process-tree.js';
+import { rememberTree, signalAll, waitGone } from './local-runtime/process-tree.js';
 import { rememberProcess, signalGroup } from '../lib/process/process-identity.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

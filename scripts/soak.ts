@@ -24,9 +24,9 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { processTree } from '../lib/local/process-tree.js';
-import { liveDevStacks, type DevStack } from '../lib/local/dev-stack.js';
-import { MEMORY_STATS_DIR_VARIABLE, type MemoryStats } from '../lib/local/memory-stats.js';
+import { processTree } from './local-runtime/process-tree.js';
+import { liveDevStacks, type DevStack } from './local-runtime/dev-stack.js';
+import { MEMORY_STATS_DIR_VARIABLE, type MemoryStats } from './local-runtime/memory-stats.js';
 import { b64, startService } from '../test/helpers/service.js';
 import { html, startTestServer } from '../test/helpers/test-server.js';
 

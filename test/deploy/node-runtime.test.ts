@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { PROJECT_SERVERLESS_FILE } from '../../lib/local/service-definition.js';
+import { PROJECT_SERVERLESS_FILE } from '../../scripts/local-runtime/service-definition.js';
 
 /**
  * Local = Lambda for the Node version: the functions run on Lambda's

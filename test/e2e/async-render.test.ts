@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { readLiveDevStack } from '../../lib/local/dev-stack.js';
+import { readLiveDevStack } from '../../scripts/local-runtime/dev-stack.js';
 import { readImage, readPdf } from '../helpers/documents.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { waitFor } from '../helpers/wait-for.js';

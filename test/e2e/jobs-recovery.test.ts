@@ -6,7 +6,7 @@ import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createS3FileStore } from '../../lib/aws/s3-file-store.js';
 import type { FileStore } from '../../lib/files/file-store.js';
-import { readLiveDevStack } from '../../lib/local/dev-stack.js';
+import { readLiveDevStack } from '../../scripts/local-runtime/dev-stack.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { tempDir } from '../helpers/temp-dir.js';

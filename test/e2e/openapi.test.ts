@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { resolveService } from '../../lib/local/service-definition.js';
+import { resolveService } from '../../scripts/local-runtime/service-definition.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -27,7 +27,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { processTree } from '../../lib/local/process-tree.js';
+import { processTree } from '../../scripts/local-runtime/process-tree.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/pdfjs/', import.meta.url));

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
 import { loadConfig, type Config } from '../../lib/config.js';
-import { startLocalAws, type LocalAws, type LocalAwsOptions } from '../../lib/local/local-aws.js';
+import { startLocalAws, type LocalAws, type LocalAwsOptions } from '../../scripts/local-runtime/local-aws.js';
 import { deleteStageResources, externalAwsEndpoint, uniqueStage } from './external-aws.js';
 
 /** The fixture service of the local-stack tests: routes, queues, a schedule. */

@@ -4,7 +4,7 @@ import { DeleteTableCommand, DynamoDBClient, paginateListTables } from '@aws-sdk
 import { DeleteBucketCommand, DeleteObjectsCommand, ListBucketsCommand, paginateListObjectsV2, S3Client } from '@aws-sdk/client-s3';
 import { DeleteQueueCommand, paginateListQueues, SQSClient } from '@aws-sdk/client-sqs';
 import { parse } from 'yaml';
-import { PROJECT_SERVERLESS_FILE } from '../../lib/local/service-definition.js';
+import { PROJECT_SERVERLESS_FILE } from '../../scripts/local-runtime/service-definition.js';
 
 /**
  * TEST_AWS_ENDPOINT: AWS-compatible services already running (LocalStack, as

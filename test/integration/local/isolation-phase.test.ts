@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseReportLine, type ParsedReport } from '../../../lib/local/report-line.js';
+import { parseReportLine, type ParsedReport } from '../../../scripts/local-runtime/report-line.js';
 import { b64, startService, type RunningService } from '../../helpers/service.js';
 import { waitFor } from '../../helpers/wait-for.js';
 

@@ -7,16 +7,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { startEmulatorsApart } from '../../../lib/local/emulators.js';
-import { createLambdaRuntime, type Invocation } from '../../../lib/local/lambda-runtime.js';
-import { LOCAL_ACCOUNT_ID, startLocalAws } from '../../../lib/local/local-aws.js';
-import { MEMORY_STATS_DIR_VARIABLE, type MemoryStats } from '../../../lib/local/memory-stats.js';
-import { processTree } from '../../../lib/local/process-tree.js';
-import type { LocalFunction } from '../../../lib/local/service-definition.js';
+import { startEmulatorsApart } from '../../../scripts/local-runtime/emulators.js';
+import { createLambdaRuntime, type Invocation } from '../../../scripts/local-runtime/lambda-runtime.js';
+import { LOCAL_ACCOUNT_ID, startLocalAws } from '../../../scripts/local-runtime/local-aws.js';
+import { MEMORY_STATS_DIR_VARIABLE, type MemoryStats } from '../../../scripts/local-runtime/memory-stats.js';
+import { processTree } from '../../../scripts/local-runtime/process-tree.js';
+import type { LocalFunction } from '../../../scripts/local-runtime/service-definition.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const EMULATORS_MODULE = fileURLToPath(new URL('../../../lib/local/emulators.ts', import.meta.url));
+const EMULATORS_MODULE = fileURLToPath(new URL('../../../scripts/local-runtime/emulators.ts', import.meta.url));
 
 /** Running or stopped; a zombie waiting for its parent to reap it is already gone. */
 function isAlive(pid: number): boolean {

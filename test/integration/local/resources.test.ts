@@ -10,9 +10,9 @@ import {
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GetBucketLifecycleConfigurationCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../lib/local/local-aws.js';
-import { createResources } from '../../../lib/local/resources.js';
-import { PROJECT_SERVERLESS_FILE, type CfnResource, type ResolvedService } from '../../../lib/local/service-definition.js';
+import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from '../../../scripts/local-runtime/local-aws.js';
+import { createResources } from '../../../scripts/local-runtime/resources.js';
+import { PROJECT_SERVERLESS_FILE, type CfnResource, type ResolvedService } from '../../../scripts/local-runtime/service-definition.js';
 import { FIXTURE_SERVERLESS_FILE, withLocalAws, type LocalAwsForTests } from '../../helpers/emulators.js';
 
 type Props = Record<string, unknown>;

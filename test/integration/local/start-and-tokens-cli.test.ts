@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoTokenStore } from '../../../lib/aws/dynamo-token-store.js';
-import type { DevStack } from '../../../lib/local/dev-stack.js';
+import type { DevStack } from '../../../scripts/local-runtime/dev-stack.js';
 import type { TokenStore } from '../../../lib/tokens/token-store.js';
 import { DEFAULT_RATE_PER_SECOND, hashToken } from '../../../lib/tokens/tokens.js';
 import { FIXTURE_SERVERLESS_FILE } from '../../helpers/emulators.js';

@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { liveDevStacks } from '../../../lib/local/dev-stack.js';
-import { processTree } from '../../../lib/local/process-tree.js';
+import { liveDevStacks } from '../../../scripts/local-runtime/dev-stack.js';
+import { processTree } from '../../../scripts/local-runtime/process-tree.js';
 import { alive } from '../../helpers/chromium-processes.js';
 import { banner } from '../../helpers/run-processes.js';
 

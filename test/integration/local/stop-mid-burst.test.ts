@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launcherChain } from '../../../lib/local/parent-watch.js';
+import { launcherChain } from '../../../scripts/local-runtime/parent-watch.js';
 import { banner, killRun, leftAfter, processesOf } from '../../helpers/run-processes.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 

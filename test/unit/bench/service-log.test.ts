@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatReportLine } from '../../../lib/local/report-line.js';
+import { formatReportLine } from '../../../scripts/local-runtime/report-line.js';
 import { emptyServiceLog, readServiceLines, serverSideOf } from '../../../bench/service-log.js';
 
 /** The handler's request log line as Powertools writes it (injectLambdaContext adds function_request_id). */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { watchMajorGc, writeMemoryStats, type MemoryStats } from '../../../lib/local/memory-stats.js';
+import { watchMajorGc, writeMemoryStats, type MemoryStats } from '../../../scripts/local-runtime/memory-stats.js';
 
 describe('writeMemoryStats', () => {
   it("replaces this process's figures in <dir>/<pid>.json", () => {

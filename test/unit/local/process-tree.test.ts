@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { freezeTree, processTree, rememberTree, signalAll } from '../../../lib/local/process-tree.js';
+import { freezeTree, processTree, rememberTree, signalAll } from '../../../scripts/local-runtime/process-tree.js';
 
 /** The state letter of /proc/<pid>/stat ('T' is stopped), or undefined once the process is gone. */
 const stateOf = (pid: number) => {

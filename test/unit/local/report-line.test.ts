@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { billedDurationMs, formatReportLine, parseReportLine } from '../../../lib/local/report-line.js';
+import { billedDurationMs, formatReportLine, parseReportLine } from '../../../scripts/local-runtime/report-line.js';
 
 describe('formatReportLine', () => {
   it("writes Lambda's REPORT fields, the post-response phase counted in Duration and Billed Duration", () => {

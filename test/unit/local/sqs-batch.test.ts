@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { rateIntervalMs } from '../../../lib/local/schedules.js';
-import { failedMessageIds } from '../../../lib/local/sqs-poller.js';
+import { rateIntervalMs } from '../../../scripts/local-runtime/schedules.js';
+import { failedMessageIds } from '../../../scripts/local-runtime/sqs-poller.js';
 
 const event: SQSEvent = { Records: ['m1', 'm2', 'm3'].map((messageId) => ({ messageId }) as SQSRecord) };
 const succeeded = (result: unknown) => ({ ok: true as const, result, durationMs: 1 });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { killGroup } from '../../../lib/render/browser/launch-browser.js';
-import { rememberTree, signalAll } from '../../../lib/local/process-tree.js';
+import { rememberTree, signalAll } from '../../../scripts/local-runtime/process-tree.js';
 import { isSameProcess, isStillRunning, rememberProcess, signalGroup, signalProcess, type ProcessIdentity } from '../../../lib/process/process-identity.js';
 
 const started: ChildProcess[] = [];

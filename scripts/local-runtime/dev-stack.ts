@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EmulatorEndpoints } from './local-endpoints.js';
-import { isProcessAlive } from '../process/process-identity.js';
+import { isProcessAlive } from '../../lib/process/process-identity.js';
 
 /** What a running `npm start` tells other shells (the token CLI) about itself. */
 export type DevStack = {

@@ -13,7 +13,7 @@ import {
   type LifecycleRule,
 } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { awsErrorName } from '../aws/errors.js';
+import { awsErrorName } from '../../lib/aws/errors.js';
 import { LocalSetupError } from './errors.js';
 import type { EmulatorEndpoints } from './local-endpoints.js';
 import type { CfnResource, ResolvedService } from './service-definition.js';

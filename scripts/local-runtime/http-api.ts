@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../delivery/raw-response.js';
+import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lib/delivery/raw-response.js';
 import type { Invocation, LambdaRuntime } from './lambda-runtime.js';
 import { scheduledEvent } from './schedules.js';
 import type { LocalFunction } from './service-definition.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM_PACK_FILE } from '../render/browser/chromium-pack.js';
+import { CHROMIUM_PACK_FILE } from '../../lib/render/browser/chromium-pack.js';
 import { LocalSetupError } from './errors.js';
 
 /** Where the runner keeps the fontconfig files of its "mounted" layers, and fontconfig's cache. */

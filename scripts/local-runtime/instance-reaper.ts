@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { ProcessIdentity } from '../process/process-identity.js';
+import type { ProcessIdentity } from '../../lib/process/process-identity.js';
 
 export type InstanceReaper = {
   /** Processes to kill should the runtime die without stopping them (frozen instances, their Chromium). */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { isStillRunning, type ProcessIdentity, rememberProcess, signalProcess } from '../process/process-identity.js';
+import { isStillRunning, type ProcessIdentity, rememberProcess, signalProcess } from '../../lib/process/process-identity.js';
 
 /**
  * A process and all its descendants, parents first. Chromium is started

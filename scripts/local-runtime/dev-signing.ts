@@ -7,10 +7,10 @@
  * `timestampUrl` params a deployment would pass.
  */
 import { fileURLToPath } from 'node:url';
-import { devCrlServedElsewhere, loadOrCreateDevPki, startDevCrl } from '../signing/dev-pki.js';
-import { localSigner } from '../signing/local-signer.js';
-import { pemCertificates } from '../signing/signer.js';
-import { startLocalTsa } from '../signing/timestamp.js';
+import { devCrlServedElsewhere, loadOrCreateDevPki, startDevCrl } from '../../lib/signing/dev-pki.js';
+import { localSigner } from '../../lib/signing/local-signer.js';
+import { pemCertificates } from '../../lib/signing/signer.js';
+import { startLocalTsa } from '../../lib/signing/timestamp.js';
 
 const SIGNING_DIR = fileURLToPath(new URL('../../.local/signing/', import.meta.url));
 

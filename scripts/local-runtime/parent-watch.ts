@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { isStillRunning, rememberProcess } from '../process/process-identity.js';
+import { isStillRunning, rememberProcess } from '../../lib/process/process-identity.js';
 
 function parentOf(pid: number): number | undefined {
   try {
