@@ -17,7 +17,7 @@ import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { startDeadline } from '../lib/deadline.js';
 import { documentBudget } from '../lib/budget/document-budget.js';
 import { finishResult } from '../lib/document-renderer.js';
-import { compressStep } from '../lib/finishing/compress.js';
+import { compressStep } from '../lib/finishing/steps/compress/compress.js';
 
 const BUDGET_MS = 1_000;
 const PAGES = 80;

@@ -9,8 +9,8 @@
  */
 import { unboundedBudget } from '../lib/budget/document-budget.js';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
-import { finishPdf } from '../lib/finishing/finish-pdf.js';
-import { signStep } from '../lib/finishing/sign.js';
+import { finishPdf } from '../lib/finishing/pipeline/finish-pdf.js';
+import { signStep } from '../lib/finishing/steps/sign.js';
 import { loadOrCreateDevPki } from '../lib/signing/dev-pki.js';
 import { signerRegistry } from '../lib/signing/signers.js';
 import { tempDir } from '../test/helpers/temp-dir.js';

@@ -5,17 +5,17 @@
 import { startDeadline, type Deadline } from './deadline.js';
 import { RenderTimeoutError, ValidationError } from './errors.js';
 import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './budget/document-budget.js';
-import type { AssemblyPart } from './finishing/assemble.js';
-import type { BandFacts, BandsPlan } from './finishing/bands-plan.js';
-import { finishPdf } from './finishing/finish-pdf.js';
-import type { PageFacts } from './finishing/finishing-plan.js';
-import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/registry.js';
-import { PageImageLimitError } from './finishing/errors.js';
+import type { AssemblyPart } from './finishing/steps/assemble.js';
+import type { BandFacts, BandsPlan } from './finishing/steps/bands/bands-plan.js';
+import { finishPdf } from './finishing/pipeline/finish-pdf.js';
+import type { PageFacts } from './finishing/pipeline/finishing-plan.js';
+import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/pipeline/registry.js';
+import { PageImageLimitError } from './finishing/pipeline/errors.js';
 import { InputPdfError } from './pdf/errors.js';
-import { partFailure } from './finishing/merge-errors.js';
-import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/band-page.js';
-import type { PageImage, PageImagesPlan, PageImageType } from './finishing/page-images.js';
-import { chromiumTextDrawer } from './finishing/watermark-text.js';
+import { partFailure } from './finishing/pipeline/merge-errors.js';
+import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/steps/bands/band-page.js';
+import type { PageImage, PageImagesPlan, PageImageType } from './finishing/images/page-images.js';
+import { chromiumTextDrawer } from './finishing/steps/stamp/watermark-text.js';
 import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
 import { toRequestError } from './plan/request-errors.js';
@@ -94,7 +94,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const plans: StepPlans = { ...plan.finishing, assemble: { first, others, outline: plan.outline } };
     if (plan.bands) {
       renderer.anticipate(bandCount(plan.bands));
-      const { mergedBandFacts } = await import('./finishing/bands.js');
+      const { mergedBandFacts } = await import('./finishing/steps/bands/bands.js');
       // The parts' headings are read within the step, so within the deadline and the document's budget.
       const merged = (within: DocumentBudget) => mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order, within);
       plans.bands = { bands: plan.bands, facts: merged };
@@ -120,7 +120,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     try {
       const bytes = plan.source.kind === 'bytes' ? plan.source.bytes : await fetchProcessInput(plan.source.url, deadline);
       if (plan.source.kind === 'url') timings.fetch = Date.now() - started;
-      const { openExistingPdf } = await import('./finishing/existing-pdf.js');
+      const { openExistingPdf } = await import('./finishing/input/existing-pdf.js');
       const existing = await withinDeadline(openExistingPdf(bytes, plan.password), deadline);
       timings.read = Date.now() - started - (timings.fetch ?? 0);
       if (plan.output === 'JSON') {
@@ -130,7 +130,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       if (level) {
         const problems = existing.pdfaProblems(level);
         if (problems.length > 0) {
-          const { PdfaConformanceError } = await import('./finishing/errors.js');
+          const { PdfaConformanceError } = await import('./finishing/pipeline/errors.js');
           throw new PdfaConformanceError(problems);
         }
       }
@@ -143,9 +143,9 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     }
   };
 
-  /** The images of a PDF's pages (lib/finishing/page-images.ts), within what is left of `deadline`. */
+  /** The images of a PDF's pages (lib/finishing/images/page-images.ts), within what is left of `deadline`. */
   const drawPages = async (body: Buffer, images: PageImagesPlan, deadline: Deadline, budget: DocumentBudget, password?: string): Promise<PageImage[]> => {
-    const { planPageImages, renderPageImages } = await import('./finishing/page-images.js');
+    const { planPageImages, renderPageImages } = await import('./finishing/images/page-images.js');
     const pdf = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     const planned = await withinDeadline(planPageImages(pdf, images, budget), deadline);
     return renderPageImages(
@@ -236,7 +236,7 @@ export const pageImageName = (page: number, type: PageImageType) => `page-${Stri
 const bandCount = (bands: BandsPlan) => Number(bands.header != null) + Number(bands.footer != null);
 
 /**
- * The render of a band document (lib/finishing/band-page.ts): like any page, through the renderer's egress
+ * The render of a band document (lib/finishing/steps/bands/band-page.ts): like any page, through the renderer's egress
  * policy in its own context, printed once the bands are laid out, on band-sized paper without margins.
  */
 function bandRenderInput(html: string, size: { width: number; height: number }, timeLeftMs: number): RenderInput {

@@ -72,7 +72,7 @@ const NOT_AT_RUN_TIME: Record<string, string[]> = {
   // Its compressed files travel in chromium/ instead: the binary as chromium.zst, the archives as they are.
   '@sparticuz/chromium': ['bin'],
   '@duckduckgo/autoconsent': ['tests', 'tests-wtr', 'docs', 'dist/addon-firefox', 'dist/addon-mv3', 'CHANGELOG.md'],
-  // lib/finishing/page-images.ts reads build/pdf.min.mjs, build/pdf.worker.min.mjs and standard_fonts/.
+  // lib/finishing/images/page-images.ts reads build/pdf.min.mjs, build/pdf.worker.min.mjs and standard_fonts/.
   'pdfjs-dist': [
     'legacy', 'web', 'types', 'image_decoders', 'cmaps', 'iccs', 'wasm', 'webpack.mjs',
     'build/pdf.mjs', 'build/pdf.mjs.map', 'build/pdf.worker.mjs', 'build/pdf.worker.mjs.map',

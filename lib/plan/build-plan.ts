@@ -7,7 +7,7 @@
  */
 import type { PDFOptions } from 'puppeteer-core';
 import { DEFAULT_DEVICE, findDevice } from '../schemas/devices.js';
-import type { BandPlan, BandSource, BandsPlan } from '../finishing/bands-plan.js';
+import type { BandPlan, BandSource, BandsPlan } from '../finishing/steps/bands/bands-plan.js';
 import { ValidationError } from '../errors.js';
 import type {
   CookiePlan,
@@ -40,7 +40,7 @@ import {
 } from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import { DEFAULT_IMAGE_DPI, isPageImageOutput, type ImageOptionsOutput, type PageImageOutput, type ProcessInput } from '../schemas/process-requests.js';
-import type { PageImagesPlan } from '../finishing/page-images.js';
+import type { PageImagesPlan } from '../finishing/images/page-images.js';
 import type { RenderInput } from '../schemas/render-requests.js';
 import { needTemplates, type TemplateRenderer } from '../templates/template-engine.js';
 import { pdfFinishingPlan } from './pdf-finishing-plan.js';

@@ -3,7 +3,7 @@ import { MAX_DOCUMENTS_PAGES, mergedFileOnlyKeys, type MergeInput, type MergePar
 import type { MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { Template } from '../templates/template-store.js';
 import { templateRenderInput } from '../templates/templates.js';
-import { partFailure } from '../finishing/merge-errors.js';
+import { partFailure } from '../finishing/pipeline/merge-errors.js';
 
 /**
  * What a merge request renders: its parts in order, each template part
@@ -58,15 +58,15 @@ export function mergeUnits(input: MergeInput): number {
 }
 
 // The PDF library loads with the first merge that brings a document: no part of a cold start that renders.
-let pdfInput: Promise<typeof import('../finishing/pdf-input-bounds.js')> | undefined;
+let pdfInput: Promise<typeof import('../finishing/input/pdf-input-bounds.js')> | undefined;
 
 /**
- * A caller's PDF read within the bounds (lib/finishing/pdf-input-bounds.ts):
+ * A caller's PDF read within the bounds (lib/finishing/input/pdf-input-bounds.ts):
  * parsed, not encrypted, with pages. Whatever fails is a 400 naming the part.
  * Answers its page count.
  */
 async function checkDocument(document: string, field: string): Promise<number> {
-  const { readPdfInput } = await (pdfInput ??= import('../finishing/pdf-input-bounds.js'));
+  const { readPdfInput } = await (pdfInput ??= import('../finishing/input/pdf-input-bounds.js'));
   const read = await readPdfInput(Buffer.from(document, 'base64'));
   if ('problem' in read) throw new ValidationError({ [field]: read.problem });
   return read.pages;

@@ -7,11 +7,11 @@
  * edge, so a bad one is a 400 and nothing renders.
  */
 import { ValidationError } from '../errors.js';
-import type { PdfaLevel } from '../finishing/archive.js';
-import type { Attachment } from '../finishing/attachments.js';
-import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/e-invoice.js';
-import type { CompressPlan, FormPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/finishing-plan.js';
-import type { FinishingPlan } from '../finishing/registry.js';
+import type { PdfaLevel } from '../finishing/steps/archive/archive.js';
+import type { Attachment } from '../finishing/steps/attachments.js';
+import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/steps/archive/e-invoice.js';
+import type { CompressPlan, FormPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/pipeline/finishing-plan.js';
+import type { FinishingPlan } from '../finishing/pipeline/registry.js';
 import { MAX_INVOICE_XML_BYTES, profileProblem } from '../schemas/pdf-finishing.js';
 import type { SignatureOutput } from '../schemas/pdf-signature.js';
 import { decodeWatermarkImage, type ProtectionOutput, type WatermarkOutput } from '../schemas/protection-watermark.js';

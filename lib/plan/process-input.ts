@@ -2,7 +2,7 @@ import { PROCESS_DOCUMENT_CODE, ValidationError } from '../errors.js';
 import type { ProcessInput } from '../schemas/process-requests.js';
 
 // The PDF library loads with the first process request that brings its document: no part of a cold start that renders.
-let pdfInput: Promise<typeof import('../finishing/pdf-input-bounds.js')> | undefined;
+let pdfInput: Promise<typeof import('../finishing/input/pdf-input-bounds.js')> | undefined;
 
 /**
  * A process request's document, when it is in the body, read within the
@@ -13,7 +13,7 @@ let pdfInput: Promise<typeof import('../finishing/pdf-input-bounds.js')> | undef
  */
 export async function checkProcessDocument(input: ProcessInput): Promise<ProcessInput> {
   if (!('document' in input.process)) return input;
-  const { readPdfInput } = await (pdfInput ??= import('../finishing/pdf-input-bounds.js'));
+  const { readPdfInput } = await (pdfInput ??= import('../finishing/input/pdf-input-bounds.js'));
   const read = await readPdfInput(Buffer.from(input.process.document, 'base64'), { decrypt: true, password: input.password ?? undefined });
   if ('problem' in read) {
     throw new ValidationError({ [read.password ? 'password' : 'document']: read.problem }, { message: 'The document cannot be used', code: PROCESS_DOCUMENT_CODE });

@@ -6,7 +6,7 @@
 import { CONFORMANCE_CODE, NavigationError, PROCESS_DOCUMENT_CODE, ValidationError } from '../errors.js';
 import { DocumentFetchError } from '../delivery/errors.js';
 import { DocumentBudgetError } from '../budget/document-budget.js';
-import { PageImageLimitError, PdfaConformanceError } from '../finishing/errors.js';
+import { PageImageLimitError, PdfaConformanceError } from '../finishing/pipeline/errors.js';
 import { InputPdfError } from '../pdf/errors.js';
 import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
 import type { DocumentPlan, ProcessPlan, RenderPlan } from '../render/render-plan.js';

@@ -5,7 +5,7 @@
  * and the caller's token must have been granted the signer (403).
  */
 import { ValidationError } from '../errors.js';
-import type { SignPlan } from '../finishing/finishing-plan.js';
+import type { SignPlan } from '../finishing/pipeline/finishing-plan.js';
 import type { DocumentPlan } from '../render/render-plan.js';
 import { SignerNotGrantedError } from '../signing/errors.js';
 import type { SigningConfig } from '../signing/signing-config.js';

@@ -1,6 +1,6 @@
 import type { Deadline } from '../deadline.js';
-import type { PageFacts } from '../finishing/finishing-plan.js';
-import { needsPageFacts } from '../finishing/registry.js';
+import type { PageFacts } from '../finishing/pipeline/finishing-plan.js';
+import { needsPageFacts } from '../finishing/pipeline/registry.js';
 import type { PageSession } from './browser/browser-session.js';
 import { captureScreenshot } from './output/capture-screenshot.js';
 import { printPdf } from './output/print-pdf.js';

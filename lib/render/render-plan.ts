@@ -5,9 +5,9 @@
  * base64, no rules between fields left to settle.
  */
 import type { PDFOptions, Viewport } from 'puppeteer-core';
-import type { BandsPlan } from '../finishing/bands-plan.js';
-import type { PageImagesPlan } from '../finishing/page-images.js';
-import type { FinishingPlan } from '../finishing/registry.js';
+import type { BandsPlan } from '../finishing/steps/bands/bands-plan.js';
+import type { PageImagesPlan } from '../finishing/images/page-images.js';
+import type { FinishingPlan } from '../finishing/pipeline/registry.js';
 
 /** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
 export type PageSource =
@@ -92,7 +92,7 @@ export type PdfPlan = {
   /** puppeteer's `page.pdf()` options, defaults applied and header/footer decoded (the timeout is the deadline's). */
   print: PDFOptions;
   headerFooter: HeaderFooterGiven;
-  /** The running header and footer printed from HTML and laid on the pages after the print (lib/finishing/bands.ts). */
+  /** The running header and footer printed from HTML and laid on the pages after the print (lib/finishing/steps/bands/bands.ts). */
   bands?: BandsPlan;
   /** The headings to read (as for bands) for bands laid on it later: a merge part's, when the merge has bands. */
   sectionHeadings?: string;

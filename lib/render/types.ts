@@ -1,5 +1,5 @@
-import type { BandFacts } from '../finishing/bands-plan.js';
-import type { PageFacts } from '../finishing/finishing-plan.js';
+import type { BandFacts } from '../finishing/steps/bands/bands-plan.js';
+import type { PageFacts } from '../finishing/pipeline/finishing-plan.js';
 import type { EgressProxy } from '../net/index.js';
 import type { DocumentPlan, RenderPlan } from './render-plan.js';
 import type { RenderStep } from '../step-bound.js';

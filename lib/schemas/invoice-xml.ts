@@ -1,7 +1,7 @@
 /**
  * The e-invoice XML as the boundary checks it (Factur-X 1.0 / ZUGFeRD 2.x):
  * well-formed UN/CEFACT CII, its profile read from the guideline identifier.
- * lib/finishing/e-invoice.ts makes the PDF's parts of it.
+ * lib/finishing/steps/archive/e-invoice.ts makes the PDF's parts of it.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 

@@ -24,7 +24,7 @@ export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 export const MAX_DOCUMENTS_BYTES = 20 * 1024 * 1024;
 
 /**
- * Bounds of an existing PDF (lib/finishing/pdf-input-bounds.ts holds a part
+ * Bounds of an existing PDF (lib/finishing/input/pdf-input-bounds.ts holds a part
  * to them before and right after it is parsed): what its bytes may make
  * the parser and the merge's page copying do, whatever their size.
  */

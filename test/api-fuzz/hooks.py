@@ -243,7 +243,7 @@ BEYOND_JSON_SCHEMA = (
         r"^(document|password)$",
         r"^(Is not a readable PDF|Has no pages|Must have at most|Must not|Its |Is encrypted|The password does not open"
         r"|Give exactly one of document and documentUrl)",
-        "The PDF to process must parse within the decoder's bounds (lib/finishing/pdf-input-bounds.ts) and open with "
+        "The PDF to process must parse within the decoder's bounds (lib/finishing/input/pdf-input-bounds.ts) and open with "
         "password when it is encrypted: what the decoded file holds has no JSON Schema form. Exactly one of document "
         "and documentUrl is a rule between two nullable fields, stated in the description.",
         PROCESSES,
@@ -351,7 +351,7 @@ BEYOND_JSON_SCHEMA = (
     Rule(
         r"(^|\.)pdf\.(sectionHeadings|header|footer)$",
         r"^(Not a valid CSS selector|The band could not be printed|The band did not lay out)",
-        "What the page decides when it renders (lib/render, lib/finishing/bands.ts): the section selector must be "
+        "What the page decides when it renders (lib/render, lib/finishing/steps/bands/bands.ts): the section selector must be "
         "CSS, and a band's document must load and lay out one page per body page.",
     ),
     Rule(

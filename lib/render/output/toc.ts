@@ -44,7 +44,7 @@ function fill(page: Page, numbers: Array<number | null>): Promise<void> {
 /** The page (1-based) each anchor landed on in `pdf`, null where it did not. */
 async function landedOn(pdf: Buffer, anchors: string[]): Promise<Array<number | null>> {
   // Loaded with the first table of contents: the PDF library is no part of the renders without one.
-  const [{ PDFDocument }, { destinationPages }] = await Promise.all([import('@cantoo/pdf-lib'), import('../../finishing/named-destinations.js')]);
+  const [{ PDFDocument }, { destinationPages }] = await Promise.all([import('@cantoo/pdf-lib'), import('../../finishing/objects/named-destinations.js')]);
   const pages = destinationPages(await PDFDocument.load(pdf, { updateMetadata: false }));
   return anchors.map((anchor) => {
     const index = pages.get(anchor);

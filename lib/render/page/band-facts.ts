@@ -1,5 +1,5 @@
 import type { Page } from 'puppeteer-core';
-import type { BandFacts } from '../../finishing/bands-plan.js';
+import type { BandFacts } from '../../finishing/steps/bands/bands-plan.js';
 import { PlanStepError } from '../errors.js';
 
 /** The id given to a section heading that has none, numbered in document order. */

@@ -7,10 +7,10 @@ import { describe, it, mock } from 'node:test';
 import fontkit from '@cantoo/fontkit';
 import { PDFArray, PDFContentStream, PDFDocument, PDFFont, PDFForm, PDFName, PDFRawStream, PDFTextField, StandardFonts, decodePDFRawStream, PDFDict } from '@cantoo/pdf-lib';
 import { ValidationError } from '../../../lib/errors.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import type { FormPlan } from '../../../lib/finishing/finishing-plan.js';
-import { textFieldAppearance } from '../../../lib/finishing/field-text-layout.js';
-import { formStep } from '../../../lib/finishing/form.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import type { FormPlan } from '../../../lib/finishing/pipeline/finishing-plan.js';
+import { textFieldAppearance } from '../../../lib/finishing/steps/form/field-text-layout.js';
+import { formStep } from '../../../lib/finishing/steps/form/form.js';
 import { applicationForm } from '../../helpers/acroform.js';
 import { pageCountOf, pdftotext, qpdf, qpdfJson } from '../../helpers/pdf-tools.js';
 

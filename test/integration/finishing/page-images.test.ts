@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { withFinishing } from '../../../lib/document-renderer.js';
 import { InputPdfError } from '../../../lib/pdf/errors.js';
-import { planPageImages, renderPageImages } from '../../../lib/finishing/page-images.js';
+import { planPageImages, renderPageImages } from '../../../lib/finishing/images/page-images.js';
 import { imageSize } from 'image-size';
 import { PlanStepError } from '../../../lib/render/errors.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';

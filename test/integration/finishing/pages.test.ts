@@ -4,8 +4,8 @@ import { inflateSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFString, StandardFonts, type PDFRef } from '@cantoo/pdf-lib';
 import { ValidationError } from '../../../lib/errors.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import { pagesStep } from '../../../lib/finishing/pages.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import { pagesStep } from '../../../lib/finishing/steps/pages/pages.js';
 import { pageCountOf, pdfinfo, pdftotextPages, qpdf, qpdfJson } from '../../helpers/pdf-tools.js';
 
 /**

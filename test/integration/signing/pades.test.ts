@@ -21,9 +21,9 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
 import { ValidationError } from '../../../lib/errors.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import type { SignPlan } from '../../../lib/finishing/finishing-plan.js';
-import { signStep } from '../../../lib/finishing/sign.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import type { SignPlan } from '../../../lib/finishing/pipeline/finishing-plan.js';
+import { signStep } from '../../../lib/finishing/steps/sign.js';
 import { createS3Client } from '../../../lib/aws/s3-client.js';
 import { loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';

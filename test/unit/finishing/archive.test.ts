@@ -2,11 +2,11 @@ import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFString } from '@cantoo/pdf-lib';
-import { archiveStep } from '../../../lib/finishing/archive.js';
-import { instructions } from '../../../lib/finishing/artifact-marking.js';
-import { attachStep } from '../../../lib/finishing/attachments.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import { invoiceXmp } from '../../../lib/finishing/e-invoice.js';
+import { archiveStep } from '../../../lib/finishing/steps/archive/archive.js';
+import { instructions } from '../../../lib/finishing/steps/archive/artifact-marking.js';
+import { attachStep } from '../../../lib/finishing/steps/attachments.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import { invoiceXmp } from '../../../lib/finishing/steps/archive/e-invoice.js';
 
 /** A small PDF the way Chromium leaves one: Info with its title and producer, an unflagged link, untagged paint. */
 async function chromiumLikePdf(): Promise<Uint8Array> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { DocumentBudgetError, documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
-import { MAX_HEADING_CHARS, MAX_HEADINGS, mergedBandFacts, sectionsByPage } from '../../../lib/finishing/bands.js';
+import { MAX_HEADING_CHARS, MAX_HEADINGS, mergedBandFacts, sectionsByPage } from '../../../lib/finishing/steps/bands/bands.js';
 
 /** A document of `count` pages, as a merge part. */
 async function partOf(count: number): Promise<Uint8Array> {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BudgetDeadlineError, DocumentBudgetError, documentBudget } from '../../../lib/budget/document-budget.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import type { PdfStep } from '../../../lib/finishing/step-types.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import type { PdfStep } from '../../../lib/finishing/pipeline/step-types.js';
 
 describe('documentBudget', () => {
   it('lets work go on before its deadline and stops it with BudgetDeadlineError after', () => {

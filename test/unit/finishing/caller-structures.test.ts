@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { PDFDict, PDFDocument, PDFName, PDFRawStream, StandardFonts } from '@cantoo/pdf-lib';
 import { unboundedBudget } from '../../../lib/budget/document-budget.js';
-import { compressStep } from '../../../lib/finishing/compress.js';
-import { openExistingPdf } from '../../../lib/finishing/existing-pdf.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import { readPdfInput } from '../../../lib/finishing/pdf-input-bounds.js';
+import { compressStep } from '../../../lib/finishing/steps/compress/compress.js';
+import { openExistingPdf } from '../../../lib/finishing/input/existing-pdf.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import { readPdfInput } from '../../../lib/finishing/input/pdf-input-bounds.js';
 
 const DEFAULTS = { imageQuality: 80, maxImageDpi: 150, grayscale: false };
 

@@ -4,9 +4,9 @@ import { describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFStream } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
-import { compressStep, withoutPrivateXmp } from '../../../lib/finishing/compress.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import { decodeJpeg } from '../../../lib/finishing/jpeg-codec.js';
+import { compressStep, withoutPrivateXmp } from '../../../lib/finishing/steps/compress/compress.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import { decodeJpeg } from '../../../lib/finishing/images/jpeg-codec.js';
 import { jpegHeader } from '../../helpers/hostile-images.js';
 import { qpdf } from '../../helpers/pdf-tools.js';
 

@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFName, PDFRawStream, type PDFRef } from '@cantoo/pdf-lib';
 import { DocumentBudgetError, documentBudget } from '../../../lib/budget/document-budget.js';
-import { compressStep } from '../../../lib/finishing/compress.js';
-import { contentUsage } from '../../../lib/finishing/content-images.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import { MAX_STREAM_INFLATED_BYTES } from '../../../lib/finishing/stream-bytes.js';
+import { compressStep } from '../../../lib/finishing/steps/compress/compress.js';
+import { contentUsage } from '../../../lib/finishing/steps/compress/content-images.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import { MAX_STREAM_INFLATED_BYTES } from '../../../lib/finishing/objects/stream-bytes.js';
 
 const DEFAULTS = { imageQuality: 80, maxImageDpi: 150, grayscale: false };
 

@@ -2,8 +2,8 @@ import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
-import type { DocumentEdit, PdfStep } from '../../../lib/finishing/step-types.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
+import type { DocumentEdit, PdfStep } from '../../../lib/finishing/pipeline/step-types.js';
 
 const append = (tag: string): PdfStep => async (pdf) => new Uint8Array([...pdf, tag.charCodeAt(0)]);
 

@@ -5,9 +5,9 @@ import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import fontkit from '@cantoo/fontkit';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, type PDFObject } from '@cantoo/pdf-lib';
-import { compressStep } from '../../../lib/finishing/compress.js';
-import { contentUsage } from '../../../lib/finishing/content-images.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import { compressStep } from '../../../lib/finishing/steps/compress/compress.js';
+import { contentUsage } from '../../../lib/finishing/steps/compress/content-images.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
 import { pdftoppm, pdftotext, qpdf } from '../../helpers/pdf-tools.js';
 
 const DEFAULTS = { imageQuality: 80, maxImageDpi: 150, grayscale: false };

@@ -2,7 +2,7 @@ import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { planPageImages } from '../../../lib/finishing/page-images.js';
+import { planPageImages } from '../../../lib/finishing/images/page-images.js';
 
 describe('planPageImages', () => {
   it('sizes a page without /MediaBox as US Letter, and a turned page by its crop box as shown', async () => {

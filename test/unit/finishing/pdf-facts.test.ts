@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { InputPdfError } from '../../../lib/pdf/errors.js';
-import { openExistingPdf } from '../../../lib/finishing/existing-pdf.js';
+import { openExistingPdf } from '../../../lib/finishing/input/existing-pdf.js';
 import { sharedKidsForm } from '../../helpers/field-trees.js';
 
 describe("an existing PDF's facts", () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import fc from 'fast-check';
-import { readPdfInput } from '../../../lib/finishing/pdf-input-bounds.js';
+import { readPdfInput } from '../../../lib/finishing/input/pdf-input-bounds.js';
 import { MAX_DOCUMENT_NESTING, MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES, MAX_PAGE_EDGE_POINTS } from '../../../lib/schemas/merge-requests.js';
 import {
   deepDictionaryPdf,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { unboundedBudget } from '../../../lib/budget/document-budget.js';
-import { finishPdf } from '../../../lib/finishing/finish-pdf.js';
+import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
 import {
   FINISHING_ORDER,
   FINISHING_REGISTRY,
@@ -11,7 +11,7 @@ import {
   type StepContext,
   type StepDefinition,
   type StepPlans,
-} from '../../../lib/finishing/registry.js';
+} from '../../../lib/finishing/pipeline/registry.js';
 import type { SignerRegistry } from '../../../lib/signing/signers.js';
 
 const context: StepContext = {

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
-import { archiveStep } from '../../../lib/finishing/archive.js';
-import { attachStep } from '../../../lib/finishing/attachments.js';
+import { archiveStep } from '../../../lib/finishing/steps/archive/archive.js';
+import { attachStep } from '../../../lib/finishing/steps/attachments.js';
 import { BudgetDeadlineError, documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
-import { compressStep } from '../../../lib/finishing/compress.js';
-import type { DocumentEdit } from '../../../lib/finishing/step-types.js';
-import { stampStep } from '../../../lib/finishing/watermark.js';
+import { compressStep } from '../../../lib/finishing/steps/compress/compress.js';
+import type { DocumentEdit } from '../../../lib/finishing/pipeline/step-types.js';
+import { stampStep } from '../../../lib/finishing/steps/stamp/watermark.js';
 
 const png = () => {
   const image = new PNG({ width: 4, height: 4 });

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, type PDFPage } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
 import { unboundedBudget } from '../../../lib/budget/document-budget.js';
-import type { StampPlan } from '../../../lib/finishing/finishing-plan.js';
-import { stampStep } from '../../../lib/finishing/watermark.js';
+import type { StampPlan } from '../../../lib/finishing/pipeline/finishing-plan.js';
+import { stampStep } from '../../../lib/finishing/steps/stamp/watermark.js';
 
 /** A 96 × 48 px PNG: a 72 × 36 pt stamp. */
 function stampPng(): Uint8Array {

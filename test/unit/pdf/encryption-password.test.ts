@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readFileSync } from 'node:fs';
-import { openExistingPdf } from '../../../lib/finishing/existing-pdf.js';
-import { readPdfInput } from '../../../lib/finishing/pdf-input-bounds.js';
+import { openExistingPdf } from '../../../lib/finishing/input/existing-pdf.js';
+import { readPdfInput } from '../../../lib/finishing/input/pdf-input-bounds.js';
 import { passwordForRevision, saslPrep } from '../../../lib/pdf/encryption-password.js';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../../fixtures/pdfjs/${name}`, import.meta.url)));

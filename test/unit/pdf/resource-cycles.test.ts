@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { PDFDict, PDFDocument, PDFName, type PDFRef } from '@cantoo/pdf-lib';
 import { DocumentBudgetError, documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
-import { planPageImages } from '../../../lib/finishing/page-images.js';
+import { planPageImages } from '../../../lib/finishing/images/page-images.js';
 import { breakResourceCycles } from '../../../lib/pdf/resource-cycles.js';
 
 /** A form XObject drawing the named XObjects (`names` to refs), registered in `doc`. */

@@ -1,0 +1,35 @@
+import { RenderError } from '../../errors.js';
+
+/**
+ * A PDF the finishing stage could not read or rewrite for a reason of its
+ * own (a 500; the cause keeps the PDF library's reason for the log). What a
+ * caller's PDF makes impossible (a structure the steps cannot use, a bound it
+ * breaks) is an `InputPdfError` or a `DocumentBudgetError` instead, a 400
+ * naming the document or the parts.
+ */
+export class FinishingError extends RenderError {
+  constructor(step: string, options: { cause?: unknown } = {}) {
+    super(`Finishing the PDF failed (${step})`, options);
+    this.name = 'FinishingError';
+  }
+}
+
+/** An existing PDF that the archive step cannot make conform to the PDF/A level asked for: each reason named. */
+export class PdfaConformanceError extends Error {
+  readonly reasons: string[];
+  constructor(reasons: string[]) {
+    super(`Cannot be made PDF/A: ${reasons.join('; ')}`);
+    this.name = 'PdfaConformanceError';
+    this.reasons = reasons;
+  }
+}
+
+/** Page images past a bound (pages, pixels): the field named and why, a 400. */
+export class PageImageLimitError extends Error {
+  readonly field: string;
+  constructor(field: string, problem: string) {
+    super(problem);
+    this.name = 'PageImageLimitError';
+    this.field = field;
+  }
+}
