@@ -13,3 +13,19 @@ export class InputPdfError extends Error {
     this.password = options.password ?? false;
   }
 }
+
+/**
+ * What a document makes of an option the caller gave (a page past its end,
+ * a form field it does not have, a first signature already there): each
+ * problem named by its path inside the `pdf` options (`signature.certify`,
+ * `form.fields.total`). The edge names where the options came from
+ * (`pdf.`, `parts.3.pdf.`) and answers the 400; a step knows neither.
+ */
+export class OptionError extends Error {
+  readonly fields: Readonly<Record<string, string>>;
+  constructor(fields: Record<string, string>, options: { cause?: unknown } = {}) {
+    super(Object.values(fields)[0] ?? 'An option cannot be applied to this document', { cause: options.cause });
+    this.name = 'OptionError';
+    this.fields = fields;
+  }
+}

@@ -7,7 +7,7 @@ import { CONFORMANCE_CODE, NavigationError, PROCESS_DOCUMENT_CODE, ValidationErr
 import { DocumentFetchError } from '../delivery/errors.js';
 import { DocumentBudgetError } from '../budget/document-budget.js';
 import { PageImageLimitError, PdfaConformanceError } from '../finishing/pipeline/errors.js';
-import { InputPdfError } from '../pdf/errors.js';
+import { InputPdfError, OptionError } from '../pdf/errors.js';
 import { PageLoadError, PlanStepError, type PlanStep } from '../render/errors.js';
 import type { DocumentPlan, ProcessPlan, RenderPlan } from '../render/render-plan.js';
 import type { DocumentRenderer, RenderResult } from '../render/types.js';
@@ -37,8 +37,20 @@ export function sourceField(plan: RenderPlan): string {
   return source.fromTemplate ? 'page.htmlTemplate' : 'page.html';
 }
 
+/**
+ * An option the document made impossible (lib/pdf/errors.ts), named under
+ * the object its options came from: `pdf.` for a render's, a merge's or a
+ * process request's own (a merge part's error gets `parts.N.` in front of
+ * that, as any error of the part does).
+ */
+export function optionFailure(error: OptionError, prefix = 'pdf.'): ValidationError {
+  const fields = Object.fromEntries(Object.entries(error.fields).map(([path, problem]) => [`${prefix}${path}`, problem]));
+  return new ValidationError(fields, { cause: error });
+}
+
 /** A layer's error as the caller sees it: steps and load failures named by the request's fields; anything else as it is. */
 export function toRequestError(error: unknown, plan: RenderPlan): unknown {
+  if (error instanceof OptionError) return optionFailure(error);
   if (error instanceof PageLoadError) return new NavigationError(error.reason, { field: sourceField(plan), cause: error });
   // The printed document needs more than a document may spend (budget.ts): the page made it so.
   if (error instanceof DocumentBudgetError) return new ValidationError({ [sourceField(plan)]: error.message }, { message: 'The document is too large to finish', cause: error });
@@ -56,6 +68,7 @@ export function toRequestError(error: unknown, plan: RenderPlan): unknown {
  */
 export function processFailure(error: unknown, plan: ProcessPlan): unknown {
   const field = plan.source.kind === 'bytes' ? 'document' : 'documentUrl';
+  if (error instanceof OptionError) return optionFailure(error);
   if (error instanceof DocumentFetchError) {
     return new ValidationError({ documentUrl: error.message }, { message: 'The document could not be fetched', code: PROCESS_DOCUMENT_CODE, cause: error });
   }
@@ -89,6 +102,8 @@ export async function renderForRequest(
   try {
     return await renderer.render(plan, options);
   } catch (error) {
-    throw 'merge' in plan || 'process' in plan ? error : toRequestError(error, plan);
+    // A merge's own options (its top-level pdf) are named here; its parts' errors are named by the merge itself.
+    if ('merge' in plan) throw error instanceof OptionError ? optionFailure(error) : error;
+    throw 'process' in plan ? error : toRequestError(error, plan);
   }
 }

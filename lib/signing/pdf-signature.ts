@@ -17,9 +17,8 @@ import {
   PDFRef,
 } from '@cantoo/pdf-lib';
 import { digestOf, signedData, timestampAttribute } from './cms.js';
-import { ValidationError } from '../errors.js';
 import type { DocumentBudget } from '../budget/document-budget.js';
-import { InputPdfError } from '../pdf/errors.js';
+import { InputPdfError, OptionError } from '../pdf/errors.js';
 import { readFieldTree, type FieldNode } from '../pdf/field-tree.js';
 import type { Signer } from './signer.js';
 
@@ -91,7 +90,7 @@ async function withPlaceholder(pdf: Uint8Array, request: SignatureRequest): Prom
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   const incremental = hasSignatures(doc, request.budget);
   if (incremental && request.certify) {
-    throw new ValidationError({ 'pdf.signature.certify': 'The document is signed already: only its first signature may certify it' });
+    throw new OptionError({ 'signature.certify': 'The document is signed already: only its first signature may certify it' });
   }
   const snapshot = incremental ? doc.takeSnapshot() : undefined;
   const { context } = doc;

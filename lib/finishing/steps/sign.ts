@@ -1,5 +1,5 @@
+import { OptionError } from '../../pdf/errors.js';
 import { type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
-import { ValidationError } from '../../errors.js';
 import { appendDocumentTimestamp } from '../../signing/doc-timestamp.js';
 import { appendDss } from '../../signing/dss.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../../signing/errors.js';
@@ -104,7 +104,7 @@ async function drawAppearance(
 ): Promise<{ page: number; rect: [number, number, number, number]; normal: PDFRef }> {
   const count = doc.getPageCount();
   const index = appearance.page > 0 ? appearance.page - 1 : count + appearance.page;
-  if (index < 0 || index >= count) throw new ValidationError({ 'pdf.signature.appearance.page': `The document has ${count} page(s)` });
+  if (index < 0 || index >= count) throw new OptionError({ 'signature.appearance.page': `The document has ${count} page(s)` });
   // Placed from the corner of the page as a reader shows it (its crop box); any page has one (page-box.ts).
   const box = cropBox(doc.getPage(index));
   const { width, height } = appearance;
@@ -114,7 +114,7 @@ async function drawAppearance(
     try {
       content = kind === 'png' ? await doc.embedPng(bytes) : await doc.embedJpg(bytes);
     } catch (error) {
-      throw new ValidationError({ 'pdf.signature.appearance.image': 'The image could not be read' }, { cause: error });
+      throw new OptionError({ 'signature.appearance.image': 'The image could not be read' }, { cause: error });
     }
   } else {
     const textPdf = await openPdf(await drawText({ text, ...APPEARANCE_TEXT }), 'sign');

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { describe, it, mock } from 'node:test';
 import fontkit from '@cantoo/fontkit';
 import { PDFArray, PDFContentStream, PDFDocument, PDFFont, PDFForm, PDFName, PDFRawStream, PDFTextField, StandardFonts, decodePDFRawStream, PDFDict } from '@cantoo/pdf-lib';
-import { ValidationError } from '../../../lib/errors.js';
+import { OptionError } from '../../../lib/pdf/errors.js';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
 import type { FormPlan } from '../../../lib/finishing/pipeline/finishing-plan.js';
 import { textFieldAppearance } from '../../../lib/finishing/steps/form/field-text-layout.js';
@@ -68,15 +68,15 @@ const FIELDS = {
 
 const fill = async (plan: FormPlan, input?: Uint8Array) => finishPdf(input ?? (await applicationForm()), { form: formStep(plan) }, unboundedBudget());
 
-/** The ValidationError `work` fails with. */
+/** The fields of the OptionError `work` fails with (paths inside the pdf options: the edge puts `pdf.` in front). */
 async function refusal(work: Promise<unknown>): Promise<Record<string, string>> {
   try {
     await work;
   } catch (error) {
-    assert.ok(error instanceof ValidationError, String(error));
+    assert.ok(error instanceof OptionError, String(error));
     return error.fields;
   }
-  assert.fail('no ValidationError');
+  assert.fail('no OptionError');
 }
 
 describe('formStep', () => {
@@ -112,7 +112,7 @@ describe('formStep', () => {
     for (const value of ['Jane Doe', '東京都千代田区', 'Japan']) assert.ok(text.includes(value), `${value} in ${text}`);
   });
 
-  it('names each field the form lacks or whose value it cannot take, as pdf.form.fields.<name>', async () => {
+  it('names each field the form lacks or whose value it cannot take, as form.fields.<name> inside the pdf options', async () => {
     const fields = await refusal(
       fill({
         fields: { 'applicant.nam': 'x', agree: 'yes', plan: 'gold', country: 'Spain', languages: 'en', 'applicant.name': true },
@@ -120,29 +120,29 @@ describe('formStep', () => {
       }),
     );
     assert.deepEqual(Object.keys(fields).sort(), [
-      'pdf.form.fields.agree',
-      'pdf.form.fields.applicant.nam',
-      'pdf.form.fields.applicant.name',
-      'pdf.form.fields.country',
-      'pdf.form.fields.plan',
+      'form.fields.agree',
+      'form.fields.applicant.nam',
+      'form.fields.applicant.name',
+      'form.fields.country',
+      'form.fields.plan',
     ]);
-    assert.match(fields['pdf.form.fields.applicant.nam'] ?? '', /no field of this name; its fields: applicant\.name, applicant\.city/);
-    assert.match(fields['pdf.form.fields.plan'] ?? '', /Not one of the options: basic, premium/);
-    assert.match(fields['pdf.form.fields.agree'] ?? '', /true or false/);
+    assert.match(fields['form.fields.applicant.nam'] ?? '', /no field of this name; its fields: applicant\.name, applicant\.city/);
+    assert.match(fields['form.fields.plan'] ?? '', /Not one of the options: basic, premium/);
+    assert.match(fields['form.fields.agree'] ?? '', /true or false/);
     // A multiple-choice list takes one option as a string too.
     await fill({ fields: { languages: 'en' }, flatten: 'none' });
   });
 
   it('refuses a value no font of the service can draw, naming the field', async () => {
     const fields = await refusal(fill({ fields: { 'applicant.name': 'مرحبا' }, flatten: 'none' }));
-    assert.match(fields['pdf.form.fields.applicant.name'] ?? '', /No font/);
+    assert.match(fields['form.fields.applicant.name'] ?? '', /No font/);
   });
 
-  it('refuses pdf.form on a document without an AcroForm, naming pdf.form, and flattens such a document without complaint', async () => {
+  it('refuses pdf.form on a document without an AcroForm, naming form, and flattens such a document without complaint', async () => {
     const doc = await PDFDocument.create();
     doc.addPage().drawText('<form><input name="a"></form> printed', { font: await doc.embedFont(StandardFonts.Helvetica) });
     const plain = await doc.save();
-    assert.deepEqual(Object.keys(await refusal(fill({ fields: {}, flatten: 'none' }, plain))), ['pdf.form']);
+    assert.deepEqual(Object.keys(await refusal(fill({ fields: {}, flatten: 'none' }, plain))), ['form']);
     const flattened = await fill({ flatten: 'all' }, plain);
     assert.match(pdftotext(flattened).stdout, /printed/);
   });
@@ -214,7 +214,7 @@ describe('formStep', () => {
     for (const value of ['Jane', 'Smith-北京']) assert.ok(text.includes(value), value);
   });
 
-  it('refuses a form whose fields loop, naming pdf.form, instead of walking it forever', async () => {
+  it('refuses a form whose fields loop, naming form, instead of walking it forever', async () => {
     // Prepare: a field whose kid lists the field again.
     const doc = await PDFDocument.load(await applicationForm());
     const { context } = doc;
@@ -226,7 +226,7 @@ describe('formStep', () => {
 
     // Act, Assess
     const fields = await refusal(fill({ fields: { 'applicant.name': 'x' }, flatten: 'none' }, input));
-    assert.match(fields['pdf.form'] ?? '', /loop/);
+    assert.match(fields['form'] ?? '', /loop/);
   });
 
   it('fills a multi-line field with the 10,000 characters the schema allows, measuring the text a bounded number of times', async () => {
@@ -325,7 +325,7 @@ describe('formStep', () => {
 
     // Assess: every unknown name refused, with the form's fields listed, from one walk of the form.
     assert.equal(Object.keys(fields).length, 50);
-    assert.match(fields['pdf.form.fields.missing.49'] ?? '', /its fields: applicant\.name, applicant\.city/);
+    assert.match(fields['form.fields.missing.49'] ?? '', /its fields: applicant\.name, applicant\.city/);
     assert.ok(getFields.mock.callCount() <= 2, `${getFields.mock.callCount()} walks of the form`);
   });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFString, StandardFonts, type PDFRef } from '@cantoo/pdf-lib';
-import { ValidationError } from '../../../lib/errors.js';
+import { OptionError } from '../../../lib/pdf/errors.js';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
 import { pagesStep } from '../../../lib/finishing/steps/pages/pages.js';
 import { pageCountOf, pdfinfo, pdftotextPages, qpdf, qpdfJson } from '../../helpers/pdf-tools.js';
@@ -119,21 +119,21 @@ describe('pagesStep', () => {
     assert.deepEqual(pageFacts(out).map((page) => page.rot), [180, 270, 270, 270, 270]);
   });
 
-  it('refuses a page past the end with a ValidationError naming pdf.pages (a 400 at the edge)', async () => {
+  it('refuses a page past the end with an OptionError naming pages, inside its options (pdf.pages at the edge)', async () => {
     const input = await nestedFivePages();
     await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '2, 6' }) }, unboundedBudget()), (error: unknown) => {
-      assert.ok(error instanceof ValidationError);
-      assert.match(error.fields['pdf.pages'] ?? '', /fewer pages/);
+      assert.ok(error instanceof OptionError);
+      assert.match(error.fields['pages'] ?? '', /fewer pages/);
       return true;
     });
-    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '6-' }) }, unboundedBudget()), ValidationError);
+    await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '6-' }) }, unboundedBudget()), OptionError);
   });
 
-  it('refuses rotate pages past the end, counted after the choice, naming pdf.rotate.pages', async () => {
+  it('refuses rotate pages past the end, counted after the choice, naming rotate.pages', async () => {
     const input = await nestedFivePages();
     await assert.rejects(finishPdf(input, { pages: pagesStep({ order: '1-2', rotate: { angle: 90, pages: '3' } }) }, unboundedBudget()), (error: unknown) => {
-      assert.ok(error instanceof ValidationError);
-      assert.ok('pdf.rotate.pages' in error.fields);
+      assert.ok(error instanceof OptionError);
+      assert.ok('rotate.pages' in error.fields);
       return true;
     });
   });

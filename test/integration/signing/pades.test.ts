@@ -20,7 +20,7 @@ import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/clien
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '@cantoo/pdf-lib';
-import { ValidationError } from '../../../lib/errors.js';
+import { OptionError } from '../../../lib/pdf/errors.js';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
 import type { SignPlan } from '../../../lib/finishing/pipeline/finishing-plan.js';
 import { signStep } from '../../../lib/finishing/steps/sign.js';
@@ -152,8 +152,8 @@ describe('the sign step', () => {
     const check = qpdf(second, ['--check']);
     assert.equal(check.status, 0, check.stdout + check.stderr);
     await assert.rejects(sign(first, { certify: 'noChanges' }, devRegistry(pki)), (error: unknown) => {
-      assert.ok(error instanceof ValidationError);
-      assert.deepEqual(Object.keys(error.fields), ['pdf.signature.certify']);
+      assert.ok(error instanceof OptionError);
+      assert.deepEqual(Object.keys(error.fields), ['signature.certify']);
       return true;
     });
   });

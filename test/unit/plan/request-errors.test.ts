@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NavigationError, RenderError, ValidationError } from '../../../lib/errors.js';
+import { partFailure } from '../../../lib/finishing/pipeline/merge-errors.js';
+import { OptionError } from '../../../lib/pdf/errors.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { renderForRequest, toRequestError } from '../../../lib/plan/request-errors.js';
 import { PageLoadError, PlanStepError } from '../../../lib/render/errors.js';
@@ -11,6 +13,21 @@ const fromUrl = buildRenderPlan({ output: 'PDF', page: { url: 'https://example.c
 const fromTemplate = buildRenderPlan({ output: 'PDF', page: { htmlTemplate: b64('<p>{{a}}</p>') } }, renderHandlebars);
 
 describe('toRequestError', () => {
+  it("names a step's option error under pdf., and a merge part's under parts.N.pdf.", () => {
+    // Prepare: a step names the path inside its own options only.
+    const error = new OptionError({ 'signature.certify': 'The document is signed already', 'form.fields.total': 'A number' });
+
+    // Act
+    const own = toRequestError(error, fromUrl);
+    const part = partFailure(toRequestError(error, fromUrl), 3);
+
+    // Assess
+    assert.ok(own instanceof ValidationError && part instanceof ValidationError);
+    assert.deepEqual(own.fields, { 'pdf.signature.certify': 'The document is signed already', 'pdf.form.fields.total': 'A number' });
+    assert.deepEqual(Object.keys(part.fields), ['parts.3.pdf.signature.certify', 'parts.3.pdf.form.fields.total']);
+    assert.equal(part.code, 'merge.part');
+  });
+
   it('names the page source field of a page that did not load', () => {
     // Act
     const url = toRequestError(new PageLoadError('net::ERR_NAME_NOT_RESOLVED'), fromUrl);

@@ -1,3 +1,4 @@
+import { OptionError } from '../../../pdf/errors.js';
 import {
   PDFArray,
   PDFButton,
@@ -16,7 +17,6 @@ import {
   type PDFObject,
   type PDFPage,
 } from '@cantoo/pdf-lib';
-import { ValidationError } from '../../../errors.js';
 import type { DocumentBudget } from '../../../budget/document-budget.js';
 import { dropUnreachable } from '../../objects/document-objects.js';
 import { fieldTreeProblem } from '../../../pdf/field-tree.js';
@@ -62,12 +62,12 @@ function hasForm(document: PDFDocument): boolean {
 
 async function fill(document: PDFDocument, values: Record<string, FormValue>, budget: DocumentBudget): Promise<void> {
   if (!hasForm(document)) {
-    throw new ValidationError({
-      'pdf.form': 'The document has no form fields (AcroForm) to fill; a form in the page\'s HTML is printed as page content, not as PDF form fields',
+    throw new OptionError({
+      form: 'The document has no form fields (AcroForm) to fill; a form in the page\'s HTML is printed as page content, not as PDF form fields',
     });
   }
   const bad = fieldTreeProblem(document, budget);
-  if (bad) throw new ValidationError({ 'pdf.form': bad });
+  if (bad) throw new OptionError({ form: bad });
   const form = document.getForm();
   // One walk of the form, one lookup per value (pdf-lib's getFieldMaybe walks every field for each name).
   const fields = form.getFields();
@@ -83,12 +83,12 @@ async function fill(document: PDFDocument, values: Record<string, FormValue>, bu
     budget.check();
     const field = byName.get(name);
     const problem = field ? setValue(field, value) : unknownField(byName);
-    if (problem) problems[`pdf.form.fields.${name}`] = problem;
+    if (problem) problems[`form.fields.${name}`] = problem;
     else if (field instanceof PDFTextField || field instanceof PDFDropdown || field instanceof PDFOptionList) {
       toDraw.push({ field, name, text: typeof value === 'string' ? value : Array.isArray(value) ? value.join('') : '' });
     }
   }
-  if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  if (Object.keys(problems).length > 0) throw new OptionError(problems);
   // The font engine and its data load with the first fill, not with every render that finishes.
   const { formFonts } = await import('./form-fonts.js');
   const fonts = formFonts(document);
@@ -96,7 +96,7 @@ async function fill(document: PDFDocument, values: Record<string, FormValue>, bu
   for (const { field, text, name } of toDraw) {
     budget.check();
     const font = await fonts.fontFor(text);
-    if (!font) throw new ValidationError({ [`pdf.form.fields.${name}`]: 'No font of the service has every character of this value (Latin, Greek, Cyrillic, Chinese, Japanese and Korean are drawn; emoji and other scripts are not)' });
+    if (!font) throw new OptionError({ [`form.fields.${name}`]: 'No font of the service has every character of this value (Latin, Greek, Cyrillic, Chinese, Japanese and Korean are drawn; emoji and other scripts are not)' });
     if (field instanceof PDFTextField) field.updateAppearances(font, textAppearance);
     else field.updateAppearances(font);
   }

@@ -1,5 +1,5 @@
+import { OptionError } from '../../../pdf/errors.js';
 import { degrees, PDFArray, PDFDict, PDFName, PDFRef, type PDFDocument, type PDFPage } from '@cantoo/pdf-lib';
-import { ValidationError } from '../../../errors.js';
 import { orderPages, selectPages } from '../../../validation/page-ranges.js';
 import type { DocumentBudget } from '../../../budget/document-budget.js';
 import { dropUnreachable } from '../../objects/document-objects.js';
@@ -36,12 +36,12 @@ function arrangePages(document: PDFDocument, plan: PagesPlan, budget: DocumentBu
   if (plan.order !== undefined) {
     const count = document.getPageCount();
     const { pages, beyond } = orderPages(plan.order, count);
-    if (beyond) throw new ValidationError({ 'pdf.pages': `The document has fewer pages than pdf.pages names (${count})` });
+    if (beyond) throw new OptionError({ pages: `The document has fewer pages than pdf.pages names (${count})` });
     keepPages(document, pages, budget);
   }
   if (plan.rotate) {
     const { pages, beyond } = selectPages(plan.rotate.pages, document.getPageCount());
-    if (beyond) throw new ValidationError({ 'pdf.rotate.pages': `The document has fewer pages than the range asks for (${document.getPageCount()})` });
+    if (beyond) throw new OptionError({ 'rotate.pages': `The document has fewer pages than the range asks for (${document.getPageCount()})` });
     for (const index of pages) {
       budget.check();
       turn(document.getPage(index), plan.rotate.angle);
@@ -108,7 +108,7 @@ function removeFieldsOf(document: PDFDocument, dropped: PDFPage[], budget: Docum
   }
   if (droppedAnnots.size === 0 || !(document.catalog.lookup(PDFName.of('AcroForm')) instanceof PDFDict)) return;
   const bad = fieldTreeProblem(document, budget);
-  if (bad) throw new ValidationError({ 'pdf.pages': `The pages to drop carry form fields that cannot be removed: ${bad}` });
+  if (bad) throw new OptionError({ pages: `The pages to drop carry form fields that cannot be removed: ${bad}` });
   const form = document.getForm();
   for (const field of form.getFields()) {
     budget.spend('fields', 1);

@@ -1,5 +1,5 @@
+import { OptionError } from '../../../pdf/errors.js';
 import { degrees, PDFArray, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
-import { ValidationError } from '../../../errors.js';
 import { selectPages } from '../../../validation/page-ranges.js';
 import type { DocumentBudget } from '../../../budget/document-budget.js';
 import type { DocumentEdit } from '../../pipeline/step-types.js';
@@ -44,7 +44,7 @@ export function stampStep(watermark: StampPlan, drawText: TextDrawer): DocumentE
  */
 async function stamp(document: PDFDocument, watermark: StampPlan, drawText: TextDrawer, budget: DocumentBudget): Promise<void> {
   const { pages, beyond } = selectPages(watermark.pages, document.getPageCount());
-  if (beyond) throw new ValidationError({ 'pdf.watermark.pages': 'The document has fewer pages than the range asks for' });
+  if (beyond) throw new OptionError({ 'watermark.pages': 'The document has fewer pages than the range asks for' });
   const mark = await prepareStamp(document, watermark.mark, drawText);
   const { rotation, opacity, position } = watermark;
   const under = watermark.layer === 'under';
@@ -75,7 +75,7 @@ async function prepareStamp(document: PDFDocument, mark: StampPlan['mark'], draw
     try {
       image = kind === 'png' ? await document.embedPng(bytes) : await document.embedJpg(bytes);
     } catch (error) {
-      throw new ValidationError({ 'pdf.watermark.image': 'The image could not be read' }, { cause: error });
+      throw new OptionError({ 'watermark.image': 'The image could not be read' }, { cause: error });
     }
     return {
       width: image.width * POINTS_PER_PIXEL,
