@@ -12,7 +12,7 @@ import type { PageFacts } from './finishing/pipeline/finishing-plan.js';
 import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/pipeline/registry.js';
 import { PageImageLimitError } from './finishing/pipeline/errors.js';
 import { InputPdfError } from './pdf/errors.js';
-import { partFailure } from './finishing/pipeline/merge-errors.js';
+import { partFailure } from './plan/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/steps/bands/band-page.js';
 import type { PageImage, PageImagesPlan, PageImageType } from './finishing/images/page-images.js';
 import { chromiumTextDrawer } from './finishing/steps/stamp/watermark-text.js';

@@ -3,7 +3,7 @@ import { MAX_DOCUMENTS_PAGES, mergedFileOnlyKeys, type MergeInput, type MergePar
 import type { MergeRequestOutput } from '../schemas/merge-requests.js';
 import type { Template } from '../templates/template-store.js';
 import { templateRenderInput } from '../templates/templates.js';
-import { partFailure } from '../finishing/pipeline/merge-errors.js';
+import { partFailure } from './merge-errors.js';
 
 /**
  * What a merge request renders: its parts in order, each template part

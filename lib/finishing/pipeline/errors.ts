@@ -1,15 +1,14 @@
-import { RenderError } from '../../errors.js';
-
 /**
  * A PDF the finishing stage could not read or rewrite for a reason of its
- * own (a 500; the cause keeps the PDF library's reason for the log). What a
+ * own: the service's fault, which the edge answers as any unexpected error
+ * (a 500; the cause keeps the PDF library's reason for the log). What a
  * caller's PDF makes impossible (a structure the steps cannot use, a bound it
  * breaks) is an `InputPdfError` or a `DocumentBudgetError` instead, a 400
  * naming the document or the parts.
  */
-export class FinishingError extends RenderError {
+export class FinishingError extends Error {
   constructor(step: string, options: { cause?: unknown } = {}) {
-    super(`Finishing the PDF failed (${step})`, options);
+    super(`Finishing the PDF failed (${step})`, { cause: options.cause });
     this.name = 'FinishingError';
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NavigationError, RenderError, ValidationError } from '../../../lib/errors.js';
-import { partFailure } from '../../../lib/finishing/pipeline/merge-errors.js';
+import { partFailure } from '../../../lib/plan/merge-errors.js';
 import { OptionError } from '../../../lib/pdf/errors.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';
 import { renderForRequest, toRequestError } from '../../../lib/plan/request-errors.js';

@@ -1,4 +1,4 @@
-import { MERGE_PART_CODE, ValidationError } from '../../errors.js';
+import { MERGE_PART_CODE, ValidationError } from '../errors.js';
 
 /**
  * A part of a merge failed with a caller's error (a page that would not load,
