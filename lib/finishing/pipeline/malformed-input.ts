@@ -7,11 +7,11 @@
  */
 import { ServiceError } from '../../errors.js';
 import { BudgetDeadlineError, DocumentBudgetError } from '../../budget/document-budget.js';
-import { InputPdfError } from '../../pdf/errors.js';
+import { InputPdfError, OptionError } from '../../pdf/errors.js';
 
 /** `error` as the caller's document's problem (`what` failed: "The form could not be filled"), unless it is already one of the service's. */
 export function malformedInput(error: unknown, what: string): unknown {
-  if (error instanceof ServiceError || error instanceof InputPdfError || error instanceof BudgetDeadlineError || error instanceof DocumentBudgetError) return error;
+  if (error instanceof ServiceError || error instanceof OptionError || error instanceof InputPdfError || error instanceof BudgetDeadlineError || error instanceof DocumentBudgetError) return error;
   const reason = error instanceof Error && error.message ? `: ${error.message.split('\n')[0]?.slice(0, 200)}` : '';
   return new InputPdfError(`${what}: the document is malformed${reason}`, { cause: error });
 }
