@@ -59,8 +59,10 @@ export async function issueCertificate(options: {
 }): Promise<pkijs.Certificate> {
   const certificate = new pkijs.Certificate();
   certificate.version = 2;
+  // DER wants an INTEGER's shortest form: a first byte of 0x00 before one below 0x80 is padding that strict
+  // parsers refuse (OpenSSL's "unsupported", 1 certificate in 256), and a set top bit makes it negative.
   const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  serial[0] = 0x40 | ((serial[0] ?? 0) & 0x3f);
   certificate.serialNumber = new asn1js.Integer({ valueHex: serial.buffer.slice(serial.byteOffset, serial.byteOffset + 16) as ArrayBuffer });
   certificate.subject = subject(options.commonName);
   certificate.issuer = options.issuer ? options.issuer.certificate.subject : subject(options.commonName);
