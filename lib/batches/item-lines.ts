@@ -1,18 +1,11 @@
 import * as v from 'valibot';
 import { ValidationError } from '../errors.js';
-import { BatchItemEntrySchema, MAX_ITEM_LINES, type BatchItemEntryOutput } from '../schemas/batch-requests.js';
+import { BatchItemEntrySchema, MAX_ITEM_LINE_BYTES, MAX_ITEM_LINES, type BatchItemEntryOutput } from '../schemas/batch-requests.js';
 import { issuesToFields, WHOLE_INPUT_KEY } from '../validation/parse.js';
 
 /** Field errors one 400 names at most (as for inline items). */
 const MAX_FIELD_ERRORS = 100;
 
-/**
- * Longest line of a JSON Lines file, in bytes: what one inline request may
- * carry (the 5 MiB body limit), so any item a POST could give inline fits on
- * one line, and a file that is one endless line is refused once it passes
- * this instead of being held whole.
- */
-export const MAX_ITEM_LINE_BYTES = 5 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 

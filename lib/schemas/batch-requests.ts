@@ -113,6 +113,14 @@ export const BatchOutputSchema = closedObject({
   merge: v.nullish(v.boolean('Must be true or false')),
 });
 
+/**
+ * Longest line of a JSON Lines file, in bytes: what one inline request may
+ * carry (the 5 MiB body limit), so any item a POST could give inline fits on
+ * one line, and a file that is one endless line is refused once it passes
+ * this instead of being held whole.
+ */
+export const MAX_ITEM_LINE_BYTES = 5 * 1024 * 1024;
+
 /** Items a JSON Lines file (`itemsUrl`) may list, at most. */
 export const MAX_ITEM_LINES = 100_000;
 
@@ -148,7 +156,7 @@ const ItemsUrlSchema = v.pipe(
   }),
   v.metadata({
     description:
-      `A JSON Lines file of items (one item per line, as items takes them; at most ${MAX_ITEM_LINES} lines and ${MAX_ITEMS_FILE_BYTES / 1024 / 1024} MB), instead of items: ` +
+      `A JSON Lines file of items (one item per line, as items takes them; at most ${MAX_ITEM_LINES} lines and ${MAX_ITEMS_FILE_BYTES / 1024 / 1024} MB, each line at most ${MAX_ITEM_LINE_BYTES / 1024 / 1024} MB), instead of items: ` +
       'an http(s) URL fetched with a GET through the same network rules as page.url (no redirects, private, loopback and metadata addresses refused, 10 s), ' +
       `or s3://<the service's files bucket>/${ITEMS_UPLOAD_PREFIX}<your account id>/<key>: keys under another prefix, another account's or another bucket are refused. ` +
       'Every line is checked before anything is queued (a 400 names items.<line index>.<field>).',

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_ITEM_LINE_BYTES, readItemLines } from '../../../lib/batches/item-lines.js';
+import { readItemLines } from '../../../lib/batches/item-lines.js';
+import { MAX_ITEM_LINE_BYTES } from '../../../lib/schemas/batch-requests.js';
 import { ValidationError } from '../../../lib/errors.js';
 
 /** The text as chunks cut at arbitrary bytes (inside lines and inside a multi-byte character). */
