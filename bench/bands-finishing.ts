@@ -39,7 +39,7 @@ const replay = async (_html: string, size: { width: number; height: number }) =>
 const rounds = Number(process.env.ROUNDS ?? 40);
 let size = 0;
 const run = async () => {
-  const out = await finishPdf(new Uint8Array(body!.result.body), { bands: bandsStep(plan.bands!, body!.result.bandFacts!, replay, () => new Date()) }, unboundedBudget());
+  const out = await finishPdf(new Uint8Array(body!.result.body), { bands: bandsStep(plan.bands!, body!.result.bandFacts!, replay, () => new Date(), loadTemplateRenderer) }, unboundedBudget());
   size = out.byteLength;
 };
 for (let i = 0; i < 5; i++) await run();

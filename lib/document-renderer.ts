@@ -14,10 +14,11 @@ import { PageImageLimitError } from './finishing/pipeline/errors.js';
 import { InputPdfError } from './pdf/errors.js';
 import { partFailure } from './plan/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/steps/bands/band-page.js';
-import type { PageImage, PageImagesPlan, PageImageType } from './finishing/images/page-images.js';
+import type { DrawingCapture, PageImage, PageImagesPlan, PageImageType, RenderImage } from './finishing/images/page-images.js';
 import { chromiumTextDrawer } from './finishing/steps/stamp/watermark-text.js';
 import type { RenderInput } from './schemas/render-requests.js';
 import { buildRenderPlan } from './plan/build-plan.js';
+import { loadTemplateRenderer } from './templates/template-engine.js';
 import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
 import { PlanStepError } from './render/errors.js';
@@ -45,7 +46,16 @@ export const isProcessPlan = (plan: DocumentPlan): plan is ProcessPlan => 'proce
  */
 export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, signers?: SignerRegistry): DocumentRenderer {
   // One drawer for the renderer keeps the drawn texts; each render hands it its own time left.
-  const drawer = chromiumTextDrawer((text, timeoutMs) => renderer.render(buildRenderPlan(text), { timeoutMs }));
+  const drawer = chromiumTextDrawer((html, timeoutMs) =>
+    renderer.render(
+      buildRenderPlan({
+        output: 'PDF',
+        page: { html: Buffer.from(html).toString('base64'), waitUntil: 'load', adblock: false },
+        pdf: { preferCSSPageSize: true, omitBackground: true },
+      }),
+      { timeoutMs },
+    ),
+  );
 
   const printBand = (deadline: Deadline) => async (html: string, size: { width: number; height: number }): Promise<Uint8Array> => {
     const input = bandRenderInput(html, size, deadline.remaining());
@@ -55,7 +65,14 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
 
   /** The steps of a document's plan (the registry's, in its order), each given the document's one context. */
   const stepsFor = (plans: StepPlans, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> =>
-    finishingSteps(plans, { now: new Date(), facts: facts ?? {}, drawText: drawer(() => deadline.remaining()), printBand: printBand(deadline), ...(signers ? { signers } : {}) });
+    finishingSteps(plans, {
+      now: new Date(),
+      facts: facts ?? {},
+      drawText: drawer(() => deadline.remaining()),
+      printBand: printBand(deadline),
+      loadTemplates: loadTemplateRenderer,
+      ...(signers ? { signers } : {}),
+    });
 
   /** Prints the parts in order (an existing PDF as it is), then assembles and finishes them once. */
   const merge = async (plan: MergePlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
@@ -151,12 +168,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     return renderPageImages(
       planned,
       images,
-      (input, timeoutMs, elements) => {
-        const plan = buildRenderPlan(input);
-        // Several pages drawn in the one page: each canvas captured in turn (no request field says this).
-        if (elements && plan.output === 'IMAGE') plan.shot.target = { kind: 'elements', selectors: elements };
-        return renderer.render(plan, { timeoutMs });
-      },
+      drawingCapturer(renderer),
       () => deadline.remaining(),
       // The capture waits for the drawn canvas (`screenshot.element`): not found means not drawn.
       (error) => error instanceof PlanStepError && error.step === 'element',
@@ -231,6 +243,39 @@ const IMAGE_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' }
 
 /** A page image's name in a ZIP: page-001.png, the number padded to three digits at least. */
 export const pageImageName = (page: number, type: PageImageType) => `page-${String(page).padStart(3, '0')}.${type === 'jpeg' ? 'jpg' : type}`;
+
+/** How page images are captured with `renderer`: each drawing page rendered as any page, its canvases captured in turn. */
+export function drawingCapturer(renderer: Pick<Renderer, 'render'>): RenderImage {
+  return async (capture, timeoutMs) => {
+    const plan = buildRenderPlan(drawingRenderInput(capture, timeoutMs));
+    // Several pages drawn in the one page: each canvas captured in turn (no request field says this).
+    if (capture.elements.length > 1 && plan.output === 'IMAGE') plan.shot.target = { kind: 'elements', selectors: capture.elements };
+    const result = await renderer.render(plan, { timeoutMs });
+    return { bodies: capture.elements.length > 1 ? (result.bodies ?? []) : [result.body] };
+  };
+}
+
+/**
+ * The render of a drawing page (lib/finishing/images/page-images.ts): like any page, in its own context,
+ * captured once `ready` holds, each element at its own size (the first here; more through the plan's target).
+ */
+function drawingRenderInput(capture: DrawingCapture, timeLeftMs: number): RenderInput {
+  return {
+    output: 'IMAGE',
+    page: {
+      html: Buffer.from(capture.html).toString('base64'),
+      waitUntil: 'load',
+      adblock: false,
+      waitForFunction: { pageFunction: capture.ready, options: { polling: 'raf', timeout: timeLeftMs } },
+    },
+    screenshot: {
+      type: capture.type,
+      ...(capture.quality !== undefined ? { quality: capture.quality } : {}),
+      viewport: { ...capture.viewport, deviceScaleFactor: 1 },
+      element: capture.elements[0],
+    },
+  } as RenderInput;
+}
 
 /** How many bands a render prints: a header, a footer or both. */
 const bandCount = (bands: BandsPlan) => Number(bands.header != null) + Number(bands.footer != null);

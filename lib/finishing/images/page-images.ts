@@ -23,8 +23,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ParseSpeeds, PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { MAX_IMAGE_PIXELS } from '../../input/image-limits.js';
-import type { RenderInput } from '../../schemas/render-requests.js';
-import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../../schemas/process-requests.js';
+import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from './image-bounds.js';
 import { selectPages } from '../../validation/page-ranges.js';
 import type { DocumentBudget } from '../../budget/document-budget.js';
 import { PageImageLimitError } from '../pipeline/errors.js';
@@ -47,11 +46,23 @@ export type PageImagesPlan = {
 export type PageImage = { page: number; width: number; height: number; body: Uint8Array };
 
 /**
- * Renders one input with the given time budget: the service's own Chromium renderer. `elements`, when
- * given, are captured one after another from the one loaded page (each its own image, in `bodies`) instead
- * of the input's one `screenshot.element`.
+ * What drawing a group of pages asks of the service's Chromium: load `html`, wait until `ready` (a script
+ * expression) is true, then capture each of `elements` as an image of `type` in a viewport of `viewport`.
  */
-export type RenderImage = (input: RenderInput, timeoutMs: number, elements?: string[]) => Promise<{ body: Uint8Array; bodies?: Uint8Array[] }>;
+export type DrawingCapture = {
+  html: string;
+  ready: string;
+  type: PageImageType;
+  quality?: number;
+  viewport: { width: number; height: number };
+  elements: string[];
+};
+
+/**
+ * Captures a drawing page within the given time: the service's own Chromium renderer (the edge turns the
+ * capture into a render: lib/document-renderer.ts). `bodies` holds one image per element, in order.
+ */
+export type RenderImage = (capture: DrawingCapture, timeoutMs: number) => Promise<{ bodies: Uint8Array[] }>;
 
 /**
  * Most pixels of the pages one drawing page holds at once (their canvases live together until captured):
@@ -256,31 +267,24 @@ export async function renderPageImages(
     const html = pageImageHtml(pdfBase64, group, pdfjs, password);
     const left = timeLeftMs();
     const selectors = group.map((_, i) => `#${drawnId(i)}`);
-    const input: RenderInput = {
-      output: 'IMAGE',
-      page: {
-        html: Buffer.from(html).toString('base64'),
-        waitUntil: 'load',
-        adblock: false,
-        // Drawn or failed; the capture then waits for each drawn canvas, which a failed page never has.
-        waitForFunction: { pageFunction: `window.${DONE} !== undefined`, options: { polling: 'raf', timeout: left } },
-      },
-      screenshot: {
-        type: plan.type,
-        ...(plan.type !== 'png' && plan.quality !== undefined ? { quality: plan.quality } : {}),
-        viewport: { width: Math.max(...group.map((page) => page.width)), height: Math.max(...group.map((page) => page.height)), deviceScaleFactor: 1 },
-        element: selectors[0],
-      },
-    } as RenderInput;
+    const capture: DrawingCapture = {
+      html,
+      // Drawn or failed; the capture then waits for each drawn canvas, which a failed page never has.
+      ready: `window.${DONE} !== undefined`,
+      type: plan.type,
+      ...(plan.type !== 'png' && plan.quality !== undefined ? { quality: plan.quality } : {}),
+      viewport: { width: Math.max(...group.map((page) => page.width)), height: Math.max(...group.map((page) => page.height)) },
+      elements: selectors,
+    };
     const first = group[0] as Planned;
     const last = group.at(-1) as Planned;
-    const drawn = await render(input, left, group.length > 1 ? selectors : undefined).catch((error: unknown) => {
+    const drawn = await render(capture, left).catch((error: unknown) => {
       if (!undrawable(error)) throw error;
       const pages = first === last ? `Page ${first.index + 1}` : `One of pages ${first.index + 1}–${last.index + 1}`;
       throw new InputPdfError(`${pages} could not be drawn`, { cause: error });
     });
-    const bodies = group.length > 1 ? drawn.bodies : [drawn.body];
-    if (bodies?.length !== group.length) throw new Error(`${group.length} pages drawn, ${bodies?.length ?? 0} captured`);
+    const { bodies } = drawn;
+    if (bodies.length !== group.length) throw new Error(`${group.length} pages drawn, ${bodies.length} captured`);
     group.forEach(({ index, width, height }, i) => images.push({ page: index + 1, width, height, body: bodies[i] as Uint8Array }));
   }
   return images;

@@ -26,8 +26,8 @@
  */
 import type { AssemblyPart } from '../steps/assemble.js';
 import type { DocumentBudget } from '../../budget/document-budget.js';
-import type { Attachment } from '../steps/attachments.js';
-import type { BandFacts, BandsPlan } from '../steps/bands/bands-plan.js';
+import type { Attachment } from './finishing-plan.js';
+import type { BandFacts, BandsPlan, BandTemplateRenderer } from '../steps/bands/bands-plan.js';
 import type { BandPrinter } from '../steps/bands/bands.js';
 import type { ArchivePlan, CompressPlan, FormPlan, PageFacts, PagesPlan, PreviewPlan, ProtectPlan, SignPlan, StampPlan } from './finishing-plan.js';
 import type { FinishingStep } from './step-types.js';
@@ -47,6 +47,8 @@ export type StepContext = {
   drawText: TextDrawer;
   /** Prints a band document (the bands step). */
   printBand?: BandPrinter;
+  /** Loads the template renderer a band written as a template needs (the bands step). */
+  loadTemplates?: () => Promise<BandTemplateRenderer>;
   /** The deployment's signers (a plan with a signature was checked against them at the edge). */
   signers?: SignerRegistry;
 };
@@ -86,8 +88,8 @@ export const FINISHING_REGISTRY = [
   define({
     name: 'bands',
     build: async ({ bands, facts }: BandsRun, context) => {
-      if (!context.printBand) throw new Error('Bands were asked of a finishing without a band printer');
-      return (await import('../steps/bands/bands.js')).bandsStep(bands, facts, context.printBand, () => context.now);
+      if (!context.printBand || !context.loadTemplates) throw new Error('Bands were asked of a finishing without a band printer and templates');
+      return (await import('../steps/bands/bands.js')).bandsStep(bands, facts, context.printBand, () => context.now, context.loadTemplates);
     },
   }),
   define({ name: 'stamp', build: async (plan: StampPlan, context) => (await import('../steps/stamp/watermark.js')).stampStep(plan, context.drawText) }),

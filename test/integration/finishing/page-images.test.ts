@@ -1,7 +1,7 @@
 import { unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { withFinishing } from '../../../lib/document-renderer.js';
+import { drawingCapturer, withFinishing } from '../../../lib/document-renderer.js';
 import { InputPdfError } from '../../../lib/pdf/errors.js';
 import { planPageImages, renderPageImages } from '../../../lib/finishing/images/page-images.js';
 import { imageSize } from 'image-size';
@@ -36,7 +36,7 @@ describe('renderPageImages', () => {
     const drawing = renderPageImages(
       { pages: [{ index: 0, width: 50, height: 50 }], standardFonts: false, pdf: broken },
       { type: 'png', pages: '1', size: { width: 50 } },
-      (input, timeoutMs) => document.render(buildRenderPlan(input), { timeoutMs }),
+      drawingCapturer(document),
       () => 25_000,
       (error) => error instanceof PlanStepError && error.step === 'element',
     );
@@ -59,11 +59,9 @@ describe('renderPageImages', () => {
     const images = await renderPageImages(
       await planPageImages(pdf, plan, unboundedBudget()),
       plan,
-      (input, timeoutMs, elements) => {
+      (capture, timeoutMs) => {
         renders += 1;
-        const built = buildRenderPlan(input);
-        if (elements && built.output === 'IMAGE') built.shot.target = { kind: 'elements', selectors: elements };
-        return document.render(built, { timeoutMs });
+        return drawingCapturer(document)(capture, timeoutMs);
       },
       () => 25_000,
       () => false,

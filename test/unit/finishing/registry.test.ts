@@ -19,6 +19,7 @@ const context: StepContext = {
   facts: {},
   drawText: async () => new Uint8Array(),
   printBand: async () => new Uint8Array(),
+  loadTemplates: async () => () => '',
   signers: { signer: async () => Promise.reject(new Error('not signing in this test')) } as unknown as SignerRegistry,
 };
 

@@ -32,3 +32,6 @@ export type BandFacts = {
    */
   headings: Array<{ id: string; text: string } | { page: number; text: string }>;
 };
+
+/** Renders a band's Handlebars template (base64) with its data; a template that fails is a 400 naming `field`. */
+export type BandTemplateRenderer = (templateBase64: string, data: unknown, options: { field: string }) => string;

@@ -1,12 +1,11 @@
 import type { PDFDocument, PDFPage } from '@cantoo/pdf-lib';
 import { RenderTimeoutError, ServiceError, ValidationError } from '../../../errors.js';
 import { orderPages, selectPages } from '../../../validation/page-ranges.js';
-import { loadTemplateRenderer } from '../../../templates/template-engine.js';
 import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
 import type { AssemblyPart } from '../assemble.js';
 import type { DocumentBudget } from '../../../budget/document-budget.js';
-import type { BandFacts, BandPlan, BandSource, BandsPlan } from './bands-plan.js';
+import type { BandFacts, BandPlan, BandSource, BandsPlan, BandTemplateRenderer } from './bands-plan.js';
 import type { DocumentEdit } from '../../pipeline/step-types.js';
 import { malformedInput } from '../../pipeline/malformed-input.js';
 import { destinationPages } from '../../objects/named-destinations.js';
@@ -31,12 +30,19 @@ export const MAX_HEADING_CHARS = 500;
  * footer in the bottom one. `facts` may be read within the step (a merge's,
  * from its parts: within the deadline and the budget).
  */
-export function bandsStep(plan: BandsPlan, facts: BandFacts | ((budget: DocumentBudget) => Promise<BandFacts>), print: BandPrinter, now: () => Date): DocumentEdit {
+export function bandsStep(
+  plan: BandsPlan,
+  facts: BandFacts | ((budget: DocumentBudget) => Promise<BandFacts>),
+  print: BandPrinter,
+  now: () => Date,
+  /** The template renderer, loaded when a band is a template (Handlebars is no part of a render without one). */
+  templates: () => Promise<BandTemplateRenderer>,
+): DocumentEdit {
   return {
     edit: async (document, budget) => {
       const read = typeof facts === 'function' ? await facts(budget) : facts;
       try {
-        await layBands(document, plan, read, print, now, budget);
+        await layBands(document, plan, read, { print, now, templates }, budget);
       } catch (error) {
         // What pdf-lib throws on a caller's malformed page (a merge part's) is the document's problem, not the service's.
         throw malformedInput(error, 'The bands could not be laid');
@@ -58,7 +64,13 @@ function bandPlace(page: PDFPage, height: number, top: boolean): { x: number; y:
   return { ...corner, width: shown.width, height, rotate };
 }
 
-async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts, print: BandPrinter, now: () => Date, budget: DocumentBudget): Promise<void> {
+async function layBands(
+  document: PDFDocument,
+  plan: BandsPlan,
+  facts: BandFacts,
+  { print, now, templates }: { print: BandPrinter; now: () => Date; templates: () => Promise<BandTemplateRenderer> },
+  budget: DocumentBudget,
+): Promise<void> {
   const pages = document.getPages();
   if (pages.length === 0) return;
   const sizes = pages.map((page) => {
@@ -79,7 +91,7 @@ async function layBands(document: PDFDocument, plan: BandsPlan, facts: BandFacts
   const widths = sizes.map((size) => size.width);
   await Promise.all(
     bands.map(async (band) => {
-      const layout = await bandLayout(band, variables, widths, plan.templateData);
+      const layout = await bandLayout(band, variables, widths, plan.templateData, templates);
       if (layout.pages.every((page) => page === null)) return;
       const size = { width: widths[0] as number, height: band.height };
       const printed = await printBand(band, bandDocument(layout, band.height), size, print);
@@ -168,13 +180,19 @@ export function sectionsByPage(headings: Array<{ page: number; text: string }>, 
  * Which source each page shows: the first-page or even-page variant where given, none off `pages`; templates
  * rendered per page with the render's `templateData` and the page's variables (which win on a name both have).
  */
-async function bandLayout(band: BandPlan, variables: BandVariables[], widths: number[], templateData: Record<string, unknown> | undefined): Promise<BandLayout> {
+async function bandLayout(
+  band: BandPlan,
+  variables: BandVariables[],
+  widths: number[],
+  templateData: Record<string, unknown> | undefined,
+  templates: () => Promise<BandTemplateRenderer>,
+): Promise<BandLayout> {
   const { pages: carrying } = selectPages(band.pages, variables.length);
   const carries = new Set(carrying);
   const sources: string[] = [];
   const indexOfHtml = new Map<string, number>();
   const needsTemplates = [band.main, band.firstPage, band.evenPages].some((source) => source?.kind === 'template');
-  const render = needsTemplates ? await loadTemplateRenderer() : undefined;
+  const render = needsTemplates ? await templates() : undefined;
   const sourceOf = (source: BandSource, page: BandVariables, field: string): number => {
     if (source.kind === 'html') {
       const known = indexOfHtml.get(source.html);

@@ -1,8 +1,10 @@
-import type { RenderInput } from '../../../schemas/render-requests.js';
 import type { TextDrawer, WatermarkText } from './watermark.js';
 
-/** Renders one input with the given time budget: the service's own Chromium renderer. */
-export type RenderWithin = (input: RenderInput, timeoutMs: number) => Promise<{ body: Uint8Array }>;
+/**
+ * Prints an HTML page to a PDF within the given time: the service's own Chromium renderer, the page sized by
+ * its CSS @page and its background left transparent (the edge turns this into a render: lib/document-renderer.ts).
+ */
+export type PrintHtml = (html: string, timeoutMs: number) => Promise<{ body: Uint8Array }>;
 
 /** Drawn watermark texts kept per process: a stamp such as "PAID" is printed once, then reused. */
 const CACHE_SIZE = 32;
@@ -35,7 +37,7 @@ document.head.appendChild(page);
  * is kept for every render of the process, so repeating a stamp costs no
  * second print.
  */
-export function chromiumTextDrawer(render: RenderWithin): (timeLeftMs: () => number) => TextDrawer {
+export function chromiumTextDrawer(print: PrintHtml): (timeLeftMs: () => number) => TextDrawer {
   const drawn = new Map<string, Promise<Uint8Array>>();
   return (timeLeftMs) => (text) => {
     const key = JSON.stringify([text.text, text.fontSize, text.color.toLowerCase()]);
@@ -46,14 +48,7 @@ export function chromiumTextDrawer(render: RenderWithin): (timeLeftMs: () => num
       drawn.set(key, cached);
       return cached;
     }
-    const printing = render(
-      {
-        output: 'PDF',
-        page: { html: Buffer.from(watermarkTextPage(text)).toString('base64'), waitUntil: 'load', adblock: false },
-        pdf: { preferCSSPageSize: true, omitBackground: true },
-      },
-      timeLeftMs(),
-    ).then((result) => new Uint8Array(result.body));
+    const printing = print(watermarkTextPage(text), timeLeftMs()).then((result) => new Uint8Array(result.body));
     drawn.set(key, printing);
     // A failed print (a timeout) is not kept: the next request prints again.
     printing.catch(() => drawn.delete(key));
