@@ -7,8 +7,7 @@
  * edge, so a bad one is a 400 and nothing renders.
  */
 import { ValidationError } from '../errors.js';
-import type { PdfaLevel } from '../finishing/steps/archive/archive.js';
-import type { Attachment } from '../finishing/steps/attachments.js';
+import type { Attachment, PdfaLevel } from '../finishing/pipeline/finishing-plan.js';
 import { invoiceAttachment, invoiceXmp, readInvoiceXml, type EInvoiceProfile } from '../finishing/steps/archive/e-invoice.js';
 import type { CompressPlan, FormPlan, PagesPlan, ProtectPlan, SignPlan, StampPlan } from '../finishing/pipeline/finishing-plan.js';
 import type { FinishingPlan } from '../finishing/pipeline/registry.js';

@@ -6,6 +6,7 @@
  * PDF/UA, attachments, e-invoice, watermark, protection).
  */
 import * as v from 'valibot';
+import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_INFLATED_BYTES, MAX_DOCUMENT_XREF_ENTRIES, MAX_DOCUMENT_NESTING, MAX_DOCUMENT_REFERENCE_DEPTH, MAX_DOCUMENT_PAGES, MAX_DOCUMENTS_PAGES, MAX_PAGE_EDGE_POINTS } from '../finishing/input/document-bounds.js';
 import { isPlainObject } from '../validation/is-plain-object.js';
 import { closedObject } from '../validation/closed-object.js';
 import { PAGE_FORM_ENTRIES } from './page-form-options.js';
@@ -23,26 +24,7 @@ export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 /** Most bytes of existing PDFs in one merge, decoded (the request body limit usually binds first). */
 export const MAX_DOCUMENTS_BYTES = 20 * 1024 * 1024;
 
-/**
- * Bounds of an existing PDF (lib/finishing/input/pdf-input-bounds.ts holds a part
- * to them before and right after it is parsed): what its bytes may make
- * the parser and the merge's page copying do, whatever their size.
- */
-export const MAX_DOCUMENT_OBJECTS = 50_000;
-/** Most bytes a document's object and cross-reference streams (inflated while it is parsed) may inflate to, together. */
-export const MAX_DOCUMENT_INFLATED_BYTES = 32 * 1024 * 1024;
-/** Most entries a document's cross-reference streams may declare together (the parser loops over each). */
-export const MAX_DOCUMENT_XREF_ENTRIES = 1_000_000;
-/** Deepest nesting of arrays and dictionaries in one object, and of the page tree. */
-export const MAX_DOCUMENT_NESTING = 64;
-/** Deepest walk from a page through references, arrays and dictionaries (pdf-lib copies a page by recursion: 5,000 overflowed it). */
-export const MAX_DOCUMENT_REFERENCE_DEPTH = 1_000;
-/** Most pages of one document. */
-export const MAX_DOCUMENT_PAGES = 2_000;
-/** Most pages of all the documents of one merge together (copying 5,000 pages takes about 1.5 s). */
-export const MAX_DOCUMENTS_PAGES = 5_000;
-/** Longest page edge in points: 200 inches, the limit of ISO 32000-1 Annex C. */
-export const MAX_PAGE_EDGE_POINTS = 14_400;
+export { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_INFLATED_BYTES, MAX_DOCUMENT_XREF_ENTRIES, MAX_DOCUMENT_NESTING, MAX_DOCUMENT_REFERENCE_DEPTH, MAX_DOCUMENT_PAGES, MAX_DOCUMENTS_PAGES, MAX_PAGE_EDGE_POINTS };
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 

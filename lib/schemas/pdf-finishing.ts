@@ -5,20 +5,15 @@
  * the checks.
  */
 import * as v from 'valibot';
+import { ATTACHMENT_RELATIONSHIPS, PDFA_LEVELS } from '../finishing/pipeline/finishing-plan.js';
 import { documented, oneOf } from '../validation/field-builders.js';
-import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, MAX_INVOICE_XML_DEPTH, readInvoiceXml } from './invoice-xml.js';
+import { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, MAX_INVOICE_XML_DEPTH, readInvoiceXml } from '../finishing/steps/archive/invoice-xml.js';
 import { tryDecodeBase64Text } from '../validation/base64-text.js';
 import { maxCharacters } from '../validation/character-length.js';
 import { closedObject } from '../validation/closed-object.js';
 import { RENDER_DEFAULTS } from './render-defaults.js';
 
-/** The PDF/A levels the service produces (the names Gotenberg's users know). */
-export const PDFA_LEVELS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u'] as const;
-export type PdfaLevel = (typeof PDFA_LEVELS)[number];
 
-/** The relationships a caller may name for an attachment (PDF 2.0 / PDF/A-3 `AFRelationship`). */
-export const ATTACHMENT_RELATIONSHIPS = ['Source', 'Data', 'Alternative', 'Supplement', 'Unspecified'] as const;
-export type AttachmentRelationship = (typeof ATTACHMENT_RELATIONSHIPS)[number];
 
 /** Most files one PDF carries. */
 export const MAX_ATTACHMENTS = 10;
@@ -222,3 +217,6 @@ export function pdfFinishingCheck<T extends FinishingFields>() {
     }
   });
 }
+
+export { ATTACHMENT_RELATIONSHIPS, PDFA_LEVELS };
+export type { AttachmentRelationship, PdfaLevel } from '../finishing/pipeline/finishing-plan.js';

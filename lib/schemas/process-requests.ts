@@ -5,6 +5,7 @@
  * apply to an existing PDF (`pdf`), answered as a PDF or as its facts (`output: "JSON"`).
  */
 import * as v from 'valibot';
+import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../finishing/images/image-bounds.js';
 import { MAX_IMAGE_PIXELS } from '../input/image-limits.js';
 import { closedObject } from '../validation/closed-object.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
@@ -109,10 +110,7 @@ export const isPageImageOutput = (output: string | null | undefined): output is 
 export const DEFAULT_IMAGE_DPI = 96;
 export const MIN_IMAGE_DPI = 36;
 export const MAX_IMAGE_DPI = 300;
-/** Most page images one request makes. */
-export const MAX_PAGE_IMAGES = 100;
-/** Most pixels in one page image (an A3 page at 300 dpi has 17.4 million). */
-export const MAX_PAGE_IMAGE_PIXELS = 25_000_000;
+export { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES };
 
 const ImageOptionsSchema = closedObject({
   pages: v.nullish(

@@ -4,7 +4,7 @@
  * caller's password), then loaded for its facts or its finishing.
  */
 import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFInvalidObject, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
-import type { PdfaLevel } from '../steps/archive/archive.js';
+import type { PdfaLevel } from '../pipeline/finishing-plan.js';
 import type { DocumentBudget } from '../../budget/document-budget.js';
 import { InputPdfError } from '../../pdf/errors.js';
 import { passwordForRevision } from '../../pdf/encryption-password.js';

@@ -47,7 +47,7 @@ import {
   MAX_DOCUMENT_REFERENCE_DEPTH,
   MAX_DOCUMENT_XREF_ENTRIES,
   MAX_PAGE_EDGE_POINTS,
-} from '../../schemas/merge-requests.js';
+} from './document-bounds.js';
 
 /** Most object and cross-reference streams a document may have: each is inflated here, however small. */
 const MAX_OBJECT_STREAMS = 5_000;

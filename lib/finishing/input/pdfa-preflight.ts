@@ -9,7 +9,7 @@
  * processed file that passes them to veraPDF.
  */
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
-import type { PdfaLevel } from '../steps/archive/archive.js';
+import type { PdfaLevel } from '../pipeline/finishing-plan.js';
 
 /** Most reasons listed (the first ones say enough). */
 const MAX_REASONS = 10;

@@ -1,6 +1,35 @@
-// Types only: the plans of the finishing steps (registry.ts assembles them into a render's FinishingPlan).
-import type { DocumentMetadata, PdfaLevel } from '../steps/archive/archive.js';
-import type { Attachment } from '../steps/attachments.js';
+// The plans of the finishing steps and the values they take (registry.ts assembles them into a render's
+// FinishingPlan); no code of a step: the request schemas read the value sets here without loading one.
+
+/** The PDF/A levels the service produces (the names Gotenberg's users know). */
+export const PDFA_LEVELS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u'] as const;
+export type PdfaLevel = (typeof PDFA_LEVELS)[number];
+
+/** The relationships a caller may name for an attachment (PDF 2.0 / PDF/A-3 `AFRelationship`). */
+export const ATTACHMENT_RELATIONSHIPS = ['Source', 'Data', 'Alternative', 'Supplement', 'Unspecified'] as const;
+export type AttachmentRelationship = (typeof ATTACHMENT_RELATIONSHIPS)[number];
+
+/** Document metadata as the caller (or the page) gave it. */
+export type DocumentMetadata = {
+  title?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string[];
+  creator?: string;
+  /** BCP 47 tag. */
+  language?: string;
+  creationDate?: Date;
+  modificationDate?: Date;
+};
+
+/** One file to embed. */
+export type Attachment = {
+  name: string;
+  content: Uint8Array;
+  mimeType: string;
+  description?: string;
+  relationship: AttachmentRelationship;
+};
 
 /** The archive stage's settings: the caller's metadata, the PDF/A level, PDF/UA, extra XMP (the e-invoice's). */
 export type ArchivePlan = {

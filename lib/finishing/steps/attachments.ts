@@ -6,18 +6,10 @@
 import { AFRelationship } from '@cantoo/pdf-lib';
 import type { DocumentEdit } from '../pipeline/step-types.js';
 
-import { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship } from '../../schemas/pdf-finishing.js';
+import { ATTACHMENT_RELATIONSHIPS, type Attachment, type AttachmentRelationship } from '../pipeline/finishing-plan.js';
 
 export { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship };
 
-/** One file to embed. */
-export type Attachment = {
-  name: string;
-  content: Uint8Array;
-  mimeType: string;
-  description?: string;
-  relationship: AttachmentRelationship;
-};
 
 /** The `attach` step: embeds `files` in order, dated `now`; an edit of the open document (finishPdf parses and saves it). */
 export function attachStep(files: Attachment[], now: () => Date = () => new Date()): DocumentEdit {

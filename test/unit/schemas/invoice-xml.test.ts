@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_INVOICE_XML_DEPTH, readInvoiceXml } from '../../../lib/schemas/invoice-xml.js';
+import { MAX_INVOICE_XML_DEPTH, readInvoiceXml } from '../../../lib/finishing/steps/archive/invoice-xml.js';
 import { invoiceXml } from '../../conformance/invoices.js';
 
 describe('readInvoiceXml', () => {

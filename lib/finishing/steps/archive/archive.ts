@@ -9,7 +9,7 @@ import { makeArchival } from './pdfa-fixes.js';
 import { makeAccessible } from './pdfua.js';
 import { buildXmp } from './xmp.js';
 
-import { PDFA_LEVELS, type PdfaLevel } from '../../../schemas/pdf-finishing.js';
+import { PDFA_LEVELS, type DocumentMetadata, type PdfaLevel } from '../../pipeline/finishing-plan.js';
 
 export { PDFA_LEVELS, type PdfaLevel };
 
@@ -18,18 +18,6 @@ export function pdfaIdentification(level: PdfaLevel): { part: 2 | 3; conformance
   return { part: level.startsWith('PDF/A-3') ? 3 : 2, conformance: level.endsWith('u') ? 'U' : 'B' };
 }
 
-/** Document metadata as the caller (or the page) gave it. */
-export type DocumentMetadata = {
-  title?: string;
-  author?: string;
-  subject?: string;
-  keywords?: string[];
-  creator?: string;
-  /** BCP 47 tag. */
-  language?: string;
-  creationDate?: Date;
-  modificationDate?: Date;
-};
 
 /** What the archive step writes. */
 export type ArchiveOptions = {

@@ -5,12 +5,12 @@
  * prescribes for the PDF: the embedded file's name and relationship and the
  * `fx` XMP properties with their PDF/A extension schema.
  */
-import { E_INVOICE_PROFILES, type EInvoiceProfile } from '../../../schemas/invoice-xml.js';
+import { E_INVOICE_PROFILES, type EInvoiceProfile } from './invoice-xml.js';
 import { extensionSchema } from './xmp.js';
 import { escapeXml } from './xmp.js';
 
-export { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, profileOfGuideline, readInvoiceXml } from '../../../schemas/invoice-xml.js';
-export type { EInvoiceProfile, EInvoiceStandard } from '../../../schemas/invoice-xml.js';
+export { E_INVOICE_PROFILES, E_INVOICE_STANDARDS, profileOfGuideline, readInvoiceXml } from './invoice-xml.js';
+export type { EInvoiceProfile, EInvoiceStandard } from './invoice-xml.js';
 
 /** The relationship of the invoice XML to the PDF, and the name it is embedded under. */
 export function invoiceAttachment(profile: EInvoiceProfile): { fileName: string; relationship: 'Alternative' | 'Data' } {
