@@ -38,8 +38,8 @@ export const isProcessPlan = (plan: DocumentPlan): plan is ProcessPlan => 'proce
 /**
  * The one finishing pipeline behind a renderer: a PDF whose plan asks for
  * finishing is printed (the page's title and language read as data in its
- * session), then finished by `finishPdf` in FINISHING_ORDER (assemble →
- * pages → form → bands → stamp → archive → attach → protect → sign, with `signers`); a merge prints its parts one after
+ * session), then finished by `finishPdf` in the registry's order
+ * (lib/finishing/pipeline/registry.ts, with `signers`); a merge prints its parts one after
  * another, then assembles and finishes the whole once. Either way all of it
  * runs inside the one time budget of the request (a 504 when it runs out,
  * never a partial file). Everything else passes straight through.
