@@ -10,7 +10,7 @@
 import { unboundedBudget } from '../lib/budget/document-budget.js';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { finishPdf } from '../lib/finishing/pipeline/finish-pdf.js';
-import { signStep } from '../lib/finishing/steps/sign.js';
+import { signStep } from '../lib/finishing/steps/sign/sign.js';
 import { loadOrCreateDevPki } from '../lib/signing/dev-pki.js';
 import { signerRegistry } from '../lib/signing/signers.js';
 import { tempDir } from '../test/helpers/temp-dir.js';

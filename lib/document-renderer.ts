@@ -5,7 +5,7 @@
 import { startDeadline, type Deadline } from './deadline.js';
 import { RenderTimeoutError, ValidationError } from './errors.js';
 import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './budget/document-budget.js';
-import type { AssemblyPart } from './finishing/steps/assemble.js';
+import type { AssemblyPart } from './finishing/steps/assemble/assemble.js';
 import type { BandFacts, BandsPlan } from './finishing/steps/bands/bands-plan.js';
 import { finishPdf } from './finishing/pipeline/finish-pdf.js';
 import type { PageFacts } from './finishing/pipeline/finishing-plan.js';

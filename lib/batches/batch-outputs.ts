@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { FileStore, StoredFile } from '../files/file-store.js';
 import { safeEntryName, zipStream, type ZipEntry } from '../files/zip-stream.js';
 import { documentBudget } from '../budget/document-budget.js';
-import { assembleParts, type AssemblyPart } from '../finishing/steps/assemble.js';
+import { assembleParts, type AssemblyPart } from '../finishing/steps/assemble/assemble.js';
 import type { JobError } from '../jobs/job-store.js';
 import type { BatchItemRecord, BatchKey, BatchOutput } from './batch-store.js';
 

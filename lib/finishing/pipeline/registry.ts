@@ -24,7 +24,7 @@
  * signature last, over the finished file's every byte (a signature and
  * encryption are not combined: the schema refuses both).
  */
-import type { AssemblyPart } from '../steps/assemble.js';
+import type { AssemblyPart } from '../steps/assemble/assemble.js';
 import type { DocumentBudget } from '../../budget/document-budget.js';
 import type { Attachment } from './finishing-plan.js';
 import type { BandFacts, BandsPlan, BandTemplateRenderer } from '../steps/bands/bands-plan.js';
@@ -81,7 +81,7 @@ export type BandsRun = { bands: BandsPlan; facts: BandFacts | ((budget: Document
 export const FINISHING_REGISTRY = [
   define({
     name: 'assemble',
-    build: async ({ first, others, outline }: AssemblePlan) => (await import('../steps/assemble.js')).assembleStep(first, others, outline),
+    build: async ({ first, others, outline }: AssemblePlan) => (await import('../steps/assemble/assemble.js')).assembleStep(first, others, outline),
   }),
   define({ name: 'pages', build: async (plan: PagesPlan) => (await import('../steps/pages/pages.js')).pagesStep(plan) }),
   define({ name: 'form', build: async (plan: FormPlan) => (await import('../steps/form/form.js')).formStep(plan) }),
@@ -108,15 +108,15 @@ export const FINISHING_REGISTRY = [
   define({
     name: 'attach',
     asks: (files: Attachment[]) => files.length > 0,
-    build: async (files: Attachment[], context) => (await import('../steps/attachments.js')).attachStep(files, () => context.now),
+    build: async (files: Attachment[], context) => (await import('../steps/attach/attachments.js')).attachStep(files, () => context.now),
   }),
   define({ name: 'compress', build: async (plan: CompressPlan) => (await import('../steps/compress/compress.js')).compressStep(plan) }),
-  define({ name: 'protect', build: async (plan: ProtectPlan) => (await import('../steps/protect.js')).protectStep(plan) }),
+  define({ name: 'protect', build: async (plan: ProtectPlan) => (await import('../steps/protect/protect.js')).protectStep(plan) }),
   define({
     name: 'sign',
     build: async (plan: SignPlan, context) => {
       if (!context.signers) throw new Error('A signature was asked of a renderer without signers');
-      return (await import('../steps/sign.js')).signStep(plan, context.signers, context.drawText, () => context.now);
+      return (await import('../steps/sign/sign.js')).signStep(plan, context.signers, context.drawText, () => context.now);
     },
   }),
 ] as const;

@@ -18,7 +18,7 @@ import { CreateKeyCommand, GetPublicKeyCommand, KMSClient, ScheduleKeyDeletionCo
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
-import { signStep } from '../../../lib/finishing/steps/sign.js';
+import { signStep } from '../../../lib/finishing/steps/sign/sign.js';
 import { loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { kmsCertificateRequest } from '../../../lib/signing/kms-csr.js';
 import { localSigner } from '../../../lib/signing/local-signer.js';

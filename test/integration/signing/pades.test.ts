@@ -23,7 +23,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, StandardFonts } from '
 import { OptionError } from '../../../lib/pdf/errors.js';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
 import type { SignPlan } from '../../../lib/finishing/pipeline/finishing-plan.js';
-import { signStep } from '../../../lib/finishing/steps/sign.js';
+import { signStep } from '../../../lib/finishing/steps/sign/sign.js';
 import { createS3Client } from '../../../lib/aws/s3-client.js';
 import { loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';

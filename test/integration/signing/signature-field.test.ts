@@ -9,7 +9,7 @@ import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { InputPdfError } from '../../../lib/pdf/errors.js';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
-import { signStep } from '../../../lib/finishing/steps/sign.js';
+import { signStep } from '../../../lib/finishing/steps/sign/sign.js';
 import { loadOrCreateDevPki, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { hasSignatures } from '../../../lib/signing/pdf-signature.js';
 import { signerRegistry, type SignerRegistry } from '../../../lib/signing/signers.js';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFString } from '@cantoo/pdf-lib';
 import { archiveStep } from '../../../lib/finishing/steps/archive/archive.js';
 import { instructions } from '../../../lib/finishing/steps/archive/artifact-marking.js';
-import { attachStep } from '../../../lib/finishing/steps/attachments.js';
+import { attachStep } from '../../../lib/finishing/steps/attach/attachments.js';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
 import { invoiceXmp } from '../../../lib/finishing/steps/archive/e-invoice.js';
 

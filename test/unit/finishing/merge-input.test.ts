@@ -5,7 +5,7 @@ import { PDFDocument } from '@cantoo/pdf-lib';
 import { NotFoundError, ValidationError } from '../../../lib/errors.js';
 import { mergeInput, mergeUnits } from '../../../lib/plan/merge-input.js';
 import { finishPdf } from '../../../lib/finishing/pipeline/finish-pdf.js';
-import { protectStep } from '../../../lib/finishing/steps/protect.js';
+import { protectStep } from '../../../lib/finishing/steps/protect/protect.js';
 import { RENDER_DEFAULTS } from '../../../lib/schemas/render-defaults.js';
 import type { MergeRequestOutput } from '../../../lib/schemas/merge-requests.js';
 import type { Template } from '../../../lib/templates/template-store.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
 import { archiveStep } from '../../../lib/finishing/steps/archive/archive.js';
-import { attachStep } from '../../../lib/finishing/steps/attachments.js';
+import { attachStep } from '../../../lib/finishing/steps/attach/attachments.js';
 import { BudgetDeadlineError, documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { compressStep } from '../../../lib/finishing/steps/compress/compress.js';
 import type { DocumentEdit } from '../../../lib/finishing/pipeline/step-types.js';

@@ -3,7 +3,7 @@ import { RenderTimeoutError, ServiceError, ValidationError } from '../../../erro
 import { orderPages, selectPages } from '../../../validation/page-ranges.js';
 import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
-import type { AssemblyPart } from '../assemble.js';
+import type { AssemblyPart } from '../assemble/assemble.js';
 import type { DocumentBudget } from '../../../budget/document-budget.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan, BandTemplateRenderer } from './bands-plan.js';
 import type { DocumentEdit } from '../../pipeline/step-types.js';

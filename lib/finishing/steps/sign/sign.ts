@@ -1,18 +1,18 @@
-import { OptionError } from '../../pdf/errors.js';
+import { OptionError } from '../../../pdf/errors.js';
 import { type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
-import { appendDocumentTimestamp } from '../../signing/doc-timestamp.js';
-import { appendDss } from '../../signing/dss.js';
-import { SignerUnavailableError, TimestampAuthorityError } from '../../signing/errors.js';
-import { signPdf } from '../../signing/pdf-signature.js';
-import { tokenCertificates } from '../../signing/timestamp.js';
-import { mergeMaterial, newMaterial, RevocationUnavailableError, type ValidationMaterial } from '../../signing/validation-material.js';
-import { commonName } from '../../signing/signer.js';
-import type { SignerRegistry } from '../../signing/signers.js';
-import type { PdfStep } from '../pipeline/step-types.js';
-import type { SignPlan } from '../pipeline/finishing-plan.js';
-import { cropBox } from '../../pdf/page-box.js';
-import { openPdf } from '../pipeline/pdf-document.js';
-import type { TextDrawer } from './stamp/watermark.js';
+import { appendDocumentTimestamp } from '../../../signing/doc-timestamp.js';
+import { appendDss } from '../../../signing/dss.js';
+import { SignerUnavailableError, TimestampAuthorityError } from '../../../signing/errors.js';
+import { signPdf } from '../../../signing/pdf-signature.js';
+import { tokenCertificates } from '../../../signing/timestamp.js';
+import { mergeMaterial, newMaterial, RevocationUnavailableError, type ValidationMaterial } from '../../../signing/validation-material.js';
+import { commonName } from '../../../signing/signer.js';
+import type { SignerRegistry } from '../../../signing/signers.js';
+import type { PdfStep } from '../../pipeline/step-types.js';
+import type { SignPlan } from '../../pipeline/finishing-plan.js';
+import { cropBox } from '../../../pdf/page-box.js';
+import { openPdf } from '../../pipeline/pdf-document.js';
+import type { TextDrawer } from '../stamp/watermark.js';
 
 /** The appearance text's size before it is fitted into the rectangle, and its colour. */
 const APPEARANCE_TEXT = { fontSize: 10, color: '#1a237e' };

@@ -4,9 +4,9 @@
  * is what PDF/A-3 asks of an embedded file and how Factur-X finds its XML.
  */
 import { AFRelationship } from '@cantoo/pdf-lib';
-import type { DocumentEdit } from '../pipeline/step-types.js';
+import type { DocumentEdit } from '../../pipeline/step-types.js';
 
-import { ATTACHMENT_RELATIONSHIPS, type Attachment, type AttachmentRelationship } from '../pipeline/finishing-plan.js';
+import { ATTACHMENT_RELATIONSHIPS, type Attachment, type AttachmentRelationship } from '../../pipeline/finishing-plan.js';
 
 export { ATTACHMENT_RELATIONSHIPS, type AttachmentRelationship };
 

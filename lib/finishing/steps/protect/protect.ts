@@ -1,7 +1,7 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, type PDFDocument, type PDFObject, PDFStream, PDFString } from '@cantoo/pdf-lib';
-import type { DocumentEdit } from '../pipeline/step-types.js';
-import type { ProtectPlan } from '../pipeline/finishing-plan.js';
+import type { DocumentEdit } from '../../pipeline/step-types.js';
+import type { ProtectPlan } from '../../pipeline/finishing-plan.js';
 
 /**
  * The `protect` step: encrypts the document with AES-256 (V 5, R 6, the only

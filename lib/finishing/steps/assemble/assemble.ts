@@ -1,7 +1,7 @@
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, type PDFObject, PDFObjectCopier, type PDFPage, PDFRef, PDFString } from '@cantoo/pdf-lib';
-import type { DocumentBudget } from '../../budget/document-budget.js';
-import type { PdfStep } from '../pipeline/step-types.js';
-import { openPdf, savePdf } from '../pipeline/pdf-document.js';
+import type { DocumentBudget } from '../../../budget/document-budget.js';
+import type { PdfStep } from '../../pipeline/step-types.js';
+import { openPdf, savePdf } from '../../pipeline/pdf-document.js';
 
 /** One part of an assembled document: its PDF and the outline title the caller gave it, if any. */
 export type AssemblyPart = { pdf: Uint8Array; title?: string | null | undefined };
