@@ -14,12 +14,15 @@ import { base64TextPattern } from '../validation/base64-text.js';
 import { BatchRequestSchema } from '../schemas/batch-requests.js';
 import { CSS_VALUE } from '../validation/css-value.js';
 import { JS_WHITESPACE } from '../validation/js-whitespace.js';
-import { DocumentPartSchema, MERGED_FILE_ONLY, MergePdfOptionsSchema } from '../schemas/merge-requests.js';
-import { PROCESS_REQUEST_SCHEMAS, ProcessPdfOptionsSchema } from '../schemas/process-requests.js';
+import { DocumentPartSchema } from '../schemas/merge-requests.js';
+import { PROCESS_REQUEST_SCHEMAS } from '../schemas/process-requests.js';
 import { MAX_PAGE_DIGITS, PageOrderSchema, PageRangesSchema } from '../validation/page-ranges.js';
-import { pdfFinishingEntries, PDFA_LEVELS } from '../schemas/pdf-finishing.js';
-import { AppearanceSchema } from '../schemas/pdf-signature.js';
-import { ProtectionSchema, WatermarkSchema } from '../schemas/protection-watermark.js';
+import { EInvoiceSchema } from '../finishing/steps/archive/archive-options.js';
+import { AttachmentSchema } from '../finishing/steps/attach/definition.js';
+import { ProtectionSchema } from '../finishing/steps/protect/definition.js';
+import { AppearanceSchema } from '../finishing/steps/sign/signature-options.js';
+import { WatermarkSchema } from '../finishing/steps/stamp/definition.js';
+import { fieldRulesJsonSchema } from '../validation/field-rules.js';
 import {
   BandSchema,
   BandVariantSchema,
@@ -73,15 +76,6 @@ function stringOf(object: Schema, field: string): Schema {
 /** Adds rules to an object schema, beside what it already says. */
 const withRules = (object: Schema, ...rules: Schema[]): Schema => ({ ...object, allOf: [...((object.allOf as Schema[]) ?? []), ...rules] });
 
-/** The valibot object under `nullish` and documentation pipes. */
-function unwrap(schema: GenericSchema): GenericSchema {
-  let inner = schema as GenericSchema & { pipe?: GenericSchema[]; wrapped?: GenericSchema };
-  while (inner.wrapped || (inner.pipe && inner.pipe[0]!.kind === 'schema' && inner.pipe.length > 1 && inner.pipe.slice(1).every((item) => item.type === 'metadata'))) {
-    inner = (inner.wrapped ?? inner.pipe![0]) as typeof inner;
-  }
-  return inner;
-}
-
 /** The last item of a schema's pipe: the check that runs after its object is read. */
 const lastOf = (schema: GenericSchema): unknown => (schema as GenericSchema & { pipe: unknown[] }).pipe.at(-1);
 
@@ -118,21 +112,6 @@ function objectOf(object: Schema, field: string): Schema {
   const branches = property.anyOf as Schema[] | undefined;
   return branches ? branches.find((branch) => branch.type === 'object')! : property;
 }
-
-const PART_2 = PDFA_LEVELS.filter((level) => level.startsWith('PDF/A-2'));
-
-/** The rules between the finishing options of a `pdf` object (pdf-finishing.ts, protection-watermark.ts, pdf-signature.ts). */
-const finishingRules = (pdf: Schema): Schema =>
-  withRules(
-    pdf,
-    { not: { allOf: [given('protection', 'object'), given('pdfa', 'string')] } },
-    { not: { allOf: [given('protection', 'object'), given('eInvoice', 'object')] } },
-    { not: { allOf: [given('protection', 'object'), given('signature', 'object')] } },
-    {
-      if: { required: ['pdfa'], properties: { pdfa: { enum: PART_2 } } },
-      then: { properties: { attachments: { anyOf: [{ type: 'null' }, { maxItems: 0 }] }, eInvoice: { type: 'null' } } },
-    },
-  );
 
 /** A valid page number (1 to MAX_PAGE_NUMBER, leading zeros allowed) and one comma-separated part of pageRanges. */
 const PAGE = `0*[1-9][0-9]{0,${MAX_PAGE_DIGITS - 1}}`;
@@ -189,7 +168,7 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   ],
   // pdf.eInvoice: exactly one of xml and xmlTemplate, each base64 text.
   [
-    lastOf(unwrap(pdfFinishingEntries.eInvoice)),
+    lastOf(EInvoiceSchema),
     (invoice) => {
       for (const field of ['xml', 'xmlTemplate']) Object.assign(stringOf(invoice, field), { pattern: base64TextPattern(false), contentEncoding: 'base64' });
       return withRules(invoice, exactlyOne(['xml', 'string'], ['xmlTemplate', 'string']));
@@ -197,7 +176,7 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   ],
   // pdf.attachments[].content: base64.
   [
-    lastOf((unwrap(pdfFinishingEntries.attachments) as GenericSchema & { pipe: [{ item: GenericSchema }] }).pipe[0].item),
+    lastOf(AttachmentSchema),
     (attachment) => {
       Object.assign((attachment.properties as Record<string, Schema>).content!, { pattern: LOOSE_BASE64, contentEncoding: 'base64' });
       return attachment;
@@ -212,7 +191,7 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
     lastOf(PdfOptionsSchema),
     (pdf) =>
       withRules(
-        finishingRules(pdf),
+        pdf,
         {
           not: {
             allOf: [
@@ -230,18 +209,6 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
           },
         },
       ),
-  ],
-  [lastOf(MergePdfOptionsSchema), finishingRules],
-  // /v1/pdf/process: its pdf has the render's finishing fields, less pdfua and an invoice template (process-requests.ts).
-  [
-    lastOf(ProcessPdfOptionsSchema.pipe[2] as GenericSchema),
-    (pdf) =>
-      withRules(finishingRules(pdf), {
-        properties: {
-          pdfua: { not: { const: true } },
-          eInvoice: { anyOf: [{ type: 'null' }, { type: 'object', properties: { xmlTemplate: { type: 'null' } } }] },
-        },
-      }),
   ],
   // Exactly one of document (base64 of a file starting %PDF-) and documentUrl; no pdf with the JSON answer.
   ...Object.values(PROCESS_REQUEST_SCHEMAS).map((schema): [unknown, (converted: Schema) => Schema] => [
@@ -323,17 +290,14 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   ],
 ]);
 
-/** The conversion's hook: the JSON Schema of `key` (a valibot schema or action) with its rules added, if it has any. */
-export function withJsonSchemaRules(key: unknown, converted: JsonSchema): JsonSchema | undefined {
-  return RULES.get(key)?.(converted as Schema) as JsonSchema | undefined;
-}
-
 /**
- * A merge part's own `pdf` (a page or a template part): what applies to the
- * merged file is refused there (merge-requests.ts, PartPdfSchema).
+ * The conversion's hook: the JSON Schema of `key` (a valibot schema or
+ * action) with its rules added, if it has any: those written out here, or
+ * those a `fieldRules` check states itself (lib/validation/field-rules.ts:
+ * the finishing steps' conflicts and refusals).
  */
-export function withPartPdfRules(part: JsonSchema): JsonSchema {
-  const pdf = objectOf(part as Schema, 'pdf');
-  pdf.allOf = [...((pdf.allOf as Schema[]) ?? []), { properties: Object.fromEntries(MERGED_FILE_ONLY.map((key) => [key, { enum: [null, false] }])) }];
-  return part;
+export function withJsonSchemaRules(key: unknown, converted: JsonSchema): JsonSchema | undefined {
+  const stated = fieldRulesJsonSchema(key);
+  if (stated) return stated.length > 0 ? (withRules(converted as Schema, ...stated) as JsonSchema) : converted;
+  return RULES.get(key)?.(converted as Schema) as JsonSchema | undefined;
 }

@@ -13,7 +13,7 @@ import {
 } from '../schemas/render-options.js';
 import { BatchRequestSchema } from '../schemas/batch-requests.js';
 import { TemplateCreateSchema, TemplateUpdateSchema } from '../schemas/template-requests.js';
-import { withJsonSchemaRules, withPartPdfRules } from './json-schema-rules.js';
+import { withJsonSchemaRules } from './json-schema-rules.js';
 import { PROCESS_REQUEST_SCHEMAS } from '../schemas/process-requests.js';
 import { DocumentPartSchema, MERGE_REQUEST_SCHEMAS, MergePartSchema, PagePartSchema, TemplatePartSchema } from '../schemas/merge-requests.js';
 
@@ -67,15 +67,18 @@ const CONFIG: ConversionConfig = {
   overrideAction: ({ valibotAction, jsonSchema }) => withJsonSchemaRules(valibotAction, jsonSchema),
 };
 
+/** One request schema as the OpenAPI document states it (its rules added, the dialect and shared pieces left out). */
+export function requestJsonSchema(schema: GenericSchema): JsonSchema {
+  const { $schema: _dialect, $defs: _defs, ...converted } = toJsonSchema(schema, CONFIG) as JsonSchema & { $defs?: unknown };
+  return converted;
+}
+
 let mergePart: JsonSchema | undefined;
 /** `parts[]` of the merge bodies: a page, a template or an existing PDF. */
 function mergePartJsonSchema(): JsonSchema {
   mergePart ??= {
     description: 'One of {page, pdf?, title?}, {templateId, page?, pdf?, title?} or {document, title?}, told apart by the key given.',
-    anyOf: [PagePartSchema, TemplatePartSchema, DocumentPartSchema].map((schema) => {
-      const { $schema: _dialect, $defs: _defs, ...part } = toJsonSchema(schema, CONFIG) as JsonSchema & { $defs?: unknown };
-      return schema === DocumentPartSchema ? part : withPartPdfRules(part);
-    }),
+    anyOf: [PagePartSchema, TemplatePartSchema, DocumentPartSchema].map(requestJsonSchema),
   };
   return mergePart;
 }
@@ -85,10 +88,7 @@ export function requestComponentSchemas(): Record<string, JsonSchema> {
   const shared = toJsonSchemaDefs(SHARED, CONFIG) as Record<string, JsonSchema>;
   const bodies: Record<string, JsonSchema> = {};
   for (const [name, schema] of Object.entries(REQUEST_BODIES)) {
-    const { $schema: _dialect, $defs: _defs, ...body } = toJsonSchema(schema as GenericSchema, CONFIG) as JsonSchema & {
-      $defs?: unknown;
-    };
-    bodies[name] = body;
+    bodies[name] = requestJsonSchema(schema as GenericSchema);
   }
   return { ...stripDialects(shared), ...bodies };
 }

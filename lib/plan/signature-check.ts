@@ -9,7 +9,7 @@ import type { SignPlan } from '../finishing/pipeline/finishing-plan.js';
 import type { DocumentPlan } from '../render/render-plan.js';
 import { SignerNotGrantedError } from '../signing/errors.js';
 import type { SigningConfig } from '../signing/signing-config.js';
-import { TIMESTAMPED_LEVELS } from '../schemas/pdf-signature.js';
+import { TIMESTAMPED_LEVELS } from '../finishing/steps/sign/signature-options.js';
 import type { TokenRecord } from '../tokens/token-store.js';
 
 /** The signature a plan asks for, if any. */

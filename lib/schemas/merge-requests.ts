@@ -9,10 +9,8 @@ import * as v from 'valibot';
 import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_INFLATED_BYTES, MAX_DOCUMENT_XREF_ENTRIES, MAX_DOCUMENT_NESTING, MAX_DOCUMENT_REFERENCE_DEPTH, MAX_DOCUMENT_PAGES, MAX_DOCUMENTS_PAGES, MAX_PAGE_EDGE_POINTS } from '../finishing/input/document-bounds.js';
 import { isPlainObject } from '../validation/is-plain-object.js';
 import { closedObject } from '../validation/closed-object.js';
-import { PAGE_FORM_ENTRIES } from './page-form-options.js';
-import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
-import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
-import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
+import { FINISHING_ENTRIES, finishingRules, OPTION_GROUPS, refusalsOf } from '../finishing/pipeline/finishing-options.js';
+import { isGiven } from '../validation/field-rules.js';
 import { BAND_ENTRIES, PageOverridesSchema, PdfOptionsSchema, StorageOptionsSchema, WebhookOptionsSchema, type PageOptionsOutput, type PdfOptionsOutput } from './render-options.js';
 import type { ProcessInput } from './process-requests.js';
 import { PageWithSourceSchema, type RenderInput } from './render-requests.js';
@@ -51,25 +49,20 @@ const DocumentSchema = v.pipe(
   }),
 );
 
-/** What the finishing does once, to the merged file: archive (metadata, PDF/A, PDF/UA), attach, compress, protect, and its preview. */
-export const MERGED_FILE_ONLY = ['protection', 'metadata', 'pdfa', 'pdfua', 'attachments', 'eInvoice', 'signature', 'compress', 'preview'] as const;
+/**
+ * What the finishing does once, to the merged file (archive, attach,
+ * compress, protect, sign, and its preview): the options each step's
+ * definition refuses in a part, read from the registry.
+ */
+export const MERGED_FILE_ONLY: readonly string[] = refusalsOf(OPTION_GROUPS, 'part').map((refusal) => refusal.key);
 
-/** The options of a part's `pdf` that apply to the merged file only (set, and not `false`). */
-export function mergedFileOnlyKeys(pdf: Partial<Record<(typeof MERGED_FILE_ONLY)[number], unknown>> | null | undefined): Array<(typeof MERGED_FILE_ONLY)[number]> {
-  return MERGED_FILE_ONLY.filter((key) => pdf?.[key] != null && pdf[key] !== false);
+/** The options of a part's `pdf` that apply to the merged file only (given). */
+export function mergedFileOnlyKeys(pdf: Readonly<Record<string, unknown>> | null | undefined): string[] {
+  return MERGED_FILE_ONLY.filter((key) => isGiven(pdf?.[key]));
 }
 
 /** A part's own `pdf`: how it prints, and its own stamp. What applies to the merged file is refused here. */
-const PartPdfSchema = v.pipe(
-  PdfOptionsSchema,
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const input = dataset.value;
-    for (const key of mergedFileOnlyKeys(input)) {
-      addIssue({ message: 'Applies to the merged file: set it in the top-level pdf', path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
-    }
-  }),
-);
+const PartPdfSchema = v.pipe(PdfOptionsSchema, finishingRules('part'));
 
 /** `{ page, pdf?, title? }`: rendered like /v1/pdf, in its own isolated context. */
 export const PagePartSchema = closedObject({
@@ -116,14 +109,9 @@ export const MergePdfOptionsSchema = v.pipe(
     ),
     // Laid over the merged pages: numbered across the parts, the section read from every printed part's headings.
     ...BAND_ENTRIES,
-    ...pdfFinishingEntries,
-    ...PDF_FINISHING_ENTRIES,
-    ...PDF_SIGNATURE_ENTRIES,
-    ...PAGE_FORM_ENTRIES,
+    ...FINISHING_ENTRIES,
   }),
-  pdfFinishingCheck(),
-  protectionConflictRule(),
-  signatureConflictRule(),
+  finishingRules('render'),
 );
 
 const parts = PartsSchema;

@@ -11,11 +11,8 @@ import { closedObject } from '../validation/closed-object.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
 import { publicHttpUrl } from '../validation/http-url.js';
 import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES } from './merge-requests.js';
-import { PAGE_FORM_ENTRIES } from './page-form-options.js';
-import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
-import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
-import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
-import { StorageOptionsSchema, WebhookOptionsSchema } from './render-options.js';
+import { FINISHING_ENTRIES, finishingRules, OPTION_GROUPS, refusalsOf } from '../finishing/pipeline/finishing-options.js';
+import { PRINT_ENTRIES, StorageOptionsSchema, WebhookOptionsSchema } from './render-options.js';
 
 /** Largest PDF fetched from `documentUrl`. */
 export const MAX_PROCESS_URL_BYTES = 50 * 1024 * 1024;
@@ -23,53 +20,25 @@ export const MAX_PROCESS_URL_BYTES = 50 * 1024 * 1024;
 export const MAX_PASSWORD_LENGTH = 127;
 
 /**
- * The `pdf` options of a render that make no sense on a PDF that exists: how
- * a page is printed, and what only a print can write (an outline and tags come
- * from the page's structure, running bands from the margins a print leaves
- * them). Named with a 400 of their own, so a template's options are not
- * dropped silently.
+ * The `pdf` options of a render that make no sense on a PDF that exists:
+ * the print's (render-options.ts `PRINT_ENTRIES`). Named with a 400 of their
+ * own, so a template's options are not dropped silently.
  */
-export const PRINT_ONLY_PDF_OPTIONS = [
-  'scale',
-  'displayHeaderFooter',
-  'headerHtml',
-  'footerHtml',
-  'printBackground',
-  'landscape',
-  'pageRanges',
-  'format',
-  'width',
-  'height',
-  'preferCSSPageSize',
-  'margin',
-  'omitBackground',
-  'outline',
-  'tagged',
-  'header',
-  'footer',
-  'toc',
-  'sectionHeadings',
-] as const;
+export const PRINT_ONLY_PDF_OPTIONS: readonly string[] = Object.keys(PRINT_ENTRIES);
 
-/** Finishing options refused on an existing PDF, with the reason (the field exists in `pdf` for renders). */
-export const NOT_FOR_EXISTING_PDF: Readonly<Record<string, string>> = {
-  pdfua: 'Does not apply to an existing PDF: PDF/UA needs the structure a print of the page writes, which cannot be checked on a file that exists',
-};
+/** Finishing options refused on an existing PDF, with the reason: what the steps' definitions refuse there. */
+export const NOT_FOR_EXISTING_PDF: Readonly<Record<string, string>> = Object.fromEntries(
+  refusalsOf(OPTION_GROUPS, 'existing').map((refusal) => [refusal.field === undefined ? refusal.key : `${refusal.key}.${refusal.field}`, refusal.message]),
+);
 
 const PRINT_ONLY_MESSAGE = 'Applies to printing a page, not to an existing PDF';
 
-/** The finishing options, as a render's `pdf` has them, less those that need the print. */
-const ProcessPdfObjectSchema = closedObject({
-  ...PAGE_FORM_ENTRIES,
-  ...pdfFinishingEntries,
-  ...PDF_FINISHING_ENTRIES,
-  ...PDF_SIGNATURE_ENTRIES,
-});
+/** The finishing options, as a render's `pdf` has them (every step's, from the registry). */
+const ProcessPdfObjectSchema = closedObject(FINISHING_ENTRIES);
 
 /**
- * `pdf` of a process request: the finishing options (watermark, metadata,
- * PDF/A, attachments, e-invoice, protection, signature, and every option the
- * finishing stage gains), the rules between them as on a render; a print
+ * `pdf` of a process request: the finishing options, the rules between them
+ * as on a render, and what the steps refuse on an existing PDF; a print
  * option is a 400 naming it.
  */
 export const ProcessPdfOptionsSchema = v.pipe(
@@ -81,21 +50,8 @@ export const ProcessPdfOptionsSchema = v.pipe(
     for (const key of PRINT_ONLY_PDF_OPTIONS) {
       if (Object.hasOwn(given, key)) addIssue({ message: PRINT_ONLY_MESSAGE, path: [{ type: 'object', origin: 'value', input: given, key, value: given[key] }] });
     }
-    for (const [key, message] of Object.entries(NOT_FOR_EXISTING_PDF)) {
-      if (given[key] != null && given[key] !== false) addIssue({ message, path: [{ type: 'object', origin: 'value', input: given, key, value: given[key] }] });
-    }
-    const invoice = given.eInvoice as Record<string, unknown> | null | undefined;
-    if (invoice && typeof invoice === 'object' && invoice.xmlTemplate != null) {
-      addIssue({
-        message: 'An existing PDF has no page.templateData to fill a template with: give the invoice XML itself (xml)',
-        path: [
-          { type: 'object', origin: 'value', input: given, key: 'eInvoice', value: invoice },
-          { type: 'object', origin: 'value', input: invoice, key: 'xmlTemplate', value: invoice.xmlTemplate },
-        ],
-      });
-    }
   }),
-  v.pipe(ProcessPdfObjectSchema, pdfFinishingCheck(), protectionConflictRule(), signatureConflictRule()),
+  v.pipe(ProcessPdfObjectSchema, finishingRules('existing')),
 );
 
 /** What a process request answers: the finished PDF, the document's facts, or images of its pages. */

@@ -4,6 +4,10 @@
  * and the render plan applies them (lib/plan/build-plan.ts reads it too), so
  * the document cannot say one thing while the service does another.
  */
+import { PREVIEW_DEFAULTS } from '../finishing/images/preview-options.js';
+import { COMPRESS_DEFAULTS } from '../finishing/steps/compress/definition.js';
+import { PERMISSION_DEFAULTS } from '../finishing/steps/protect/definition.js';
+import { WATERMARK_DEFAULTS } from '../finishing/steps/stamp/definition.js';
 import { DEFAULT_DEVICE } from './devices.js';
 
 /** What an option the caller left out (or sent as null) means, per object of the request. */
@@ -39,36 +43,14 @@ export const RENDER_DEFAULTS = {
     outline: false,
     tagged: false,
   },
-  /** `pdf.watermark`, the look of the stamp (issue 23). */
-  watermark: {
-    opacity: 0.5,
-    rotation: 0,
-    fontSize: 48,
-    color: '#808080',
-    position: 'center',
-    layer: 'over',
-  },
-  /** `pdf.compress` given as `true` or with fields left out (issue 34). */
-  compress: {
-    imageQuality: 80,
-    maxImageDpi: 150,
-    grayscale: false,
-  },
+  /** `pdf.watermark`, the look of the stamp (issue 23; the stamp step's definition states them). */
+  watermark: WATERMARK_DEFAULTS,
+  /** `pdf.compress` given as `true` or with fields left out (issue 34; the compress step's definition). */
+  compress: COMPRESS_DEFAULTS,
   /** `pdf.preview` with fields left out (issue 34): a thumbnail a list shows. */
-  preview: {
-    width: 400,
-    type: 'png',
-  },
+  preview: PREVIEW_DEFAULTS,
   /** `pdf.protection.permissions`: an unset permission is allowed, as readers assume without encryption. */
-  protectionPermissions: {
-    print: 'highResolution',
-    modify: true,
-    copy: true,
-    annotate: true,
-    fillForms: true,
-    accessibility: true,
-    assemble: true,
-  },
+  protectionPermissions: PERMISSION_DEFAULTS,
   webhook: {
     receiveType: 'URL',
     method: 'POST',

@@ -15,14 +15,11 @@ import { CAPTURE_BEYOND_VIEWPORT_DEFAULTS, RENDER_DEFAULTS } from './render-defa
 import { base64TextPattern, tryDecodeBase64Text } from '../validation/base64-text.js';
 import { maxCharacters } from '../validation/character-length.js';
 import { closedObject } from '../validation/closed-object.js';
-import { pdfFinishingCheck, pdfFinishingEntries } from './pdf-finishing.js';
 import { cssValueProblem, hasUrlScheme } from '../validation/css-value.js';
 import { httpUrl, publicHttpUrl } from '../validation/http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from '../validation/json-depth.js';
-import { PAGE_FORM_ENTRIES } from './page-form-options.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
-import { PDF_FINISHING_ENTRIES, protectionConflictRule } from './protection-watermark.js';
-import { PDF_SIGNATURE_ENTRIES, signatureConflictRule } from './pdf-signature.js';
+import { FINISHING_ENTRIES, finishingRules } from '../finishing/pipeline/finishing-options.js';
 import { WEBHOOK_SIGNATURE_HEADER_NAMES } from './webhook-signature-headers.js';
 
 // ---------------------------------------------------------------------------
@@ -634,8 +631,12 @@ function pageSelectionRule<T extends object>() {
   });
 }
 
-/** The fields of the PDF options. */
-const PdfOptionsObjectSchema = closedObject({
+/**
+ * The options of `pdf` that say how a page is printed, and what only a print
+ * can write (an outline and tags come from the page's structure, running
+ * bands from the margins a print leaves them): refused on an existing PDF.
+ */
+export const PRINT_ENTRIES = {
   scale: documented(v.nullish(numberBetween(0.1, 2)), { default: RENDER_DEFAULTS.pdf.scale }),
   displayHeaderFooter: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.displayHeaderFooter, description: 'headerHtml and footerHtml print only when this is true.' }),
   headerHtml: documented(v.nullish(base64Text(true)), { description: 'Base64 HTML print header; elements with the classes date, title, url, pageNumber, totalPages are filled in.' }),
@@ -657,21 +658,18 @@ const PdfOptionsObjectSchema = closedObject({
     description:
       'Fill the table of contents: elements with data-toc-page="#anchor" (or <a class="toc-page" href="#anchor">) get the page #anchor lands on; printed up to 3 times until the numbers are stable. An anchor not in the document leaves its entry empty.',
   }),
-  ...pdfFinishingEntries,
-  ...PDF_FINISHING_ENTRIES,
-  ...PDF_SIGNATURE_ENTRIES,
-  ...PAGE_FORM_ENTRIES,
-});
+};
+
+/** The fields of the PDF options: the print's, then every finishing step's (lib/finishing/pipeline/finishing-options.ts). */
+const PdfOptionsObjectSchema = closedObject({ ...PRINT_ENTRIES, ...FINISHING_ENTRIES });
 
 /**
- * PDF options. The only rules between fields are the finishing ones, inside
- * this object, so templates reuse it as is.
+ * PDF options. The only rules between fields are inside this object (the
+ * finishing steps', and the print's own), so templates reuse it as is.
  */
 export const PdfOptionsSchema = v.pipe(
   PdfOptionsObjectSchema,
-  pdfFinishingCheck<v.InferOutput<typeof PdfOptionsObjectSchema>>(),
-  protectionConflictRule(),
-  signatureConflictRule(),
+  finishingRules<v.InferOutput<typeof PdfOptionsObjectSchema>>('render'),
   bandKindsRule(),
   pageSelectionRule(),
 );

@@ -65,3 +65,15 @@ export function base64TextPattern(nonEmpty: boolean): string {
     ? `^${W}(?:(?:${C}){4})*(?:(?:${C}){4}|${LAST_GROUP})$`
     : `^${W}(?:(?:${C}){4})*(?:${LAST_GROUP})?$`;
 }
+
+// Base64 as a size check reads it: the alphabet, whitespace anywhere, at most two `=` at the end.
+const LOOSE_BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+/** Decoded size of valid base64 (whitespace ignored), without decoding it; undefined when it is not base64. */
+export function base64Bytes(encoded: string): number | undefined {
+  if (!LOOSE_BASE64.test(encoded)) return undefined;
+  const compact = encoded.replace(/\s+/g, '');
+  if (compact.length % 4 === 1) return undefined;
+  const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
+  return Math.floor((compact.length * 3) / 4) - padding;
+}

@@ -1,6 +1,9 @@
 // The plans of the finishing steps and the values they take (registry.ts assembles them into a render's
 // FinishingPlan); no code of a step: the request schemas read the value sets here without loading one.
 
+/** Names the service as the PDF's producer. */
+export const PRODUCER = 'DocRender';
+
 /** The PDF/A levels the service produces (the names Gotenberg's users know). */
 export const PDFA_LEVELS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u'] as const;
 export type PdfaLevel = (typeof PDFA_LEVELS)[number];

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProtectionOutput } from '../../../lib/schemas/protection-watermark.js';
+import type { ProtectionOutput } from '../../../lib/finishing/steps/protect/definition.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
 import { pdfinfo, pdftotext, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';

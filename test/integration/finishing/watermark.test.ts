@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
-import type { WatermarkOutput } from '../../../lib/schemas/protection-watermark.js';
+import type { WatermarkOutput } from '../../../lib/finishing/steps/stamp/definition.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
 import { pageCountOf, pdftoppm, pdftotextPages, qpdf } from '../../helpers/pdf-tools.js';
 import { b64 } from '../render/render-fixtures.js';

@@ -6,11 +6,11 @@
  * of a merge's top-level `pdf`, and of what a template stores.
  */
 import * as v from 'valibot';
-import { documented } from '../validation/field-builders.js';
-import { maxCharacters } from '../validation/character-length.js';
-import { SIGNER_NAME } from '../signing/signing-config.js';
-import { closedObject } from '../validation/closed-object.js';
-import { ImageSchema, MAX_WATERMARK_IMAGE_EDGE, MAX_WATERMARK_IMAGE_PIXELS } from './protection-watermark.js';
+import { documented } from '../../../validation/field-builders.js';
+import { maxCharacters } from '../../../validation/character-length.js';
+import { SIGNER_NAME } from '../../../signing/signing-config.js';
+import { closedObject } from '../../../validation/closed-object.js';
+import { MAX_STAMP_IMAGE_EDGE, MAX_STAMP_IMAGE_PIXELS, StampImageSchema } from '../../../input/stamp-image.js';
 
 /** The PAdES baseline levels the service signs at (ETSI EN 319 142-1). */
 export const SIGNATURE_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
@@ -47,8 +47,8 @@ export const AppearanceSchema = v.pipe(
     text: documented(v.nullish(v.pipe(v.string('Must be a string'), v.minLength(1, 'Must not be empty'), maxCharacters(MAX_SIGNATURE_TEXT, `Must be at most ${MAX_SIGNATURE_TEXT} characters`))), {
       description: "Text drawn in the rectangle (any script, the watermark's fonts); default: the signer's name, the date and the reason. One of text or image, or neither.",
     }),
-    image: documented(v.nullish(ImageSchema), {
-      description: `Base64 PNG or JPEG drawn in the rectangle, same limits as a watermark image (at most 1 MB, ${MAX_WATERMARK_IMAGE_EDGE} pixels a side, ${MAX_WATERMARK_IMAGE_PIXELS} in all).`,
+    image: documented(v.nullish(StampImageSchema), {
+      description: `Base64 PNG or JPEG drawn in the rectangle, same limits as a watermark image (at most 1 MB, ${MAX_STAMP_IMAGE_EDGE} pixels a side, ${MAX_STAMP_IMAGE_PIXELS} in all).`,
     }),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
@@ -82,25 +82,3 @@ export const SignatureSchema = closedObject({
 });
 
 export type SignatureOutput = v.InferOutput<typeof SignatureSchema>;
-
-/** The signature entry of a `pdf` object. */
-export const PDF_SIGNATURE_ENTRIES = {
-  signature: documented(v.nullish(SignatureSchema), {
-    description: 'Signs the finished PDF (PAdES, the last finishing step) with a signer the deployer configured. Cannot be combined with protection.',
-  }),
-};
-
-/**
- * A signature over an encrypted file would be checked on bytes a reader
- * decrypts differently, and encrypting a signed file breaks it: `signature`
- * with `protection` is a 400 naming both. Read by name, as the protection rule is.
- */
-export function signatureConflictRule<T extends object>() {
-  return v.rawCheck<T>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const input = dataset.value as Record<string, unknown>;
-    if (input.signature == null || input.protection == null) return;
-    const message = 'signature and protection cannot be combined: sign an unencrypted document (the signature itself protects it from changes)';
-    for (const key of ['signature', 'protection']) addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
-  });
-}

@@ -1,0 +1,94 @@
+/**
+ * Rules between the fields of one object (issue 45), written once and read
+ * twice: as the valibot check the service runs (a 400 naming every field the
+ * rule involves) and as the JSON Schema the OpenAPI document states
+ * (`not: { allOf: [...] }`). A rule is declarative (which fields, given or
+ * holding which values) so that the two forms cannot say different things;
+ * lib/openapi finds a check's JSON Schema with `fieldRulesJsonSchema`.
+ */
+import * as v from 'valibot';
+
+/** A field that holds a value: present, and neither null, false, an empty string nor an empty list. */
+export type GivenCondition = { field: string; given: true };
+/** A field that holds one of these values. */
+export type ValueCondition = { field: string; oneOf: readonly (string | number | boolean)[] };
+export type FieldCondition = GivenCondition | ValueCondition;
+
+/** Fields that cannot go together: every condition holding is a 400 on each of their fields, with `message`. */
+export type FieldConflict = { when: readonly FieldCondition[]; message: string };
+
+type JsonObject = Record<string, unknown>;
+
+/** Whether a value counts as given: what a caller sends to ask for something. */
+export function isGiven(value: unknown): boolean {
+  return value != null && value !== false && value !== '' && !(Array.isArray(value) && value.length === 0);
+}
+
+const holds = (condition: FieldCondition, object: Record<string, unknown>): boolean =>
+  'given' in condition ? isGiven(object[condition.field]) : condition.oneOf.includes(object[condition.field] as string);
+
+/** The same reading as `isGiven`, in JSON Schema. */
+const NOT_GIVEN: JsonObject = { anyOf: [{ type: 'null' }, { const: false }, { const: '' }, { type: 'array', maxItems: 0 }] };
+
+/** A condition in JSON Schema: the field is present and holds what the condition says. */
+function conditionJson(condition: FieldCondition): JsonObject {
+  const value = 'given' in condition ? { not: NOT_GIVEN } : { enum: [...condition.oneOf] };
+  return { required: [condition.field], properties: { [condition.field]: value } };
+}
+
+/** The JSON Schema of one conflict: not every condition at once. */
+export function conflictJsonSchema(conflict: FieldConflict): JsonObject {
+  return { not: { allOf: conflict.when.map(conditionJson) } };
+}
+
+/** A field that must not be given (or, with `field`, must not have that sub-field given) in some object: a 400 with `message`. */
+export type FieldRefusal = { key: string; message: string; field?: string };
+
+/** The refusal in JSON Schema: the key (or its sub-field) not given. */
+export function refusalJsonSchema(refusal: FieldRefusal): JsonObject {
+  if (refusal.field === undefined) return { properties: { [refusal.key]: NOT_GIVEN } };
+  return { properties: { [refusal.key]: { anyOf: [{ type: 'null' }, { type: 'object', properties: { [refusal.field]: NOT_GIVEN } }] } } };
+}
+
+const refused = (refusal: FieldRefusal, object: Record<string, unknown>): boolean => {
+  const value = object[refusal.key];
+  if (refusal.field === undefined) return isGiven(value);
+  return value !== null && typeof value === 'object' && isGiven((value as Record<string, unknown>)[refusal.field]);
+};
+
+/** What each check made here states in JSON Schema: the OpenAPI conversion reads it by the check. */
+const JSON_SCHEMAS = new WeakMap<object, readonly JsonObject[]>();
+
+/** The JSON Schema rules of a check made by `fieldRules` (or undefined for any other schema or action). */
+export function fieldRulesJsonSchema(check: unknown): readonly JsonObject[] | undefined {
+  return typeof check === 'object' && check !== null ? JSON_SCHEMAS.get(check) : undefined;
+}
+
+const pathTo = (input: Record<string, unknown>, key: string): [v.IssuePathItem] => [{ type: 'object', origin: 'value', input, key, value: input[key] }];
+
+/**
+ * The check of an object's conflicts and refusals: each conflict that holds
+ * is an issue on every field it names; each refused field given is an issue
+ * on it (or its sub-field). Runs once the object is read (typed), as the
+ * rules assume its fields' own shapes.
+ */
+export function fieldRules<T extends object>(rules: { conflicts?: readonly FieldConflict[]; refusals?: readonly FieldRefusal[] }) {
+  const conflicts = rules.conflicts ?? [];
+  const refusals = rules.refusals ?? [];
+  const check = v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value as Record<string, unknown>;
+    for (const refusal of refusals) {
+      if (!refused(refusal, input)) continue;
+      const path = pathTo(input, refusal.key);
+      const inner = input[refusal.key] as Record<string, unknown>;
+      addIssue({ message: refusal.message, path: refusal.field === undefined ? path : [...path, ...pathTo(inner, refusal.field)] });
+    }
+    for (const conflict of conflicts) {
+      if (!conflict.when.every((condition) => holds(condition, input))) continue;
+      for (const { field } of conflict.when) addIssue({ message: conflict.message, path: pathTo(input, field) });
+    }
+  });
+  JSON_SCHEMAS.set(check, [...refusals.map(refusalJsonSchema), ...conflicts.map(conflictJsonSchema)]);
+  return check;
+}
