@@ -3,15 +3,16 @@
  * behind it (lib/finishing), for plain renders and merges alike.
  */
 import { startDeadline, type Deadline } from './deadline.js';
-import { RenderTimeoutError, ValidationError } from './errors.js';
+import { RenderTimeoutError, ServiceError, ValidationError } from './errors.js';
 import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './budget/document-budget.js';
 import type { AssemblyPart } from './finishing/steps/assemble/assemble.js';
-import type { BandFacts, BandsPlan } from './finishing/steps/bands/bands-plan.js';
+import type { BandFacts, BandsPlan, BandTemplateRenderer } from './finishing/steps/bands/bands-plan.js';
+import type { BandPrinter } from './finishing/steps/bands/bands.js';
 import { finishPdf } from './finishing/pipeline/finish-pdf.js';
 import type { PageFacts } from './finishing/pipeline/finishing-plan.js';
 import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/pipeline/registry.js';
-import { PageImageLimitError } from './finishing/pipeline/errors.js';
-import { InputPdfError } from './pdf/errors.js';
+import { BandPrintRefusedError, PageImageLimitError } from './finishing/pipeline/errors.js';
+import { InputPdfError, OptionError } from './pdf/errors.js';
 import { partFailure } from './plan/merge-errors.js';
 import { BAND_LAYOUT_WAIT_MS, BANDS_READY } from './finishing/steps/bands/band-page.js';
 import type { DrawingCapture, PageImage, PageImagesPlan, PageImageType, RenderImage } from './finishing/images/page-images.js';
@@ -57,11 +58,22 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     ),
   );
 
-  const printBand = (deadline: Deadline) => async (html: string, size: { width: number; height: number }): Promise<Uint8Array> => {
-    const input = bandRenderInput(html, size, deadline.remaining());
-    const result = await renderer.render(buildRenderPlan(input), { timeoutMs: deadline.remaining() });
-    return new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength);
-  };
+  /**
+   * The bands step's printer: a band document rendered as any page. What the band's own HTML made fail (a
+   * caller's error of the render: a 4xx, not a timeout) is the step's BandPrintRefusedError, which names the band;
+   * the service's own failures (a timeout, a busy or broken browser) pass as they are.
+   */
+  const printBand =
+    (deadline: Deadline): BandPrinter =>
+    async (html, size) => {
+      try {
+        const input = bandRenderInput(html, size, deadline.remaining());
+        const result = await renderer.render(buildRenderPlan(input), { timeoutMs: deadline.remaining() });
+        return new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength);
+      } catch (error) {
+        throw bandPrintFailure(error);
+      }
+    };
 
   /** The steps of a document's plan (the registry's, in its order), each given the document's one context. */
   const stepsFor = (plans: StepPlans, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> =>
@@ -70,7 +82,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       facts: facts ?? {},
       drawText: drawer(() => deadline.remaining()),
       printBand: printBand(deadline),
-      loadTemplates: loadTemplateRenderer,
+      loadTemplates: loadBandTemplates,
       ...(signers ? { signers } : {}),
     });
 
@@ -275,6 +287,27 @@ function drawingRenderInput(capture: DrawingCapture, timeLeftMs: number): Render
       element: capture.elements[0],
     },
   } as RenderInput;
+}
+
+/** What failed in printing a band, as the bands step reads it: the band's own HTML refused, or the service's failure as it is. */
+export function bandPrintFailure(error: unknown): unknown {
+  if (error instanceof ServiceError && error.statusCode < 500 && !(error instanceof RenderTimeoutError)) return new BandPrintRefusedError(error.message, { cause: error });
+  return error;
+}
+
+/**
+ * The template renderer for the bands step: a band's template that fails is an OptionError naming the path
+ * inside the pdf options the step gives (`header.htmlTemplate`), which the edge puts under `pdf.` or a part's.
+ */
+export async function loadBandTemplates(): Promise<BandTemplateRenderer> {
+  const render = await loadTemplateRenderer();
+  return (template, data, { field }) => {
+    try {
+      return render(template, data, { field });
+    } catch (error) {
+      throw error instanceof ValidationError ? new OptionError(error.fields, { cause: error }) : error;
+    }
+  };
 }
 
 /** How many bands a render prints: a header, a footer or both. */

@@ -1,8 +1,11 @@
 /**
  * Typed errors raised where a failure arises. Each carries the HTTP status it
  * maps to and whether its message may be shown to the caller; the mapping to
- * an HTTP response happens once, in `lib/http/error-mapper.ts`.
+ * an HTTP response happens once, in `lib/http/error-mapper.ts`. A library
+ * that knows no HTTP (lib/signing) raises errors in its own terms; what they
+ * are for a caller is decided here, once (`httpError`).
  */
+import { SignerNotGrantedError, SignerUnavailableError, TimestampAuthorityError } from './signing/errors.js';
 
 /** Map of dotted field paths (e.g. `page.url`) to a human-readable problem. */
 export type FieldErrors = Record<string, string>;
@@ -149,4 +152,28 @@ export class RenderError extends ServiceError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, 500, { cause: options.cause });
   }
+}
+
+/** An error whose message a caller reads with a `code` beside it, saying which failure it is (a signer not granted, a signer or timestamp authority failing). */
+export class CodedServiceError extends ServiceError {
+  readonly code: string;
+  constructor(message: string, statusCode: number, code: string, options: { cause?: unknown; expose?: boolean } = {}) {
+    super(message, statusCode, options);
+    this.code = code;
+  }
+}
+
+/**
+ * What an error raised in a library's own terms is for a caller: its status,
+ * code and whether its message is shown, the error itself kept as the cause;
+ * a ServiceError, or any other error, as it is. The error mapper, the quota's
+ * refund, the metrics and a job's recorded failure all read a failure through
+ * this, so a signing error answers the same wherever it ends.
+ */
+export function httpError(error: unknown): unknown {
+  // The signer's key service failed or refused: the message names the signer and the service's error, never a key.
+  if (error instanceof SignerUnavailableError) return new CodedServiceError(error.message, 502, 'render.signer_unavailable', { expose: true, cause: error });
+  if (error instanceof TimestampAuthorityError) return new CodedServiceError(error.message, 503, 'render.timestamp_unavailable', { expose: true, cause: error });
+  if (error instanceof SignerNotGrantedError) return new CodedServiceError(error.message, 403, 'render.signer_not_granted', { cause: error });
+  return error;
 }

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { ServiceError, ValidationError } from '../errors.js';
+import { httpError, ServiceError, ValidationError } from '../errors.js';
 import { json } from './responses.js';
 import type { HttpEvent, HttpResult } from './types.js';
 
@@ -28,12 +28,14 @@ export function errorMapper(opts: { logger: Logger }): MiddlewareObj<HttpEvent, 
 }
 
 /** The HTTP response for an error (exported for handlers that build responses outside middy). */
-export function toResponse(error: unknown, logger?: Logger): HttpResult {
+export function toResponse(raised: unknown, logger?: Logger): HttpResult {
+  // A library's own error (lib/signing) answers with the status and code decided for it; its log line is the error as raised.
+  const error = httpError(raised);
   if (error instanceof ValidationError) {
     return json(error.statusCode, { message: error.message, code: error.code, fields: error.fields }, error.headers);
   }
   if (error instanceof ServiceError) {
-    if (error.statusCode >= 500) logger?.error('request failed', { error });
+    if (error.statusCode >= 500) logger?.error('request failed', { error: raised as Error });
     const message = error.expose ? error.message : (GENERIC_MESSAGES[error.statusCode] ?? 'Internal server error');
     // An exposed error that carries a code (a signer not granted, a signer or timestamp authority failing) says it beside the message.
     const code = error.expose && 'code' in error && typeof error.code === 'string' ? error.code : undefined;

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { CONFORMANCE_CODE, MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, ServiceError, ValidationError } from '../errors.js';
+import { CONFORMANCE_CODE, httpError, MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, ServiceError, ValidationError } from '../errors.js';
 import { confirmQuota, refundQuota, releaseQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import { SignerNotGrantedError } from '../signing/errors.js';
@@ -18,7 +18,9 @@ export function earnsRefund(outcome: unknown): boolean {
   if (outcome instanceof ValidationError) return [ 'api.validation', MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, CONFORMANCE_CODE ].includes(outcome.code);
   // A signer the token may not use is refused before anything renders (it needs the admitted caller, so it comes after the spend).
   if (outcome instanceof SignerNotGrantedError) return true;
-  return !(outcome instanceof ServiceError) || outcome.statusCode >= 500;
+  // A library's own error (a signer or timestamp authority failing) by the status the edge answers it with.
+  const answered = httpError(outcome);
+  return !(answered instanceof ServiceError) || answered.statusCode >= 500;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { RenderTimeoutError, ValidationError } from '../errors.js';
+import { CodedServiceError, httpError, RenderTimeoutError, ValidationError } from '../errors.js';
 import type { JobError } from '../jobs/job-store.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../signing/errors.js';
 
@@ -21,7 +21,10 @@ export function permanentFailure(error: unknown): JobError | undefined {
   if (error instanceof RenderTimeoutError) return { code: 'render.timeout', message: error.message };
   // The signer's key service or the timestamp authority refused or failed: the job says which and why (their
   // messages name the signer and the service's error, never a key, chain or password) rather than retrying blind.
-  if (error instanceof SignerUnavailableError || error instanceof TimestampAuthorityError) return { code: error.code, message: error.message };
+  if (error instanceof SignerUnavailableError || error instanceof TimestampAuthorityError) {
+    const answered = httpError(error);
+    if (answered instanceof CodedServiceError) return { code: answered.code, message: answered.message };
+  }
   if (isDeterministicRejection(error)) {
     // Logged in full by the consumer; the job record keeps only the kind, never the URL or value refused.
     return { code: 'job.invalid', message: `The job's options were refused by the service's HTTP client (${rejectionKind(error)}); submitting it again as it is would fail the same way.` };

@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit as MetricUnitValue } from '@aws-lambda-powertools/metrics/types';
-import { ValidationError } from '../errors.js';
+import { httpError, ValidationError } from '../errors.js';
 
 /**
  * Service metrics as CloudWatch embedded metric format (EMF): JSON lines on
@@ -95,9 +95,11 @@ export function recordWebhookFailure(final: boolean): void {
  * thrown error, or a job's recorded error (`{code, message}`, e.g.
  * `render.navigation`, `render.timeout`).
  */
-export function renderOutcomeOf(error: unknown): RenderOutcome {
-  if (error === undefined || error === null) return 'success';
-  if (typeof error !== 'object') return 'error';
+export function renderOutcomeOf(raised: unknown): RenderOutcome {
+  if (raised === undefined || raised === null) return 'success';
+  // A library's own error (lib/signing) counts by the status and code the edge answers it with.
+  const error = httpError(raised);
+  if (typeof error !== 'object' || error === null) return 'error';
   const code = 'code' in error ? String(error.code) : undefined;
   if (code === 'render.navigation') return 'page_error';
   if (code === 'render.timeout') return 'timeout';

@@ -374,7 +374,9 @@ export function bandsPlan(
 ): BandsPlan | undefined {
   if (pdf?.header == null && pdf?.footer == null) return undefined;
   const templateData = page.templateData ?? undefined;
-  const band = (given: BandOutput, field: BandPlan['field']): BandPlan => {
+  const band = (given: BandOutput, name: BandPlan['name']): BandPlan => {
+    // The request's path of the band, for what is refused while planning; the plan names the band by its option.
+    const field = `pdf.${name}`;
     const source = (variant: BandVariantOutput, at: string): BandSource => {
       if (variant.html != null) return { kind: 'html', html: decodeBase64Text(variant.html) };
       const template = variant.htmlTemplate ?? '';
@@ -383,7 +385,7 @@ export function bandsPlan(
     };
     const height = given.height ?? BAND_DEFAULT_HEIGHT;
     return {
-      field,
+      name,
       height: (typeof height === 'number' ? height : paperLengthInPx(height)) * POINTS_PER_PX,
       pages: given.pages ?? '',
       main: source(given, field),
@@ -392,8 +394,8 @@ export function bandsPlan(
     };
   };
   return {
-    ...(pdf.header ? { header: band(pdf.header, 'pdf.header') } : {}),
-    ...(pdf.footer ? { footer: band(pdf.footer, 'pdf.footer') } : {}),
+    ...(pdf.header ? { header: band(pdf.header, 'header') } : {}),
+    ...(pdf.footer ? { footer: band(pdf.footer, 'footer') } : {}),
     sectionHeadings: pdf.sectionHeadings ?? SECTION_HEADINGS_DEFAULT,
     ...(page.timezone != null ? { timeZone: page.timezone } : {}),
     ...(templateData ? { templateData } : {}),
@@ -426,7 +428,7 @@ function fitBands(print: PDFOptions, bands: BandsPlan): void {
   const given = [bands.header, bands.footer].filter((band): band is BandPlan => band != null);
   if (pageHeight !== undefined && given.reduce((sum, band) => sum + band.height, 0) >= pageHeight) {
     const message = `Must leave room on the page: the page is ${Math.round(pageHeight)}pt high, the header and footer together may take less`;
-    throw new ValidationError(Object.fromEntries(given.map((band) => [`${band.field}.height`, message])));
+    throw new ValidationError(Object.fromEntries(given.map((band) => [`pdf.${band.name}.height`, message])));
   }
   const margin = { ...print.margin };
   if (bands.header && margin.top === undefined) margin.top = `${bands.header.height / 72}in`;

@@ -32,3 +32,19 @@ export class PageImageLimitError extends Error {
     this.field = field;
   }
 }
+
+/**
+ * A band document (a running header or footer) that the printer refused
+ * because of the caller's own HTML (a script that fails the layout, a page
+ * that navigates away or loads what it may not): `reason` says why. The
+ * bands step names the band's option with it; a printer that failed for a
+ * reason of its own (a timeout, a busy or broken browser) throws that instead.
+ */
+export class BandPrintRefusedError extends Error {
+  readonly reason: string;
+  constructor(reason: string, options: { cause?: unknown } = {}) {
+    super(reason, { cause: options.cause });
+    this.name = 'BandPrintRefusedError';
+    this.reason = reason;
+  }
+}

@@ -27,6 +27,7 @@ import { signStep } from '../../../lib/finishing/steps/sign/sign.js';
 import { createS3Client } from '../../../lib/aws/s3-client.js';
 import { loadOrCreateDevPki, startDevCrl, type DevPki } from '../../../lib/signing/dev-pki.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';
+import { toResponse } from '../../../lib/http/error-mapper.js';
 import { localSigner } from '../../../lib/signing/local-signer.js';
 import { pemCertificates } from '../../../lib/signing/signer.js';
 import { signerRegistry, type SignerRegistry } from '../../../lib/signing/signers.js';
@@ -243,7 +244,7 @@ describe('the sign step', () => {
   it("a CA whose CRL cannot be fetched fails B-LT with SignerUnavailableError (502), the CRL's URL not named", async () => {
     await assert.rejects(sign(pdf, { level: 'B-LT' }, devRegistry(pki, tsa.url)), (error: unknown) => {
       assert.ok(error instanceof SignerUnavailableError, String(error));
-      assert.equal(error.statusCode, 502);
+      assert.equal(toResponse(error).statusCode, 502);
       assert.match(error.message, /CRL of certificate 1 of the chain could not be fetched/);
       assert.ok(!error.message.includes(pki.crlUrl));
       return true;
@@ -345,8 +346,9 @@ describe('the sign step', () => {
     const signers = devRegistry(pki, `http://127.0.0.1:${await closedPort()}/`);
     await assert.rejects(sign(pdf, { level: 'B-T' }, signers), (error: unknown) => {
       assert.ok(error instanceof TimestampAuthorityError);
-      assert.equal(error.statusCode, 503);
-      assert.equal(error.code, 'render.timestamp_unavailable');
+      const answer = toResponse(error);
+      assert.equal(answer.statusCode, 503);
+      assert.equal(JSON.parse(String(answer.body)).code, 'render.timestamp_unavailable');
       return true;
     });
   });
@@ -399,8 +401,9 @@ describe('the KMS signer (moto server)', () => {
     const keyId = real.replace(/key\/.*$/, `key/${crypto.randomUUID()}`);
     await assert.rejects(sign(pdf, { signer: 'legal' }, registry(keyId, parameter)), (error: unknown) => {
       assert.ok(error instanceof SignerUnavailableError);
-      assert.equal(error.statusCode, 502);
-      assert.equal(error.code, 'render.signer_unavailable');
+      const answer = toResponse(error);
+      assert.equal(answer.statusCode, 502);
+      assert.equal(JSON.parse(String(answer.body)).code, 'render.signer_unavailable');
       assert.match(error.message, /"legal".*NotFoundException/);
       const keyUuid = keyId.split('/').pop() as string;
       assert.ok(!JSON.stringify({ message: error.message, stack: error.stack, cause: String(error.cause) }).includes(keyUuid), 'the key id is not in the error');

@@ -37,7 +37,7 @@ const ONE_PLAN_EACH: Required<StepPlans> = {
   assemble: { first: {}, others: [], outline: false },
   pages: { order: '1' },
   form: { flatten: 'all' },
-  bands: { bands: { sectionHeadings: 'h1', footer: { field: 'pdf.footer', height: 20, pages: '', main: { kind: 'html', html: '<p>x</p>' } } }, facts: { title: '', url: '', headings: [] } },
+  bands: { bands: { sectionHeadings: 'h1', footer: { name: 'footer', height: 20, pages: '', main: { kind: 'html', html: '<p>x</p>' } } }, facts: { title: '', url: '', headings: [] } },
   stamp: { mark: { text: 'DRAFT', fontSize: 40, color: '#000000' }, opacity: 0.5, rotation: 0, position: 'center', layer: 'over', pages: '' },
   archive: { metadata: { title: 'T' }, pdfua: false },
   attach: [{ name: 'a.txt', content: Buffer.from('a'), mimeType: 'text/plain', relationship: 'Data' }],

@@ -19,6 +19,7 @@ import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 import type { AdmissionRequest } from '../../../lib/quota/usage-store.js';
 import type { HttpEvent, HttpRequest, HttpResult } from '../../../lib/http/types.js';
 import { memoryUsageStore } from '../quota/memory-usage-store.js';
+import { SignerNotGrantedError, SignerUnavailableError, TimestampAuthorityError } from '../../../lib/signing/errors.js';
 
 const ACTIVE = 'dr_active_token_0123456789abcdef';
 const INACTIVE = 'dr_inactive_token_0123456789abcdef';
@@ -507,6 +508,34 @@ describe('httpEndpoint quota', () => {
       assert.ok(res.status >= 500, `${error.name} answers ${res.status}`);
       assert.equal(endpoint.usedBy(LIMITED), 0, `${error.name} gives the unit back`);
     }
+  });
+
+  it('answers a signer or timestamp authority failing with 502 and 503 {message, code} and a signer not granted with 403, each unit given back', async () => {
+    const cases = [
+      { error: new SignerUnavailableError('legal', 'AccessDeniedException'), status: 502, code: 'render.signer_unavailable' },
+      { error: new TimestampAuthorityError('unreachable', { cause: new Error('connect ECONNREFUSED') }), status: 503, code: 'render.timestamp_unavailable' },
+      { error: new SignerNotGrantedError('legal'), status: 403, code: 'render.signer_not_granted' },
+    ];
+    for (const { error, status, code } of cases) {
+      // Prepare
+      const endpoint = build({ spendsQuota: true, handle: async () => { throw error; } });
+
+      // Act
+      const res = await endpoint.call(event({ token: LIMITED, body: VALID }));
+
+      // Assess
+      assert.equal(res.status, status, error.name);
+      assert.deepEqual(res.body, { message: error.message, code });
+      assert.equal(endpoint.usedBy(LIMITED), 0, `${error.name} gives the unit back`);
+      const logged = endpoint.lines.map((l) => JSON.parse(l) as { message: string; error?: { name?: string; cause?: unknown } }).find((entry) => entry.message === 'request failed');
+      if (status >= 500) assert.equal(logged?.error?.name, error.name, 'the 5xx is logged as raised');
+    }
+    // The signer's key service's messages name the key: none is kept for the log to print.
+    const endpoint = build({ handle: async () => { throw new SignerUnavailableError('legal', 'AccessDeniedException'); } });
+    await endpoint.call(event({ body: VALID }));
+    const logged = endpoint.lines.map((l) => JSON.parse(l) as { message: string; error?: { cause?: unknown } }).find((entry) => entry.message === 'request failed');
+    assert.ok(logged?.error, 'logged');
+    assert.equal(logged.error.cause, undefined);
   });
 
   it("names the step that ran out of time, its elapsed time and the render's timings so far in the request's log line", async () => {

@@ -7,6 +7,7 @@ import { checkSignatureAvailable, checkSignerGranted } from '../../../lib/plan/s
 import { MergeRequestSchema } from '../../../lib/schemas/merge-requests.js';
 import { PdfRequestSchema } from '../../../lib/schemas/render-requests.js';
 import { SignerNotGrantedError } from '../../../lib/signing/errors.js';
+import { toResponse } from '../../../lib/http/error-mapper.js';
 import { readSigningConfig } from '../../../lib/signing/signing-config.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 
@@ -58,7 +59,7 @@ describe('pdf.signature at the edge', () => {
   });
 
   it('refuses a signer the token was not granted (403 with a code), a granted one passes', () => {
-    assert.throws(() => checkSignerGranted(planOf({}), token()), (error: unknown) => error instanceof SignerNotGrantedError && error.statusCode === 403);
+    assert.throws(() => checkSignerGranted(planOf({}), token()), (error: unknown) => error instanceof SignerNotGrantedError && toResponse(error).statusCode === 403);
     assert.throws(() => checkSignerGranted(planOf({}), token(['legal'])), SignerNotGrantedError);
     assert.doesNotThrow(() => checkSignerGranted(planOf({}), token(['default'])));
   });

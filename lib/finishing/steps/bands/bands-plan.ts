@@ -3,9 +3,12 @@
 /** A band's HTML: a document to fill by classes, or a Handlebars template (base64, as the caller gave it) rendered per page. */
 export type BandSource = { kind: 'html'; html: string } | { kind: 'template'; template: string };
 
-/** One band (header or footer), every default applied; `field` names it in errors (`pdf.header`). */
+/**
+ * One band (header or footer), every default applied; `name` is its option, which names it in errors
+ * (`header`, `footer.height`: paths inside the pdf options, which the edge puts under `pdf.` or a part's).
+ */
 export type BandPlan = {
-  field: 'pdf.header' | 'pdf.footer';
+  name: 'header' | 'footer';
   /** Height in points. */
   height: number;
   /** Pages that carry it, in pageRanges syntax; empty for all. */
@@ -33,5 +36,8 @@ export type BandFacts = {
   headings: Array<{ id: string; text: string } | { page: number; text: string }>;
 };
 
-/** Renders a band's Handlebars template (base64) with its data; a template that fails is a 400 naming `field`. */
+/**
+ * Renders a band's Handlebars template (base64) with its data; a template that fails throws an `OptionError`
+ * naming `field`, a path inside the pdf options (`footer.evenPages.htmlTemplate`).
+ */
 export type BandTemplateRenderer = (templateBase64: string, data: unknown, options: { field: string }) => string;

@@ -1,5 +1,5 @@
 import type { PDFDocument, PDFPage } from '@cantoo/pdf-lib';
-import { RenderTimeoutError, ServiceError, ValidationError } from '../../../errors.js';
+import { OptionError } from '../../../pdf/errors.js';
 import { orderPages, selectPages } from '../../../validation/page-ranges.js';
 import { bandForms, drawBandForm } from './band-forms.js';
 import { bandDocument, bandMark, type BandLayout, type BandVariables } from './band-page.js';
@@ -8,12 +8,17 @@ import type { DocumentBudget } from '../../../budget/document-budget.js';
 import type { BandFacts, BandPlan, BandSource, BandsPlan, BandTemplateRenderer } from './bands-plan.js';
 import type { DocumentEdit } from '../../pipeline/step-types.js';
 import { malformedInput } from '../../pipeline/malformed-input.js';
+import { BandPrintRefusedError } from '../../pipeline/errors.js';
 import { destinationPages } from '../../objects/named-destinations.js';
 import { cropBox, pageRotation, shownSize } from '../../../pdf/page-box.js';
 import { openPdf } from '../../pipeline/pdf-document.js';
 import { isolatePageContent } from '../stamp/watermark.js';
 
-/** Prints a band document (band-page.ts) to a PDF of band-sized pages, within the render's time left. */
+/**
+ * Prints a band document (band-page.ts) to a PDF of band-sized pages, within the render's time left. What the
+ * band's own HTML made fail is a `BandPrintRefusedError` (the step names the band with its reason); anything
+ * else the printer throws (a timeout, a busy or broken browser) passes through the step as it is.
+ */
 export type BandPrinter = (html: string, size: { width: number; height: number }) => Promise<Uint8Array>;
 
 /** Most section headings a document's bands read, and the characters of each kept (a band shows one line of it). */
@@ -81,11 +86,11 @@ async function layBands(
   const height = Math.min(...sizes.map((size) => size.height));
   const bands = [plan.header, plan.footer].filter((band): band is BandPlan => band != null);
   for (const band of bands) {
-    if (band.height >= height) throw new ValidationError({ [`${band.field}.height`]: `Must be less than the page's height (${Math.round(height)}pt)` });
+    if (band.height >= height) throw new OptionError({ [`${band.name}.height`]: `Must be less than the page's height (${Math.round(height)}pt)` });
   }
   if (plan.header && plan.footer && plan.header.height + plan.footer.height >= height) {
     const message = `The header and footer together must be less than the page's height (${Math.round(height)}pt)`;
-    throw new ValidationError({ 'pdf.header.height': message, 'pdf.footer.height': message });
+    throw new OptionError({ 'header.height': message, 'footer.height': message });
   }
   const variables = pageVariables(document, facts, now(), plan.timeZone, budget);
   const widths = sizes.map((size) => size.width);
@@ -100,7 +105,7 @@ async function layBands(
       // Each band page carries its mark: proof that the layout ran and that band page i is body page i.
       const marks = destinationPages(bandPdf);
       if (bandPdf.getPageCount() !== pages.length || carrying.some((index) => marks.get(bandMark(index)) !== index)) {
-        throw new ValidationError({ [band.field]: 'The band did not lay out one page per body page: its page did not finish loading (a script that fails or navigates away)' });
+        throw new OptionError({ [band.name]: 'The band did not lay out one page per body page: its page did not finish loading (a script that fails or navigates away)' });
       }
       const forms = await bandForms(document, bandPdf, carrying);
       carrying.forEach((index, at) => {
@@ -115,13 +120,16 @@ async function layBands(
   );
 }
 
-/** The band printed; what fails because of the band's own HTML is a 400 naming it, a timeout stays a timeout. */
+/**
+ * The band printed; what the printer refused because of the band's own HTML names the band's option (a 400 at
+ * the edge), anything else (a timeout stays a timeout) passes as it is.
+ */
 async function printBand(band: BandPlan, html: string, size: { width: number; height: number }, print: BandPrinter): Promise<Uint8Array> {
   try {
     return await print(html, size);
   } catch (error) {
-    if (error instanceof RenderTimeoutError || !(error instanceof ServiceError) || error.statusCode >= 500) throw error;
-    throw new ValidationError({ [band.field]: `The band could not be printed: ${error.message}` }, { cause: error });
+    if (!(error instanceof BandPrintRefusedError)) throw error;
+    throw new OptionError({ [band.name]: `The band could not be printed: ${error.reason}` }, { cause: error });
   }
 }
 
@@ -204,9 +212,9 @@ async function bandLayout(
   };
   const pages = variables.map((page, index) => {
     if (!carries.has(index)) return null;
-    if (index === 0 && band.firstPage) return { source: sourceOf(band.firstPage, page, `${band.field}.firstPage`), variables: page };
-    if (page.pageNumber % 2 === 0 && band.evenPages) return { source: sourceOf(band.evenPages, page, `${band.field}.evenPages`), variables: page };
-    return { source: sourceOf(band.main, page, band.field), variables: page };
+    if (index === 0 && band.firstPage) return { source: sourceOf(band.firstPage, page, `${band.name}.firstPage`), variables: page };
+    if (page.pageNumber % 2 === 0 && band.evenPages) return { source: sourceOf(band.evenPages, page, `${band.name}.evenPages`), variables: page };
+    return { source: sourceOf(band.main, page, band.name), variables: page };
   });
   return { sources, pages, widths };
 }
