@@ -185,31 +185,6 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   // pdf.header, pdf.footer and their variants: exactly one of html and htmlTemplate.
   [lastOf(BandSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
   [lastOf(BandVariantSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
-  // A band (header or footer) and Chromium's header and footer are two kinds: not both (render-options.ts bandKindsRule);
-  // pdf.pages orders the printed pages: not with pageRanges (a non-empty one) or toc: true (render-options.ts pageSelectionRule).
-  [
-    lastOf(PdfOptionsSchema),
-    (pdf) =>
-      withRules(
-        pdf,
-        {
-          not: {
-            allOf: [
-              { anyOf: [given('header', 'object'), given('footer', 'object')] },
-              { anyOf: [{ required: ['displayHeaderFooter'], properties: { displayHeaderFooter: { const: true } } }, given('headerHtml', 'string'), given('footerHtml', 'string')] },
-            ],
-          },
-        },
-        {
-          not: {
-            allOf: [
-              given('pages', 'string'),
-              { anyOf: [{ required: ['pageRanges'], properties: { pageRanges: { type: 'string', minLength: 1 } } }, { required: ['toc'], properties: { toc: { const: true } } }] },
-            ],
-          },
-        },
-      ),
-  ],
   // Exactly one of document (base64 of a file starting %PDF-) and documentUrl; no pdf with the JSON answer.
   ...Object.values(PROCESS_REQUEST_SCHEMAS).map((schema): [unknown, (converted: Schema) => Schema] => [
     lastOf(schema),

@@ -20,6 +20,7 @@ import { httpUrl, publicHttpUrl } from '../validation/http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from '../validation/json-depth.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
 import { FINISHING_ENTRIES, finishingRules } from '../finishing/pipeline/finishing-options.js';
+import { fieldRules, type FieldConflict } from '../validation/field-rules.js';
 import { WEBHOOK_SIGNATURE_HEADER_NAMES } from './webhook-signature-headers.js';
 
 // ---------------------------------------------------------------------------
@@ -591,18 +592,18 @@ export const BandSchema = v.pipe(
   oneBandSource(),
 );
 
-/** Chromium's own header and footer and the service's bands are two kinds: a request gives one. */
-function bandKindsRule<T extends object>() {
-  return v.rawCheck<T>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const input = dataset.value as Record<string, unknown>;
-    const bands = ['header', 'footer'].filter((key) => input[key] != null);
-    const chromium = ['displayHeaderFooter', 'headerHtml', 'footerHtml'].filter((key) => input[key] != null && input[key] !== false);
-    if (bands.length === 0 || chromium.length === 0) return;
-    const message = `${bands.join(' and ')} cannot be combined with ${chromium.join(', ')}: give one kind of header and footer`;
-    for (const key of [...bands, ...chromium]) addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
-  });
-}
+/**
+ * A band (header or footer) and Chromium's header and footer
+ * (`displayHeaderFooter`, `headerHtml`, `footerHtml`) are two kinds of
+ * header: one kind per document, or one would print over the other.
+ */
+const BAND_KINDS: FieldConflict = {
+  when: [
+    { anyOf: [{ field: 'header', given: true }, { field: 'footer', given: true }] },
+    { anyOf: [{ field: 'displayHeaderFooter', given: true }, { field: 'headerHtml', given: true }, { field: 'footerHtml', given: true }] },
+  ],
+  message: ([bands, chromium]) => `${bands!.join(' and ')} cannot be combined with ${chromium!.join(', ')}: give one kind of header and footer`,
+};
 
 /** The running header and footer, and the headings their section is read from: a render's, or a merge's over the merged pages. */
 export const BAND_ENTRIES = {
@@ -619,17 +620,10 @@ export const BAND_ENTRIES = {
  * come with it: `pageRanges` (one selection is enough) and `toc` (its numbers
  * would name pages that moved).
  */
-function pageSelectionRule<T extends object>() {
-  return v.rawCheck<T>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const input = dataset.value as Record<string, unknown>;
-    if (input['pages'] == null) return;
-    const counting = ['pageRanges', 'toc'].filter((key) => input[key] != null && input[key] !== false && input[key] !== '');
-    if (counting.length === 0) return;
-    const message = `pages cannot be combined with ${counting.join(' and ')}: pages selects and orders the printed pages itself`;
-    for (const key of ['pages', ...counting]) addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
-  });
-}
+const PAGE_SELECTION: FieldConflict = {
+  when: [{ field: 'pages', given: true }, { anyOf: [{ field: 'pageRanges', given: true }, { field: 'toc', given: true }] }],
+  message: ([, counting]) => `pages cannot be combined with ${counting!.join(' and ')}: pages selects and orders the printed pages itself`,
+};
 
 /**
  * The options of `pdf` that say how a page is printed, and what only a print
@@ -670,8 +664,7 @@ const PdfOptionsObjectSchema = closedObject({ ...PRINT_ENTRIES, ...FINISHING_ENT
 export const PdfOptionsSchema = v.pipe(
   PdfOptionsObjectSchema,
   finishingRules<v.InferOutput<typeof PdfOptionsObjectSchema>>('render'),
-  bandKindsRule(),
-  pageSelectionRule(),
+  fieldRules({ conflicts: [BAND_KINDS, PAGE_SELECTION] }),
 );
 
 /** Where the caller wants the file uploaded (HTTP PUT to a pre-signed URL). */

@@ -13,9 +13,15 @@ export type GivenCondition = { field: string; given: true };
 /** A field that holds one of these values. */
 export type ValueCondition = { field: string; oneOf: readonly (string | number | boolean)[] };
 export type FieldCondition = GivenCondition | ValueCondition;
+/** Any of these conditions (one kind of thing, asked for by any of several fields). */
+export type AnyCondition = { anyOf: readonly FieldCondition[] };
 
-/** Fields that cannot go together: every condition holding is a 400 on each of their fields, with `message`. */
-export type FieldConflict = { when: readonly FieldCondition[]; message: string };
+/**
+ * Fields that cannot go together: when every condition holds, a 400 on each
+ * field that holds one, with `message` (or the message made from the fields
+ * that hold, condition by condition).
+ */
+export type FieldConflict = { when: readonly (FieldCondition | AnyCondition)[]; message: string | ((held: string[][]) => string) };
 
 type JsonObject = Record<string, unknown>;
 
@@ -26,6 +32,14 @@ export function isGiven(value: unknown): boolean {
 
 const holds = (condition: FieldCondition, object: Record<string, unknown>): boolean =>
   'given' in condition ? isGiven(object[condition.field]) : condition.oneOf.includes(object[condition.field] as string);
+
+/** The fields of each condition that hold (one for a field's condition, any number for `anyOf`); undefined unless all hold. */
+function heldFields(conflict: FieldConflict, object: Record<string, unknown>): string[][] | undefined {
+  const held = conflict.when.map((condition) =>
+    'anyOf' in condition ? condition.anyOf.filter((inner) => holds(inner, object)).map((inner) => inner.field) : holds(condition, object) ? [condition.field] : [],
+  );
+  return held.every((fields) => fields.length > 0) ? held : undefined;
+}
 
 /** The same reading as `isGiven`, in JSON Schema. */
 const NOT_GIVEN: JsonObject = { anyOf: [{ type: 'null' }, { const: false }, { const: '' }, { type: 'array', maxItems: 0 }] };
@@ -38,7 +52,7 @@ function conditionJson(condition: FieldCondition): JsonObject {
 
 /** The JSON Schema of one conflict: not every condition at once. */
 export function conflictJsonSchema(conflict: FieldConflict): JsonObject {
-  return { not: { allOf: conflict.when.map(conditionJson) } };
+  return { not: { allOf: conflict.when.map((condition) => ('anyOf' in condition ? { anyOf: condition.anyOf.map(conditionJson) } : conditionJson(condition))) } };
 }
 
 /** A field that must not be given (or, with `field`, must not have that sub-field given) in some object: a 400 with `message`. */
@@ -85,8 +99,10 @@ export function fieldRules<T extends object>(rules: { conflicts?: readonly Field
       addIssue({ message: refusal.message, path: refusal.field === undefined ? path : [...path, ...pathTo(inner, refusal.field)] });
     }
     for (const conflict of conflicts) {
-      if (!conflict.when.every((condition) => holds(condition, input))) continue;
-      for (const { field } of conflict.when) addIssue({ message: conflict.message, path: pathTo(input, field) });
+      const held = heldFields(conflict, input);
+      if (!held) continue;
+      const message = typeof conflict.message === 'string' ? conflict.message : conflict.message(held);
+      for (const field of held.flat()) addIssue({ message, path: pathTo(input, field) });
     }
   });
   JSON_SCHEMAS.set(check, [...refusals.map(refusalJsonSchema), ...conflicts.map(conflictJsonSchema)]);
