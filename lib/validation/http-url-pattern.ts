@@ -136,12 +136,27 @@ const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5
 /** Path, query and fragment: anything but controls (spaces and non-ASCII are percent-encoded by the parser). */
 const REST = '(?:[/?#][^\\u0000-\\u001f\\u007f]*)?';
 
+const HTTP_URL = `${SCHEME}${USERINFO}${HOST}${PORT}${REST}`;
+
 /**
  * An http(s) URL as the service takes it, with the whitespace around it that
  * the service trims (`String.prototype.trim()`): the OpenAPI document applies
  * the pattern to the string as sent.
  */
-export const HTTP_URL_PATTERN = new RegExp(`^${WS}${SCHEME}${USERINFO}${HOST}${PORT}${REST}${WS}$`);
+export const HTTP_URL_PATTERN = new RegExp(`^${WS}${HTTP_URL}${WS}$`);
+
+const TRIMMED_HTTP_URL = new RegExp(`^${HTTP_URL}$`);
+
+/**
+ * Whether a URL matches HTTP_URL_PATTERN, answered in linear time: the
+ * pattern itself backtracks quadratically when a path full of spaces is
+ * followed by something it refuses (its path and its trailing whitespace
+ * can both take a space), so the service runs the same expression without
+ * the padding on the trimmed string, which gives the same answer.
+ */
+export function matchesHttpUrlPattern(url: string): boolean {
+  return TRIMMED_HTTP_URL.test(url.trim());
+}
 
 /** The user name and password part alone (between `//` and the last `@`), to name a malformed escape in messages. */
 export const USERINFO_PATTERN = new RegExp(`^(?:[^\\u0000-\\u0020\\u007f%@/\\\\?#]|${PERCENT_UTF8})*$`);

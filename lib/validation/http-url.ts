@@ -1,7 +1,7 @@
 import { urlToHttpOptions } from 'node:url';
 import * as v from 'valibot';
 import { upFrontRefusal } from '../net/egress-policy.js';
-import { HTTP_URL_PATTERN, USERINFO_PATTERN } from './http-url-pattern.js';
+import { HTTP_URL_PATTERN, matchesHttpUrlPattern, USERINFO_PATTERN } from './http-url-pattern.js';
 
 /** Longest URL accepted; pre-signed URLs run to a few kB, real pages far less. */
 export const MAX_URL_LENGTH = 8192;
@@ -69,6 +69,21 @@ function nodeCanCall(url: string): boolean {
 }
 
 /**
+ * The pattern as a `v.regex`, which the OpenAPI conversion writes out as the
+ * field's `pattern`, run as `matchesHttpUrlPattern` (the same answer without
+ * the pattern's quadratic worst case: a batch may carry thousands of URLs).
+ */
+function httpUrlSyntax(fieldLabel: string): v.RegexAction<string, (issue: v.RegexIssue<string>) => string> {
+  return {
+    ...v.regex(HTTP_URL_PATTERN, (issue: v.RegexIssue<string>) => httpUrlProblem(String(issue.input), fieldLabel)),
+    '~run'(dataset, config) {
+      if (dataset.typed && !matchesHttpUrlPattern(dataset.value)) v._addIssue(this, 'format', dataset, config);
+      return dataset;
+    },
+  };
+}
+
+/**
  * Schema of a URL the service will fetch or call: an absolute `http:` or
  * `https:` URL as HTTP_URL_PATTERN writes it (http-url-pattern.ts), which
  * the OpenAPI document states as the field's `pattern`. Surrounding
@@ -86,9 +101,9 @@ export function httpUrl(fieldLabel = 'URL') {
     v.trim(),
     v.nonEmpty('Must not be empty'),
     v.maxLength(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters`),
-    v.regex(HTTP_URL_PATTERN, (issue) => httpUrlProblem(String(issue.input), fieldLabel)),
+    httpUrlSyntax(fieldLabel),
     v.check(
-      (url) => !HTTP_URL_PATTERN.test(url) || nodeCanCall(url),
+      (url) => !matchesHttpUrlPattern(url) || nodeCanCall(url),
       'The host is not a valid domain name (a label starting xn-- must be valid punycode)',
     ),
   );

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { createEgressPolicy, useEgressPolicy } from '../../../lib/net/egress-policy.js';
-import { HTTP_URL_PATTERN, IDN_LETTERS, IDN_MARKS, S3_KEY_PATTERN } from '../../../lib/validation/http-url-pattern.js';
+import { HTTP_URL_PATTERN, IDN_LETTERS, IDN_MARKS, matchesHttpUrlPattern, S3_KEY_PATTERN } from '../../../lib/validation/http-url-pattern.js';
 import { httpUrl, publicHttpUrl } from '../../../lib/validation/http-url.js';
 
 const PUNYCODE_MESSAGE = 'The host is not a valid domain name (a label starting xn-- must be valid punycode)';
@@ -121,6 +121,8 @@ describe('HTTP_URL_PATTERN', () => {
     fc.assert(
       fc.property(URLISH, (url) => {
         if (HTTP_URL_PATTERN.test(url) && !hasPunycodeLabel(url)) assert.ok(nodeTakes(url), JSON.stringify(url));
+        // The service's linear-time test of the same pattern (trimmed, unpadded) gives the same answer.
+        assert.equal(matchesHttpUrlPattern(url), HTTP_URL_PATTERN.test(url), JSON.stringify(url));
       }),
       { numRuns: 20_000, seed: 4545 },
     );
