@@ -13,6 +13,7 @@ import type { GenericSchema } from 'valibot';
 import { base64TextPattern } from '../validation/base64-text.js';
 import { BatchRequestSchema } from '../schemas/batch-requests.js';
 import { CSS_VALUE } from '../validation/css-value.js';
+import { HTTP_URL_PATTERN, S3_KEY_PATTERN } from '../validation/http-url-pattern.js';
 import { JS_WHITESPACE } from '../validation/js-whitespace.js';
 import { DocumentPartSchema } from '../schemas/merge-requests.js';
 import { PROCESS_REQUEST_SCHEMAS } from '../schemas/process-requests.js';
@@ -26,7 +27,6 @@ import { fieldRulesJsonSchema } from '../validation/field-rules.js';
 import {
   BandSchema,
   BandVariantSchema,
-  CookieSchema,
   HEADER_NAME,
   OverlaySchema,
   PageOptionsSchema,
@@ -120,8 +120,8 @@ const PAGE_RANGE_PART = `${WS}(?:${PAGE}(?:-(?:${PAGE})?)?|-${PAGE})${WS}`;
 /** A CSS value of the overlay (css-value.ts): its characters, and no url(). */
 const CSS_VALUE_SCHEMA: Schema = { pattern: CSS_VALUE.source, not: { pattern: `${caseless('url')}${WS}\\(` } };
 
-/** An http(s) URL as http-url.ts checks it before parsing: the scheme, and no control characters once trimmed. */
-const HTTP_URL = `^${WS}${caseless('http')}[Ss]?:[^\\u0000-\\u001f\\u007f]*${WS}$`;
+/** An http(s) URL as the service takes it (http-url-pattern.ts): the pattern http-url.ts enforces. */
+const HTTP_URL = HTTP_URL_PATTERN.source;
 
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -238,7 +238,8 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   [lastOf(PageRangesSchema), (ranges) => ({ ...ranges, pattern: `^(?:${WS}|${PAGE_RANGE_PART}(?:,${PAGE_RANGE_PART})*)$` })],
   // pdf.pages: the same syntax, read in order (a page named twice is a rule beyond a pattern: test/api-fuzz/hooks.py).
   [lastOf(PageOrderSchema), (order) => ({ ...order, pattern: `^(?:${WS}|${PAGE_RANGE_PART}(?:,${PAGE_RANGE_PART})*)$` })],
-  // overlay.filter a CSS value; overlay.background a CSS value or an http(s) image URL.
+  // overlay.filter a CSS value; overlay.background a CSS value or an http(s) image URL (the page.url pattern; cookie
+  // urls, page.url, webhook.url, storage.preSignedUrl and documentUrl carry it themselves, from http-url.ts's v.regex).
   [
     lastOf(OverlaySchema),
     (overlay) => {
@@ -251,16 +252,8 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   [
     lastOf(BatchRequestSchema),
     (body) => {
-      Object.assign(stringOf(body, 'itemsUrl'), { anyOf: [{ pattern: HTTP_URL }, { pattern: `^${WS}s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/[^\\u0000-\\u001f\\u007f]+${WS}$` }] });
+      Object.assign(stringOf(body, 'itemsUrl'), { anyOf: [{ pattern: HTTP_URL }, { pattern: S3_KEY_PATTERN.source }] });
       return withRules(body, exactlyOne(['items', 'array'], ['itemsUrl', 'string']));
-    },
-  ],
-  // A cookie's url: http or https, no control characters inside (the URL itself is parsed by the service).
-  [
-    lastOf(CookieSchema),
-    (cookie) => {
-      Object.assign(stringOf(cookie, 'url'), { pattern: HTTP_URL });
-      return cookie;
     },
   ],
 ]);

@@ -13,6 +13,7 @@ import {
 } from './render-options.js';
 import { PageWithSourceSchema } from './render-requests.js';
 import { MAX_URL_LENGTH, publicHttpUrl } from '../validation/http-url.js';
+import { S3_KEY_PATTERN } from '../validation/http-url-pattern.js';
 
 /** Items of one batch given inline, at most. */
 export const MAX_BATCH_ITEMS = 10_000;
@@ -130,9 +131,6 @@ export const MAX_ITEMS_FILE_BYTES = 64 * 1024 * 1024;
 /** Where the service's bucket takes a caller's JSON Lines files: `uploads/<accountId>/…`, read by that account only. */
 export const ITEMS_UPLOAD_PREFIX = 'uploads/';
 
-/** `s3://<bucket>/<key>`: whose bucket and key are allowed is decided with the caller's account (lib/batches/item-source.ts). */
-const S3_KEY = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/[^\u0000-\u001f\u007f]{1,1024}$/u;
-
 const PublicItemsUrl = publicHttpUrl('items URL');
 
 /**
@@ -148,7 +146,7 @@ const ItemsUrlSchema = v.pipe(
     if (!dataset.typed) return;
     const url = dataset.value;
     if (/^s3:/iu.test(url)) {
-      if (!S3_KEY.test(url)) addIssue({ message: 'Must be s3://<bucket>/<key> (the bucket in lower case)' });
+      if (!S3_KEY_PATTERN.test(url)) addIssue({ message: 'Must be s3://<bucket>/<key> (the bucket in lower case)' });
       return;
     }
     const checked = v.safeParse(PublicItemsUrl, url);

@@ -204,12 +204,19 @@ BEYOND_JSON_SCHEMA = (
         "The attachments may take 5 MB decoded together: a sum over the array.",
     ),
     Rule(
-        r"(^|\.)(page\.cookies\.\d+\.url|screenshot\.overlay\.background)$",
-        r"^(Must be an absolute (image )?URL including the scheme|The user name or password holds a malformed percent escape"
-        r"|Must point to a public address)",
-        "The document's pattern asks for http: or https: and no control characters; whether the rest parses as a "
-        "WHATWG URL that Node's HTTP client can call, and (for an image) names a public host, is the URL parser's "
-        "and the egress policy's, not a pattern's. (page.url, storage and webhook URLs point at the local receiver.)",
+        r"(^|\.)screenshot\.overlay\.background$",
+        r"^Must point to a public address: ",
+        "The egress policy, not the URL's syntax: a host that is a literal private, loopback or metadata address, "
+        "or localhost, is refused up front unless the deployment's ALLOW_PRIVATE_HOSTS lets it through (run.ts lets "
+        "127.0.0.1 through and nothing else), a setting of the deployment the document cannot know. (page.url, "
+        "storage, webhook, documentUrl and itemsUrl point at the local receiver in these cases.)",
+    ),
+    Rule(
+        r"(^|\.)(url|preSignedUrl|documentUrl|itemsUrl|background)$",
+        r"^The host is not a valid domain name \(a label starting xn-- must be valid punycode\)$",
+        "The document's pattern (lib/validation/http-url-pattern.ts) is the service's own, and whatever else it "
+        "matches parses; a host label starting xn-- must also decode as punycode to a valid name, which no "
+        "regular expression can check.",
     ),
     Rule(
         r"(^|\.)pdf\.(watermark\.image|signature\.appearance\.image)$",
@@ -381,8 +388,7 @@ BEYOND_JSON_SCHEMA = (
     Rule(
         r"^(items(\.\d+)?|itemsUrl)$",
         r"^(Give exactly one of items and itemsUrl|Must be one JSON object on one line|Answered \d+|Could not be fetched"
-        r"|Refused by the network rules|No complete answer|Must be at most|Must list at|Must be UTF-8 text|No file at this key"
-        r"|Must be s3://)",
+        r"|Refused by the network rules|No complete answer|Must be at most|Must list at|Must be UTF-8 text|No file at this key)",
         "Exactly one of items and itemsUrl is a rule between two nullable fields (the document's oneOf says it, "
         "null counting as absent); itemsUrl is fetched (or read from the caller's uploads) when the batch is "
         "posted: what its host answers, line by line, is the host's, not the request's.",

@@ -22,9 +22,6 @@ function fieldsOf(schema: Parameters<typeof parseInput>[0], body: unknown): Reco
 describe('up-front refusals of URLs the service would connect to', () => {
   const refusedUrls = [
     'http://127.0.0.1:9001/2018-06-01/runtime/invocation/next',
-    'http://2130706433/',
-    'http://0x7f.1/',
-    'http://0177.0.0.1/',
     'http://[::ffff:127.0.0.1]/',
     'http://169.254.169.254/latest/meta-data/iam/',
     'http://[fd00:ec2::254]/',
@@ -39,6 +36,16 @@ describe('up-front refusals of URLs the service would connect to', () => {
 
       // Assess
       assert.match(fields?.['page.url'] ?? '', /^Must point to a public address: /);
+    });
+  }
+
+  for (const url of ['http://2130706433/', 'http://0x7f.1/', 'http://0177.0.0.1/']) {
+    it(`answers 400 on page.url for ${url}, an address spelled otherwise, saying what it reads as`, () => {
+      // Act
+      const fields = fieldsOf(ScreenshotRequestSchema, { page: { url } });
+
+      // Assess
+      assert.equal(fields?.['page.url'], 'Write the IPv4 address as four numbers 0-255 (this host reads as 127.0.0.1)');
     });
   }
 
