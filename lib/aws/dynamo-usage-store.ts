@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { periodExpiry } from '../quota/quota.js';
 import { rateWindow, type RateWindow } from '../quota/rate-limit.js';
 import type { AdmissionOutcome, AdmissionRequest, QuotaCounterKey, UsageStore } from '../quota/usage-store.js';
 import { tokenRecordFromItem } from './dynamo-token-store.js';
@@ -60,6 +61,37 @@ type Hint = { window: RateWindow; limit?: number | null; stale: string[] };
  * usage table (TTL `expiresAt`) makes each refund count once, then the unit
  * goes back on the token item (on the usage table's count when the month's
  * counter is not on the token item yet: the seed then carries it).
+ *
+ * Refunds meet holds: an async request's spend is confirmed after the job is
+ * queued, so a request killed in between leaves a hold whose units its job
+ * also refunds if it fails. Each unit goes back once, whichever comes first,
+ * through the hold's ledger, `held#<tokenHash>#<YYYY-MM>#<spendId>` in the
+ * usage table (TTL `expiresAt`): a refund of one of its units counts itself
+ * there (`ADD refunded 1`) only while the ledger is open (`released` absent),
+ * and a release closes it (`SET released`) before anything else, reading how
+ * many refunds got in. So:
+ * - refund, then release (the job failed first): the refund gives its unit
+ *   and removes the hold with it (one write, `ADD used -1 REMOVE held#…`; the
+ *   spend's other units, a batch's items, stay counted as if confirmed); a
+ *   release later finds no hold. Should the refund die between the ledger and
+ *   that write, the release gives back only the units no refund counted.
+ * - release, then refund (the hold passed first): the refund's marker goes
+ *   in, its ledger write is refused, it gives nothing.
+ * - both at once: each refund's ledger write lands before the release closes
+ *   the ledger (the release leaves its unit to it) or after (refused: the
+ *   release gives it). If such a refund removes the hold before the release's
+ *   own write, that write is refused and the release gives nothing: the
+ *   spend's other units stay counted, a loss and never a double.
+ * - two admissions releasing the same expired hold: closing the ledger is
+ *   idempotent and no refund gets in after it, so both read the same count,
+ *   and the hold's conditional removal lets one of them give the units back.
+ * - confirm against a release of the hold past its time (a confirmation
+ *   that ran late, in a thawed environment): whichever write removes the hold
+ *   wins. Release first: confirm answers false, the units are back. Confirm
+ *   first: the release's write is refused, but its ledger stays closed, so a
+ *   refund of those units later gives nothing (lost, never twice).
+ * One ledger item per hold, however many units it holds (a batch's are many):
+ * a release is two writes, a refund three.
  */
 export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: { tokens: string; usage: string }): UsageStore {
   /** Per token, what this instance last saw: its window length, and rate attributes of past windows to remove. */
@@ -200,8 +232,9 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
     });
     if (written) {
       remember(tokenHash, written, rateName);
-      // Holds of killed renders come back here, on the way (only when there are any).
-      await releaseExpired(tokenHash, written, nowMs);
+      // Holds of killed renders come back here, on the way (only when there are any), in admissions
+      // that spend: a release writes the hold's ledger in the usage table, which only they may write.
+      if (spendPeriod !== undefined) await releaseExpired(tokenHash, written, nowMs);
       return {
         admitted: true,
         token: tokenRecordFromItem(written),
@@ -235,17 +268,34 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
     return outcome.admitted ? 'again' : outcome;
   };
 
-  /** Takes a held spend's units off the month's count and its hold away, at most once (false: not held any more). */
-  const releaseHold = async (tokenHash: string, attribute: string, period: string, units: number): Promise<boolean> => {
+  /**
+   * Takes a held spend's units off the month's count, but those its refunds gave back already, and its
+   * hold away, at most once (false: not held any more). See "Refunds meet holds" above for the races.
+   */
+  const releaseHold = async (key: QuotaCounterKey, spendId: string, units: number): Promise<boolean> => {
+    // First close the hold's ledger: from this write on no refund of its units gives one, so how
+    // many did is final, and every releaser of the hold reads the same count.
+    const { Attributes: ledger } = await dynamo.send(
+      new UpdateCommand({
+        TableName: tables.usage,
+        Key: holdLedgerKey(key, spendId),
+        UpdateExpression: 'SET #released = :true, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+        ExpressionAttributeNames: { '#released': 'released', '#expiresAt': 'expiresAt' },
+        ExpressionAttributeValues: { ':true': true, ':expiresAt': periodExpiry(key.period) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const back = Math.max(0, units - Number(ledger?.refunded ?? 0));
+    // Then the units no refund gave and the hold away, in one conditional write that one releaser wins.
     try {
       await dynamo.send(
         new UpdateCommand({
           TableName: tables.tokens,
-          Key: { tokenHash },
-          UpdateExpression: 'SET #used = #used - :units REMOVE #held',
+          Key: { tokenHash: key.tokenHash },
+          UpdateExpression: 'SET #used = #used - :back REMOVE #held',
           ConditionExpression: 'attribute_exists(#held) AND #held.#units = :units',
-          ExpressionAttributeNames: { '#used': usedAttribute(period), '#held': attribute, '#units': 'units' },
-          ExpressionAttributeValues: { ':units': units },
+          ExpressionAttributeNames: { '#used': usedAttribute(key.period), '#held': heldAttribute(key.period, spendId), '#units': 'units' },
+          ExpressionAttributeValues: { ':units': units, ':back': back },
         }),
       );
       return true;
@@ -258,8 +308,8 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
   /** Releases the holds of a token item read at `nowMs` that are past their time; answers how many this call released. */
   const releaseExpired = async (tokenHash: string, item: Record<string, unknown>, nowMs: number): Promise<number> => {
     let released = 0;
-    for (const [attribute, period, hold] of expiredHolds(item, nowMs)) {
-      if (await releaseHold(tokenHash, attribute, period, hold.units)) released += 1;
+    for (const [period, spendId, hold] of expiredHolds(item, nowMs)) {
+      if (await releaseHold({ tokenHash, period }, spendId, hold.units)) released += 1;
     }
     return released;
   };
@@ -277,7 +327,7 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
       }
     },
 
-    async refund(key, spendId, expiresAt) {
+    async refund(key, spendId, expiresAt, heldAs) {
       // First the marker, one small item per refund: whoever writes it owns the refund, so a
       // retried or redelivered refund finds it and changes nothing.
       try {
@@ -296,17 +346,34 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
         if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
         throw storageError(`Refunding quota in table ${tables.usage}`, error);
       }
-      // Then the unit back. Without a transaction (one write each), a crash between the two
-      // loses this refund: the caller keeps paying one unit, and no unit is ever given twice.
-      const giveBack = async (tableName: string, itemKey: Record<string, string>, attribute: string) => {
+      // Then the hold's ledger: a unit whose hold was released came back with it. Refused, this refund gives nothing.
+      try {
+        await dynamo.send(
+          new UpdateCommand({
+            TableName: tables.usage,
+            Key: holdLedgerKey(key, heldAs),
+            UpdateExpression: 'ADD #refunded :one SET #expiresAt = :expiresAt',
+            ConditionExpression: 'attribute_not_exists(#released)',
+            ExpressionAttributeNames: { '#refunded': 'refunded', '#released': 'released', '#expiresAt': 'expiresAt' },
+            ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt },
+          }),
+        );
+      } catch (error) {
+        if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+        throw storageError(`Refunding quota in table ${tables.usage}`, error);
+      }
+      // Then the unit back, and the hold (when the request that spent it was killed before confirming) away with it.
+      // Without a transaction (one write each), a crash between these writes loses this refund:
+      // the caller keeps paying one unit, and no unit is ever given twice.
+      const giveBack = async (tableName: string, itemKey: Record<string, string>, attribute: string, hold?: string) => {
         try {
           await dynamo.send(
             new UpdateCommand({
               TableName: tableName,
               Key: itemKey,
-              UpdateExpression: 'ADD #used :minusOne',
+              UpdateExpression: `ADD #used :minusOne${hold ? ' REMOVE #held' : ''}`,
               ConditionExpression: '#used > :zero',
-              ExpressionAttributeNames: { '#used': attribute },
+              ExpressionAttributeNames: { '#used': attribute, ...(hold ? { '#held': hold } : {}) },
               ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
             }),
           );
@@ -316,7 +383,7 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
           throw storageError(`Refunding quota in table ${tableName}`, error);
         }
       };
-      if (await giveBack(tables.tokens, { tokenHash: key.tokenHash }, usedAttribute(key.period))) return true;
+      if (await giveBack(tables.tokens, { tokenHash: key.tokenHash }, usedAttribute(key.period), heldAttribute(key.period, heldAs))) return true;
       // No counter of the month on the token item yet: the unit was spent on the usage table's count, which the seed will carry.
       return giveBack(tables.usage, legacyQuotaKey(key), 'used');
     },
@@ -341,9 +408,9 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
 
     async release(key, spendId, units) {
       try {
-        return await releaseHold(key.tokenHash, heldAttribute(key.period, spendId), key.period, units);
+        return await releaseHold(key, spendId, units);
       } catch (error) {
-        throw storageError(`Refunding quota in table ${tables.tokens}`, error);
+        throw storageError(`Releasing a held spend in tables ${tables.usage} and ${tables.tokens}`, error);
       }
     },
 
@@ -354,8 +421,9 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
         const used = Item?.[usedAttribute(key.period)];
         // Not seeded yet this month: the count is still the usage table's.
         if (used === undefined) return await carriedCount(key);
+        // (Less the units of such a hold that refunds gave back, when a refund died before removing it: rare, not read here.)
         const returning = expiredHolds(Item as Record<string, unknown>, nowMs)
-          .filter(([, period]) => period === key.period)
+          .filter(([period]) => period === key.period)
           .reduce((sum, [, , hold]) => sum + hold.units, 0);
         return Math.max(0, Number(used) - returning);
       } catch (error) {
@@ -365,12 +433,17 @@ export function createDynamoUsageStore(dynamo: DynamoDBDocumentClient, tables: {
   };
 }
 
+/** The usage table's ledger of a hold: the refunds of its units (`refunded`) and whether it was released (`released`). */
+function holdLedgerKey(key: QuotaCounterKey, spendId: string): { pk: string } {
+  return { pk: `held#${key.tokenHash}#${key.period}#${spendId}` };
+}
+
 /** The usage table's item that counted a month before the counters moved onto the token item. */
 function legacyQuotaKey(key: QuotaCounterKey): { pk: string } {
   return { pk: `quota#${key.tokenHash}#${key.period}` };
 }
 
-/** The holds of a token item past their time at `nowMs`: attribute, period and hold. */
+/** The holds of a token item past their time at `nowMs`: period, spend id and hold. */
 function expiredHolds(item: Record<string, unknown>, nowMs: number): [string, string, { units: number; until: number }][] {
   return Object.entries(item).flatMap(([attribute, value]) => {
     if (!attribute.startsWith(HELD_PREFIX)) return [];
@@ -378,8 +451,8 @@ function expiredHolds(item: Record<string, unknown>, nowMs: number): [string, st
     const units = Number(hold?.units);
     const until = Number(hold?.until);
     if (!Number.isInteger(units) || units < 1 || !(until <= nowMs)) return [];
-    const period = attribute.slice(HELD_PREFIX.length).split('#')[0] as string;
-    return [[attribute, period, { units, until }] as [string, string, { units: number; until: number }]];
+    const [period, ...spendId] = attribute.slice(HELD_PREFIX.length).split('#');
+    return [[period as string, spendId.join('#'), { units, until }] as [string, string, { units: number; until: number }]];
   });
 }
 

@@ -19,6 +19,12 @@ export type QuotaSpend = {
   /** Units spent, when more than one (a merge spends one per rendered part; see `unitSpendIds`). */
   units?: number;
   /**
+   * The spend id its units were held under, when not its own: a unit of a
+   * larger spend (`unitSpend`, a batch item) names the request's. Its refund
+   * settles that hold, so the hold cannot also come back when it passes.
+   */
+  heldAs?: string;
+  /**
    * Set while the spend is held (epoch ms, `AdmissionRequest.hold`): until
    * `confirmQuota`, its units come back by themselves once this passes. What
    * is handed on (a job's record) is confirmed first and carries none.
@@ -43,7 +49,7 @@ function unitSpendIds(spend: Pick<QuotaSpend, 'spendId' | 'units'>): string[] {
  * made the POST quadratic (29 s for 100,000 items).
  */
 export function unitSpend(spend: QuotaSpend, index: number): QuotaSpend {
-  return { tokenHash: spend.tokenHash, period: spend.period, spendId: unitSpendId(spend.spendId, index) };
+  return { tokenHash: spend.tokenHash, period: spend.period, spendId: unitSpendId(spend.spendId, index), heldAs: spend.heldAs ?? spend.spendId };
 }
 
 /** The quota part of a usage report. */
@@ -74,15 +80,15 @@ export function billingPeriod(now: Date): BillingPeriod {
 /**
 /**
  * Gives back the units a request spent, each once: a second refund for the
- * same spend (a retry, a redelivered message) changes nothing. Resolves true
- * when this call gave a unit back.
+ * same spend (a retry, a redelivered message) changes nothing, nor does one
+ * of a spend whose hold already came back (the units came back with it).
+ * Resolves true when this call gave a unit back.
  */
 export async function refundQuota(store: UsageStore, spend: QuotaSpend): Promise<boolean> {
-  const [year, month] = spend.period.split('-').map(Number);
-  const period = billingPeriod(new Date(Date.UTC(year ?? 1970, (month ?? 1) - 1, 1)));
+  const heldAs = spend.heldAs ?? spend.spendId;
   let refunded = false;
   for (const id of unitSpendIds(spend)) {
-    if (await store.refund({ tokenHash: spend.tokenHash, period: spend.period }, id, expiry(period))) refunded = true;
+    if (await store.refund({ tokenHash: spend.tokenHash, period: spend.period }, id, periodExpiry(spend.period), heldAs)) refunded = true;
   }
   return refunded;
 }
@@ -113,4 +119,10 @@ export async function readQuota(store: UsageStore, token: TokenRecord, now = new
 /** When what records a refund of `period` may go (epoch seconds). */
 export function expiry(period: BillingPeriod): number {
   return Math.floor(period.end.getTime() / 1000) + KEEP_PAST_MONTHS_SECONDS;
+}
+
+/** `expiry` of the month keyed `YYYY-MM`: a store records refunds and releases by the period's key. */
+export function periodExpiry(periodKey: string): number {
+  const [year, month] = periodKey.split('-').map(Number);
+  return expiry(billingPeriod(new Date(Date.UTC(year ?? 1970, (month ?? 1) - 1, 1))));
 }

@@ -21,8 +21,9 @@ export type AdmissionRequest = {
   /**
    * Hold the spend, under its id, until `untilMs` (epoch milliseconds): its units count from now
    * on, but come back by themselves once this passes unless `confirm`ed
-   * first. A render the runtime kills runs no code after it, so no refund of
-   * its own: its spend is held, and the work's success confirms it.
+   * (or settled by a `refund` of its units) first. A render the runtime
+   * kills runs no code after it, so no refund of its own: its spend is held,
+   * and the work's success confirms it.
    */
   hold?: { spendId: string; untilMs: number };
 };
@@ -56,13 +57,23 @@ export interface UsageStore {
   /**
    * Takes back the unit spent by `spendId`, at most once per spendId. Resolves
    * true when this call gave it back, false when it had been given back before
-   * (or nothing was counted in the period). What records the refund expires
-   * at `expiresAt` (epoch seconds).
+   * (or nothing was counted in the period), also by the release of the hold
+   * `heldAs` it was spent under (the request's spend id; its own for a spend's
+   * first unit). A refund settles that hold: when it is still there (the
+   * request was killed before confirming it), it goes, so it cannot come back
+   * as well once it passes; the spend's other units then stay counted, as if
+   * confirmed. What records the refund expires at `expiresAt` (epoch seconds).
    */
-  refund(key: QuotaCounterKey, spendId: string, expiresAt: number): Promise<boolean>;
-  /** Makes the held spend `spendId` final. Resolves false when it was no longer held (given back, or expired and returned). */
+  refund(key: QuotaCounterKey, spendId: string, expiresAt: number, heldAs: string): Promise<boolean>;
+  /** Makes the held spend `spendId` final. Resolves false when it was no longer held (given back, refunded, or expired and returned). */
   confirm(key: QuotaCounterKey, spendId: string): Promise<boolean>;
-  /** Gives back all units of the held spend `spendId` at once, at most once. Resolves false when it was no longer held. */
+  /**
+   * Gives back the units of the held spend `spendId` at once, at most once, but
+   * none that a `refund` gave back already (a unit goes back once, whichever
+   * way); a refund of its units after it gives nothing. Resolves false when it
+   * was no longer held. An admission that spends does the same with the holds
+   * past their time that it sees.
+   */
   release(key: QuotaCounterKey, spendId: string, units: number): Promise<boolean>;
   /** Units counted in the period at `nowMs`, 0 when none: held spends past their hold do not count (they are on their way back). */
   used(key: QuotaCounterKey, nowMs?: number): Promise<number>;

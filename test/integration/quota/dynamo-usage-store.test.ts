@@ -7,7 +7,7 @@ import { createDynamoUsageStore } from '../../../lib/aws/dynamo-usage-store.js';
 import { StorageError } from '../../../lib/aws/errors.js';
 import { QuotaExceededError, RateLimitedError, SubscriptionInactiveError, UnauthorizedError } from '../../../lib/errors.js';
 import { admitRequest } from '../../../lib/quota/admission.js';
-import { confirmQuota, readQuota, refundQuota, releaseQuota, type QuotaSpend } from '../../../lib/quota/quota.js';
+import { confirmQuota, readQuota, refundQuota, releaseQuota, unitSpend, type QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 import { generateToken, hashToken } from '../../../lib/tokens/tokens.js';
@@ -105,7 +105,7 @@ describe('createDynamoUsageStore', () => {
     assert.equal((await readQuota(store(), subscriber, later)).used, 2);
   });
 
-  it('gives a held spend back at once when its render fails, in one write, once', async () => {
+  it('gives a held spend back at once when its render fails, all its units together, once', async () => {
     // Prepare
     const subscriber = await token({ monthlyLimit: 1 });
     const failed = await holdQuota(store(), subscriber, 'failed', NOW);
@@ -117,6 +117,97 @@ describe('createDynamoUsageStore', () => {
     assert.equal(results.filter(Boolean).length, 1);
     assert.equal((await readQuota(store(), subscriber, NOW)).used, 0);
     assert.equal(await confirmQuota(store(), failed), false, 'nothing left to confirm');
+  });
+
+  describe('an async request killed between queuing its job and confirming its spend, whose job then fails', () => {
+    /** The spend as the API handed it to the job (confirmed first, it carries no hold), and the moment its hold has passed. */
+    const queued = async (subscriber: TokenRecord, spendId: string, units: number) => {
+      const held = (await admitRequest(store(), subscriber.tokenHash, { countRate: true, spendId, units }, NOW.getTime())).spend as QuotaSpend;
+      const { heldUntil, ...job } = held;
+      return { job, later: new Date((heldUntil as number) + 1) };
+    };
+    /** Another render of the token past the hold: its admission releases expired holds on the way. */
+    const renderLater = (subscriber: TokenRecord, later: Date, spendId: string) =>
+      spendQuota(instances[3] as UsageStore, subscriber, spendId, later);
+
+    for (const units of [1, 3]) {
+      it(`gives its ${units} unit(s) back once when the hold passes before the job fails`, async () => {
+        // Prepare
+        const subscriber = await token({ monthlyLimit: null });
+        const { job, later } = await queued(subscriber, `async-a-${units}`, units);
+        await renderLater(subscriber, later, 'releases-the-hold');
+
+        // Act
+        const refunded = await refundQuota(instances[1] as UsageStore, job);
+
+        // Assess: only the later render stays counted
+        assert.equal(refunded, false, 'the units already came back with the hold');
+        assert.equal((await readQuota(store(), subscriber, later)).used, 1);
+      });
+
+      it(`gives its ${units} unit(s) back once when the job fails before the hold passes`, async () => {
+        // Prepare
+        const subscriber = await token({ monthlyLimit: null });
+        const { job, later } = await queued(subscriber, `async-b-${units}`, units);
+        const refunded = await refundQuota(instances[1] as UsageStore, job);
+
+        // Act
+        const usedOnceExpired = (await readQuota(store(), subscriber, later)).used;
+        await renderLater(subscriber, later, 'would-release-the-hold');
+
+        // Assess
+        assert.equal(refunded, true);
+        assert.equal(usedOnceExpired, 0, 'nothing is on its way back twice');
+        assert.equal((await readQuota(store(), subscriber, later)).used, 1);
+      });
+    }
+
+    it('gives nothing more for the job when the request failed after queuing it and gave its units back', async () => {
+      // Prepare: one render confirmed, then an async merge of 2 whose request fails (5xx) once its job is queued
+      const subscriber = await token({ monthlyLimit: null });
+      await spendQuota(store(), subscriber, 'confirmed');
+      const held = (await admitRequest(store(), subscriber.tokenHash, { countRate: true, spendId: 'failed-after-queuing', units: 2 }, NOW.getTime())).spend as QuotaSpend;
+      const released = await releaseQuota(store(), held);
+      const { heldUntil: _held, ...job } = held;
+
+      // Act
+      const refunded = await refundQuota(instances[2] as UsageStore, job);
+
+      // Assess
+      assert.deepEqual([released, refunded], [true, false]);
+      assert.equal((await readQuota(store(), subscriber, NOW)).used, 1);
+    });
+
+    it('gives each unit of a batch back once when some items fail before the hold passes and the rest after', async () => {
+      // Prepare: a batch of 4 items (one unit each); item 1 fails before the hold passes, items 2 and 3 after
+      const subscriber = await token({ monthlyLimit: null });
+      const { job: batch, later } = await queued(subscriber, 'batch', 4);
+      const early = await refundQuota(instances[1] as UsageStore, unitSpend(batch, 1));
+
+      // Act
+      await renderLater(subscriber, later, 'after-the-hold');
+      const late = await Promise.all([2, 3].map((i) => refundQuota(instances[i] as UsageStore, unitSpend(batch, i))));
+
+      // Assess: 4 spent, 3 given back once each, the later render counted
+      assert.deepEqual([early, ...late], [true, true, true]);
+      assert.equal((await readQuota(store(), subscriber, later)).used, 2);
+    });
+
+    it('gives its units back once when the refund and five releases of the expired hold race', async () => {
+      // Prepare
+      const subscriber = await token({ monthlyLimit: null });
+      const { job, later } = await queued(subscriber, 'racing', 3);
+
+      // Act
+      await Promise.all([
+        refundQuota(instances[0] as UsageStore, job),
+        ...Array.from({ length: 5 }, (_, i) => renderLater(subscriber, later, `race-${i}`)),
+      ]);
+
+      // Assess: at most the 3 units back (a refund lost to the race is allowed), never more
+      const used = (await readQuota(store(), subscriber, later)).used;
+      assert.ok(used >= 5 && used <= 8, `used ${used}`);
+    });
   });
 
   it('counts every render of an unlimited token, concurrent ones included', async () => {

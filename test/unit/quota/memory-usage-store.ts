@@ -6,7 +6,10 @@ import type { TokenRecord } from '../../../lib/tokens/token-store.js';
  * An in-memory UsageStore with the DynamoDB adapter's semantics (one
  * admission counts rate and quota (all its units) together or not at all, checks in the
  * contract's order; refund once per spend id; held spends confirmed, released or
- * given back by the next admission past their hold), for unit tests, over the
+ * given back by the next admission that spends past their hold; a unit goes
+ * back once, by a refund or with its hold: a refund settles the hold it was
+ * spent under, a released hold keeps its units' later refunds from giving
+ * anything, and gives back none a refund gave), for unit tests, over the
  * token records `tokens` finds. `fail` makes the next calls of a method
  * reject, as a store outage would; `saturate` puts a token past its rate
  * whatever the clock says.
@@ -16,13 +19,28 @@ export function memoryUsageStore(tokens: (tokenHash: string) => TokenRecord | un
   /** Held spends by `<tokenHash>#<period>#<spendId>`: their units and when they come back (epoch ms). */
   const holds = new Map<string, { units: number; until: number }>();
   const holdId = (key: QuotaCounterKey, spendId: string) => `${id(key)}#${spendId}`;
-  /** Gives back the holds of the token past their time, as the DynamoDB adapter's next admission does. */
+  /** Per hold (as `holds`), its units refunded before it was released, and whether it was: the DynamoDB adapter's ledger. */
+  const ledgers = new Map<string, { refunded: number; released: boolean }>();
+  const ledgerOf = (name: string) => {
+    let ledger = ledgers.get(name);
+    if (!ledger) ledgers.set(name, (ledger = { refunded: 0, released: false }));
+    return ledger;
+  };
+  /** Releases a hold: its units back but those refunds gave, at most once (false: not held). */
+  const releaseHold = (name: string, units: number) => {
+    const ledger = ledgerOf(name);
+    ledger.released = true;
+    const hold = holds.get(name);
+    const counter = quota.get(name.split('#').slice(0, 2).join('#'));
+    if (!hold || hold.units !== units || !counter) return false;
+    holds.delete(name);
+    counter.used -= Math.max(0, units - ledger.refunded);
+    return true;
+  };
+  /** Gives back the holds of the token past their time, as the DynamoDB adapter's next spending admission does. */
   const releaseExpired = (tokenHash: string, nowMs: number) => {
     for (const [name, hold] of holds) {
-      if (!name.startsWith(`${tokenHash}#`) || hold.until > nowMs) continue;
-      holds.delete(name);
-      const counter = quota.get(name.split('#').slice(0, 2).join('#'));
-      if (counter) counter.used -= hold.units;
+      if (name.startsWith(`${tokenHash}#`) && hold.until <= nowMs) releaseHold(name, hold.units);
     }
   };
   const returning = (key: QuotaCounterKey, nowMs: number) =>
@@ -41,7 +59,7 @@ export function memoryUsageStore(tokens: (tokenHash: string) => TokenRecord | un
       guard('admit', [request]);
       const token = tokens(request.tokenHash);
       if (!token) return { admitted: false, refusal: 'unknown-token' };
-      releaseExpired(request.tokenHash, request.nowMs);
+      if (request.spendPeriod !== undefined) releaseExpired(request.tokenHash, request.nowMs);
       const window = rateWindow(token.ratePerSecond);
       const nowSeconds = Math.floor(request.nowMs / 1000);
       const windowStart = nowSeconds - (nowSeconds % window.seconds);
@@ -61,12 +79,17 @@ export function memoryUsageStore(tokens: (tokenHash: string) => TokenRecord | un
       }
       return { admitted: true, token, rate: { ...rate, count: request.countRate ? count + 1 : count }, ...(counter ? { used: counter.used } : {}) };
     },
-    async refund(key, spendId, expiresAt) {
-      guard('refund', [key, spendId, expiresAt]);
+    async refund(key, spendId, expiresAt, heldAs) {
+      guard('refund', [key, spendId, expiresAt, heldAs]);
       const counter = quota.get(id(key));
-      if (!counter || counter.used <= 0 || counter.refunded.has(spendId)) return false;
-      counter.used -= 1;
+      if (!counter || counter.refunded.has(spendId)) return false;
       counter.refunded.add(spendId);
+      const ledger = ledgerOf(holdId(key, heldAs));
+      if (ledger.released) return false;
+      ledger.refunded += 1;
+      if (counter.used <= 0) return false;
+      counter.used -= 1;
+      holds.delete(holdId(key, heldAs));
       return true;
     },
     async confirm(key, spendId) {
@@ -75,12 +98,7 @@ export function memoryUsageStore(tokens: (tokenHash: string) => TokenRecord | un
     },
     async release(key, spendId, units) {
       guard('release', [key, spendId, units]);
-      const hold = holds.get(holdId(key, spendId));
-      const counter = quota.get(id(key));
-      if (!hold || hold.units !== units || !counter) return false;
-      holds.delete(holdId(key, spendId));
-      counter.used -= units;
-      return true;
+      return releaseHold(holdId(key, spendId), units);
     },
     async used(key, nowMs = Date.now()) {
       guard('used', [key, nowMs]);

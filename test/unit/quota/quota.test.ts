@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { QuotaExceededError } from '../../../lib/errors.js';
-import { admitRequest } from '../../../lib/quota/admission.js';
+import { admitRequest, SPEND_HOLD_MS } from '../../../lib/quota/admission.js';
 import { billingPeriod, readQuota, refundQuota, unitSpend, type QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import type { TokenRecord } from '../../../lib/tokens/token-store.js';
@@ -130,6 +130,40 @@ describe('refundQuota', () => {
     assert.equal(again, false);
     assert.equal((await readQuota(usage.store, token(5), now)).used, 1);
   });
+
+  describe("an async request killed before confirming its spend, whose job fails (the in-memory store's rule)", () => {
+    const now = new Date('2026-06-10T00:00:00Z');
+    const later = new Date(now.getTime() + SPEND_HOLD_MS + 1);
+
+    it('gives the units back once when the hold passes first', async () => {
+      // Prepare
+      const usage = memoryUsageStore();
+      const { heldUntil: _held, ...job } = await spendQuota(usage.store, token(null), 'job', now, 2);
+      await spendQuota(usage.store, token(null), 'releases-the-hold', later);
+
+      // Act
+      const refunded = await refundQuota(usage.store, job);
+
+      // Assess
+      assert.equal(refunded, false);
+      assert.equal((await readQuota(usage.store, token(null), later)).used, 1);
+    });
+
+    it('gives the units back once when the job fails first', async () => {
+      // Prepare
+      const usage = memoryUsageStore();
+      const { heldUntil: _held, ...job } = await spendQuota(usage.store, token(null), 'job', now, 2);
+      const refunded = await refundQuota(usage.store, job);
+
+      // Act
+      await spendQuota(usage.store, token(null), 'would-release-the-hold', later);
+
+      // Assess
+      assert.equal(refunded, true);
+      assert.equal(usage.heldOf('a'.repeat(64)), 1, 'only the later render is held');
+      assert.equal((await readQuota(usage.store, token(null), later)).used, 1);
+    });
+  });
 });
 
 describe('readQuota', () => {
@@ -201,8 +235,9 @@ describe('spending several units (a merge: one per rendered part)', () => {
 describe('unitSpend', () => {
   it("names each unit of a spend as the spend's own ids do: the first the request's, the n-th `<spendId>#<n>`", () => {
     const spend = { tokenHash: 'h', period: '2026-11', spendId: 'req-1', units: 100_000 };
-    assert.deepEqual(unitSpend(spend, 0), { tokenHash: 'h', period: '2026-11', spendId: 'req-1' });
+    assert.deepEqual(unitSpend(spend, 0), { tokenHash: 'h', period: '2026-11', spendId: 'req-1', heldAs: 'req-1' });
     assert.equal(unitSpend(spend, 1).spendId, 'req-1#2');
+    assert.equal(unitSpend(spend, 1).heldAs, 'req-1', "a unit's refund settles the request's hold");
     assert.equal(unitSpend(spend, 99_999).spendId, 'req-1#100000');
   });
 });
