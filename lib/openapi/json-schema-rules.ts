@@ -185,15 +185,12 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   // pdf.header, pdf.footer and their variants: exactly one of html and htmlTemplate.
   [lastOf(BandSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
   [lastOf(BandVariantSchema), (band) => withRules(band, exactlyOne(['html', 'string'], ['htmlTemplate', 'string']))],
-  // Exactly one of document (base64 of a file starting %PDF-) and documentUrl; no pdf with the JSON answer.
+  // Exactly one of document (base64 of a file starting %PDF-) and documentUrl (what the answer allows is declared: process-requests.ts ANSWER_RULES).
   ...Object.values(PROCESS_REQUEST_SCHEMAS).map((schema): [unknown, (converted: Schema) => Schema] => [
-    lastOf(schema),
+    (schema.pipe as readonly unknown[])[1],
     (body) => {
       Object.assign(stringOf(body, 'document'), { pattern: base64StartingWith(PDF_MAGIC), contentEncoding: 'base64', contentMediaType: 'application/pdf' });
-      return withRules(body, exactlyOne(['document', 'string'], ['documentUrl', 'string']), {
-        if: { required: ['output'], properties: { output: { const: 'JSON' } } },
-        then: { properties: { pdf: { type: 'null' } } },
-      });
+      return withRules(body, exactlyOne(['document', 'string'], ['documentUrl', 'string']));
     },
   ]),
   // A page given as HTML has no site: each cookie names its url or domain, and a Cookie header, which would

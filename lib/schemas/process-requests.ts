@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { MAX_PAGE_IMAGE_PIXELS, MAX_PAGE_IMAGES } from '../finishing/images/image-bounds.js';
 import { MAX_IMAGE_PIXELS } from '../input/image-limits.js';
 import { closedObject } from '../validation/closed-object.js';
+import { fieldRules, type FieldConflict } from '../validation/field-rules.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
 import { publicHttpUrl } from '../validation/http-url.js';
 import { MAX_DOCUMENT_OBJECTS, MAX_DOCUMENT_PAGES } from './merge-requests.js';
@@ -106,10 +107,7 @@ const ImageOptionsSchema = closedObject({
 
 const ImageSchema = v.pipe(
   ImageOptionsSchema,
-  v.forward(
-    v.partialCheck([['dpi'], ['width']], (image) => image.dpi == null || image.width == null, 'Give dpi or width, not both'),
-    ['width'],
-  ),
+  fieldRules({ conflicts: [{ when: [{ field: 'dpi', given: true }, { field: 'width', given: true }], message: 'Give dpi or width, not both', names: ['width'] }] }),
   v.metadata({
     description:
       `With output PNG, JPEG or WEBP: which pages are imaged and how large. Each image at most ${MAX_IMAGE_PIXELS} pixels a side and ` +
@@ -165,53 +163,59 @@ const entries = {
   image: v.nullish(ImageSchema),
 };
 
-type ProcessFields = { document?: string | null; documentUrl?: string | null; pdf?: unknown; output?: string | null; image?: { quality?: number | null } | null };
+type ProcessFields = { document?: string | null; documentUrl?: string | null };
 
-/** Exactly one of `document` and `documentUrl`; `pdf` only with a PDF answer. */
-function processRules<T extends ProcessFields>() {
+/** Exactly one of `document` and `documentUrl`. */
+function documentSourceRule<T extends ProcessFields>() {
   return v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const input = dataset.value;
-    const issue = (key: keyof ProcessFields, message: string) =>
-      addIssue({ message, path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
-    if (input.document == null && input.documentUrl == null) issue('document', 'Give exactly one of document and documentUrl');
+    const issue = (key: keyof ProcessFields) =>
+      addIssue({ message: 'Give exactly one of document and documentUrl', path: [{ type: 'object', origin: 'value', input, key, value: input[key] }] });
+    if (input.document == null && input.documentUrl == null) issue('document');
     if (input.document != null && input.documentUrl != null) {
-      issue('document', 'Give exactly one of document and documentUrl');
-      issue('documentUrl', 'Give exactly one of document and documentUrl');
-    }
-    if (input.output === 'JSON' && input.pdf != null) issue('pdf', 'The JSON answer describes the document as given: leave pdf out, or ask for output PDF');
-    if (input.image != null && !isPageImageOutput(input.output)) issue('image', 'Applies to page images: ask for output PNG, JPEG or WEBP');
-    // What applies to a PDF answer only: refused by name when the answer is images of the pages.
-    const pdf = isPageImageOutput(input.output) && typeof input.pdf === 'object' && input.pdf !== null ? (input.pdf as Record<string, unknown>) : undefined;
-    const PDF_ANSWER_ONLY = {
-      preview: 'The answer is images of the pages already: a preview goes beside a PDF answer',
-      protection: 'The answer is images of the pages: protection applies to a PDF answer',
-    };
-    for (const [key, message] of Object.entries(PDF_ANSWER_ONLY)) {
-      if (pdf?.[key] == null) continue;
-      addIssue({
-        message,
-        path: [
-          { type: 'object', origin: 'value', input, key: 'pdf', value: input.pdf },
-          { type: 'object', origin: 'value', input: pdf, key, value: pdf[key] },
-        ],
-      });
-    }
-    const image = input.image;
-    if (input.output === 'PNG' && image?.quality != null) {
-      addIssue({
-        message: 'quality applies to JPEG and WEBP; PNG is lossless',
-        path: [
-          { type: 'object', origin: 'value', input, key: 'image', value: image },
-          { type: 'object', origin: 'value', input: image, key: 'quality', value: image.quality },
-        ],
-      });
+      issue('document');
+      issue('documentUrl');
     }
   });
 }
 
+/**
+ * What the answer asked for allows: no `pdf` with the JSON answer; `image`
+ * only with images of the pages, its quality not with PNG; and what applies
+ * to a PDF answer only (a preview, protection) not with images. Declared, so
+ * the OpenAPI document states them as the service checks them.
+ */
+const ANSWER_RULES: FieldConflict[] = [
+  {
+    when: [{ field: 'output', oneOf: ['JSON'] }, { field: 'pdf', given: true }],
+    message: 'The JSON answer describes the document as given: leave pdf out, or ask for output PDF',
+    names: ['pdf'],
+  },
+  {
+    when: [{ field: 'image', given: true }, { field: 'output', notOneOf: PAGE_IMAGE_OUTPUTS }],
+    message: 'Applies to page images: ask for output PNG, JPEG or WEBP',
+    names: ['image'],
+  },
+  {
+    when: [{ field: 'output', oneOf: PAGE_IMAGE_OUTPUTS }, { field: 'pdf.preview', given: true }],
+    message: 'The answer is images of the pages already: a preview goes beside a PDF answer',
+    names: ['pdf.preview'],
+  },
+  {
+    when: [{ field: 'output', oneOf: PAGE_IMAGE_OUTPUTS }, { field: 'pdf.protection', given: true }],
+    message: 'The answer is images of the pages: protection applies to a PDF answer',
+    names: ['pdf.protection'],
+  },
+  {
+    when: [{ field: 'output', oneOf: ['PNG'] }, { field: 'image.quality', given: true }],
+    message: 'quality applies to JPEG and WEBP; PNG is lossless',
+    names: ['image.quality'],
+  },
+];
+
 function processRequest<const E extends v.ObjectEntries>(extra: E) {
-  return v.pipe(closedObject({ ...entries, ...extra }), processRules());
+  return v.pipe(closedObject({ ...entries, ...extra }), documentSourceRule(), fieldRules({ conflicts: ANSWER_RULES }));
 }
 
 /** POST /v1/pdf/process */

@@ -8,11 +8,17 @@
  */
 import * as v from 'valibot';
 
-/** A field that holds a value: present, and neither null, false, an empty string nor an empty list. */
+/**
+ * A field that holds a value: present, and neither null, false, an empty
+ * string nor an empty list. A field is named by its path from the object
+ * the rule is on, dotted for a field of a nested object (`image.quality`).
+ */
 export type GivenCondition = { field: string; given: true };
 /** A field that holds one of these values. */
 export type ValueCondition = { field: string; oneOf: readonly (string | number | boolean)[] };
-export type FieldCondition = GivenCondition | ValueCondition;
+/** A field that holds none of these values (absent or null included: a default outside the list). */
+export type OtherValueCondition = { field: string; notOneOf: readonly (string | number | boolean)[] };
+export type FieldCondition = GivenCondition | ValueCondition | OtherValueCondition;
 /** Any of these conditions (one kind of thing, asked for by any of several fields). */
 export type AnyCondition = { anyOf: readonly FieldCondition[] };
 
@@ -21,7 +27,12 @@ export type AnyCondition = { anyOf: readonly FieldCondition[] };
  * field that holds one, with `message` (or the message made from the fields
  * that hold, condition by condition).
  */
-export type FieldConflict = { when: readonly (FieldCondition | AnyCondition)[]; message: string | ((held: string[][]) => string) };
+export type FieldConflict = {
+  when: readonly (FieldCondition | AnyCondition)[];
+  message: string | ((held: string[][]) => string);
+  /** The fields the 400 names, when not every field involved is at fault (a value that only selects when the rule applies). */
+  names?: readonly string[];
+};
 
 type JsonObject = Record<string, unknown>;
 
@@ -30,8 +41,22 @@ export function isGiven(value: unknown): boolean {
   return value != null && value !== false && value !== '' && !(Array.isArray(value) && value.length === 0);
 }
 
-const holds = (condition: FieldCondition, object: Record<string, unknown>): boolean =>
-  'given' in condition ? isGiven(object[condition.field]) : condition.oneOf.includes(object[condition.field] as string);
+/** The value at a dotted path, undefined where an object on the way is missing. */
+function valueAt(object: Record<string, unknown>, field: string): unknown {
+  let value: unknown = object;
+  for (const key of field.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function holds(condition: FieldCondition, object: Record<string, unknown>): boolean {
+  const value = valueAt(object, condition.field);
+  if ('given' in condition) return isGiven(value);
+  if ('oneOf' in condition) return condition.oneOf.includes(value as string);
+  return !condition.notOneOf.includes(value as string);
+}
 
 /** The fields of each condition that hold (one for a field's condition, any number for `anyOf`); undefined unless all hold. */
 function heldFields(conflict: FieldConflict, object: Record<string, unknown>): string[][] | undefined {
@@ -44,10 +69,17 @@ function heldFields(conflict: FieldConflict, object: Record<string, unknown>): s
 /** The same reading as `isGiven`, in JSON Schema. */
 const NOT_GIVEN: JsonObject = { anyOf: [{ type: 'null' }, { const: false }, { const: '' }, { type: 'array', maxItems: 0 }] };
 
-/** A condition in JSON Schema: the field is present and holds what the condition says. */
+/** `value` at a dotted path in JSON Schema: every object on the way present (and an object), the last field holding `value`. */
+function atPath(field: string, value: JsonObject): JsonObject {
+  const [key, ...rest] = field.split('.');
+  const inner = rest.length === 0 ? value : { type: 'object', ...atPath(rest.join('.'), value) };
+  return { required: [key], properties: { [key!]: inner } };
+}
+
+/** A condition in JSON Schema: the field is present and holds what the condition says (or, for `notOneOf`, not so). */
 function conditionJson(condition: FieldCondition): JsonObject {
-  const value = 'given' in condition ? { not: NOT_GIVEN } : { enum: [...condition.oneOf] };
-  return { required: [condition.field], properties: { [condition.field]: value } };
+  if ('notOneOf' in condition) return { not: atPath(condition.field, { enum: [...condition.notOneOf] }) };
+  return atPath(condition.field, 'given' in condition ? { not: NOT_GIVEN } : { enum: [...condition.oneOf] });
 }
 
 /** The JSON Schema of one conflict: not every condition at once. */
@@ -80,6 +112,18 @@ export function fieldRulesJsonSchema(check: unknown): readonly JsonObject[] | un
 
 const pathTo = (input: Record<string, unknown>, key: string): [v.IssuePathItem] => [{ type: 'object', origin: 'value', input, key, value: input[key] }];
 
+/** The issue path of a dotted field, each step with the object it is read from. */
+function issuePath(input: Record<string, unknown>, field: string): [v.IssuePathItem, ...v.IssuePathItem[]] {
+  const [first, ...rest] = field.split('.') as [string, ...string[]];
+  const path: [v.IssuePathItem, ...v.IssuePathItem[]] = pathTo(input, first);
+  let object = input[first] as Record<string, unknown>;
+  for (const key of rest) {
+    path.push(...pathTo(object, key));
+    object = object[key] as Record<string, unknown>;
+  }
+  return path;
+}
+
 /**
  * The check of an object's conflicts and refusals: each conflict that holds
  * is an issue on every field it names; each refused field given is an issue
@@ -102,7 +146,7 @@ export function fieldRules<T extends object>(rules: { conflicts?: readonly Field
       const held = heldFields(conflict, input);
       if (!held) continue;
       const message = typeof conflict.message === 'string' ? conflict.message : conflict.message(held);
-      for (const field of held.flat()) addIssue({ message, path: pathTo(input, field) });
+      for (const field of held.flat().filter((name) => conflict.names?.includes(name) ?? true)) addIssue({ message, path: issuePath(input, field) });
     }
   });
   JSON_SCHEMAS.set(check, [...refusals.map(refusalJsonSchema), ...conflicts.map(conflictJsonSchema)]);

@@ -166,14 +166,11 @@ BEYOND_JSON_SCHEMA = (
         "draw a value: known once the document is printed or merged, not from the request.",
     ),
     Rule(
-        r"^(image|image\.(pages|dpi|width|quality)|pdf\.(protection|preview))$",
-        r"^(Applies to page images|quality applies to JPEG and WEBP|Give dpi or width, not both|The document has \d+ page"
-        r"|The answer is images of the pages"
-        r"|Names \d+ pages|Page \d+ would be)",
-        "Page images: image only with an image output, quality not with PNG and pdf.protection or pdf.preview not with images are "
-        "rules between two fields, dpi or "
-        "width one of two nullable fields (each said in the description); the pages a range names and the pixels a "
-        "page makes depend on the document's page count and page boxes, not on the request.",
+        r"^image\.(pages|dpi|width)$",
+        r"^(The document has \d+ page|Names \d+ pages|Page \d+ would be)",
+        "The pages a range names and the pixels a page makes depend on the document's page count and page boxes, "
+        "not on the request. (What the answer allows, image only with page images, quality not with PNG, protection "
+        "and a preview not with images, dpi or width, is in the document: process-requests.ts ANSWER_RULES.)",
         PROCESSES,
     ),
     Rule(
@@ -248,29 +245,18 @@ BEYOND_JSON_SCHEMA = (
     ),
     Rule(
         r"^(document|password)$",
-        r"^(Is not a readable PDF|Has no pages|Must have at most|Must not|Its |Is encrypted|The password does not open"
-        r"|Give exactly one of document and documentUrl)",
+        r"^(Is not a readable PDF|Has no pages|Must have at most|Must not|Its |Is encrypted|The password does not open)",
         "The PDF to process must parse within the decoder's bounds (lib/finishing/input/pdf-input-bounds.ts) and open with "
-        "password when it is encrypted: what the decoded file holds has no JSON Schema form. Exactly one of document "
-        "and documentUrl is a rule between two nullable fields, stated in the description.",
+        "password when it is encrypted: what the decoded file holds has no JSON Schema form.",
         PROCESSES,
     ),
     Rule(
         r"^documentUrl$",
         r"^(Answered \d+|Could not be fetched|Refused by the network rules|No complete answer|Must be at most"
-        r"|Give exactly one of document and documentUrl|Is not a readable PDF|Has no pages|Must have at most|Must not|Its "
+        r"|Is not a readable PDF|Has no pages|Must have at most|Must not|Its "
         r"|Is encrypted|The password does not open)",
         "documentUrl is fetched when the render runs: what its host answers (a status, a body that is no PDF or "
         "breaks the decoder's bounds, its size) is the host's, not the request's.",
-        PROCESSES,
-    ),
-    Rule(
-        r"^(pdf|pdf\.pdfua|pdf\.eInvoice\.xmlTemplate)$",
-        r"^(The JSON answer describes the document as given|Does not apply to an existing PDF"
-        r"|An existing PDF has no page\.templateData)",
-        "The process body's pdf shares the render's finishing fields (one schema for both): pdfua and an invoice "
-        "xmlTemplate exist there but need a print, and pdf with output JSON is a rule between two fields; each is "
-        "said in the description.",
         PROCESSES,
     ),
     Rule(
