@@ -57,7 +57,7 @@ export function bandsStep(
 }
 
 /** Where a band goes on a page as it is shown: its lower-left corner in default user space, its width, and its turn. */
-function bandPlace(page: PDFPage, height: number, top: boolean): { x: number; y: number; width: number; height: number; rotate: number } {
+export function bandPlace(page: PDFPage, height: number, top: boolean): { x: number; y: number; width: number; height: number; rotate: number } {
   const { x, y, width: w, height: h } = cropBox(page);
   const rotate = pageRotation(page);
   const shown = shownSize(page);
