@@ -1,11 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createS3FileStore } from '../../lib/aws/s3-file-store.js';
 import type { FileStore } from '../../lib/files/file-store.js';
+import { LAUNCH_RETRY_LOG } from '../../lib/render/browser/launch-retries.js';
 import { readLiveDevStack } from '../../scripts/local-runtime/dev-stack.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -40,12 +42,17 @@ describe('jobs that keep failing, and the file sweeper', () => {
   let stage: string;
   let s3: S3Client;
   let files: FileStore;
-  const stackFile = join(tempDir('docrender-recovery-'), 'dev-stack.json');
+  const workDir = tempDir('docrender-recovery-');
+  const stackFile = join(workDir, 'dev-stack.json');
+  // Every launch of this service fails on purpose and is tried again: those retries are counted in a file of
+  // this test's, not in CI's count of Chromium launches that failed by themselves (.ci/run).
+  const retryLog = join(workDir, 'launch-retries.log');
 
   before(async () => {
     receiver = await startTestServer({ '/hook': (_req, res) => res.writeHead(200).end() });
     service = await startService({
       CHROMIUM_PATH: '/nonexistent/chromium',
+      [LAUNCH_RETRY_LOG]: retryLog,
       FILE_LIFETIME_SECONDS: String(FILE_LIFETIME_SECONDS),
       DEV_STACK_FILE: stackFile,
     });
@@ -106,6 +113,7 @@ describe('jobs that keep failing, and the file sweeper', () => {
     assert.deepEqual(job.error, body.error);
     const usage = (await (await service.request('/v1/usage', { token: account.token })).json()) as { quota: { used: number } };
     assert.equal(usage.quota.used, 0, 'the unit spent on the job was given back');
+    assert.match(readFileSync(retryLog, 'utf8'), /launch retry: attempt 2 of 3/, "the forced launch failures were counted in this test's file, not CI's");
   });
 
   it('deletes the files older than their lifetime when the sweeper runs, and keeps the younger ones', async () => {
