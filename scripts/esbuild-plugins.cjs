@@ -1,7 +1,7 @@
 /**
  * esbuild plugins of the deployed bundle (serverless.yml `custom.esbuild.plugins`;
  * the bench's cold start builds with them too): `requireNodeBuiltins`,
- * `chunksNamedByEntry` and `pipeLaunchOnly` below.
+ * `chunksNamedByEntry`, `pipeLaunchOnly` and `finishingStepsWhereRendered` below.
  *
  * `requireNodeBuiltins`: Node's built-in modules without their ES-module facades. Importing
  * a built-in from an ES module makes Node build a facade that reads every
@@ -140,4 +140,50 @@ const pipeLaunchOnly = {
   },
 };
 
-module.exports = [requireNodeBuiltins, chunksNamedByEntry, pipeLaunchOnly];
+/**
+ * The finishing steps' code only in the functions that render
+ * (`finishingStepsWhereRendered`). A step's definition
+ * (lib/finishing/steps/<step>/definition.ts) holds its request options,
+ * which every function that validates a request reads, and loads its code
+ * with a dynamic import when a document runs the step. esbuild bundles
+ * every dynamic import a build reaches, so a function that only checks and
+ * queues a request (pdf-async, the batch and template endpoints) would carry
+ * every step and the PDF library as chunks it never loads. In the builds of
+ * the functions that do not render (serverless.yml: those without
+ * `<<: *renderer`), a definition's dynamic imports are served by a module
+ * that says the step is not in this function.
+ */
+function renderingHandlers() {
+  const yml = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'serverless.yml'), 'utf8');
+  const handlers = new Set();
+  for (const [, block] of yml.matchAll(/^ {2}[\w-]+:\n((?: {4}.*\n|[ \t]*\n)+)/gm)) {
+    const handler = /^ {4}handler: functions\/([\w-]+)\.handler$/m.exec(block)?.[1];
+    if (handler && /^ {4}<<: \*renderer$/m.test(block)) handlers.add(handler);
+  }
+  return handlers;
+}
+
+const STEP_LEFT_OUT = 'docrender-step-left-out';
+
+const finishingStepsWhereRendered = {
+  name: 'finishing-steps-where-rendered',
+  setup(build) {
+    const entries = build.initialOptions.entryPoints ?? [];
+    const names = Array.isArray(entries) ? entries.map((entry) => (typeof entry === 'string' ? entry : entry.in)) : Object.values(entries);
+    if (names.length !== 1) return;
+    const handler = String(names[0]).split(/[\\/]/).pop().replace(/\.[^.]*$/, '');
+    const rendering = renderingHandlers();
+    // Not a handler of serverless.yml (the bench's own entries): as built.
+    if (rendering.size === 0 || rendering.has(handler)) return;
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (args.kind !== 'dynamic-import' || !/[\\/]lib[\\/]finishing[\\/]steps[\\/][^\\/]+[\\/]definition\.ts$/.test(args.importer)) return undefined;
+      return { path: args.path, namespace: STEP_LEFT_OUT };
+    });
+    build.onLoad({ filter: /.*/, namespace: STEP_LEFT_OUT }, (args) => ({
+      loader: 'js',
+      contents: `throw new Error(${JSON.stringify(`The finishing step ${args.path} runs in the functions that render; it is left out of ${handler} (scripts/esbuild-plugins.cjs)`)});\n`,
+    }));
+  },
+};
+
+module.exports = [requireNodeBuiltins, chunksNamedByEntry, pipeLaunchOnly, finishingStepsWhereRendered];
