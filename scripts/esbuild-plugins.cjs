@@ -85,15 +85,25 @@ const requireNodeBuiltins = {
  * name, no build writes over another's, and a zip's file names say whose
  * they are (scripts/serverless-import-closure.cjs keeps only its own).
  */
+/** A build's one entry, as its source file and its output name, or undefined when the build has several. */
+function singleEntry(build) {
+  const given = build.initialOptions.entryPoints ?? [];
+  const entries = Array.isArray(given)
+    ? given.map((entry) => (typeof entry === 'string' ? { in: entry, out: entry } : entry))
+    : Object.entries(given).map(([out, source]) => ({ in: source, out }));
+  return entries.length === 1 ? entries[0] : undefined;
+}
+
+/** A path's file name without its extension. */
+const baseName = (path) => String(path).split(/[\\/]/).pop().replace(/\.[^.]*$/, '');
+
 const chunksNamedByEntry = {
   name: 'chunks-named-by-entry',
   setup(build) {
-    const entries = build.initialOptions.entryPoints ?? [];
-    const names = Array.isArray(entries) ? entries.map((entry) => (typeof entry === 'string' ? entry : entry.out)) : Object.keys(entries);
     // Several entries in one build share their chunks on purpose.
-    if (names.length !== 1) return;
-    const base = names[0].split('/').pop().replace(/\.[^.]*$/, '');
-    build.initialOptions.chunkNames = `${base}~[name]-[hash]`;
+    const entry = singleEntry(build);
+    if (!entry) return;
+    build.initialOptions.chunkNames = `${baseName(entry.out)}~[name]-[hash]`;
   },
 };
 
@@ -168,10 +178,9 @@ const STEP_LEFT_OUT = 'docrender-step-left-out';
 const finishingStepsWhereRendered = {
   name: 'finishing-steps-where-rendered',
   setup(build) {
-    const entries = build.initialOptions.entryPoints ?? [];
-    const names = Array.isArray(entries) ? entries.map((entry) => (typeof entry === 'string' ? entry : entry.in)) : Object.values(entries);
-    if (names.length !== 1) return;
-    const handler = String(names[0]).split(/[\\/]/).pop().replace(/\.[^.]*$/, '');
+    const entry = singleEntry(build);
+    if (!entry) return;
+    const handler = baseName(entry.in);
     const rendering = renderingHandlers();
     // Not a handler of serverless.yml (the bench's own entries): as built.
     if (rendering.size === 0 || rendering.has(handler)) return;
