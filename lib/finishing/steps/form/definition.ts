@@ -37,7 +37,7 @@ const FormSchema = closedObject({
     ),
     {
       description:
-        "Values by the field's full name (parent.child): a string for a text field, a radio group or a single-choice list (one of its options); true or false for a check box; an array of options for a multiple-choice list. Drawn in a font that has the value's glyphs (Latin, Greek, Cyrillic, Chinese, Japanese, Korean).",
+        "Values by the field's full name (parent.child): a string for a text field, a radio group or a single-choice list (one of its options); true or false for a check box; an array of options for a multiple-choice list. Drawn in the rendering layer's fonts, every script in current use (Arabic and Hebrew right to left, Indic scripts shaped; a value mixing scripts uses several fonts); a character none of them has (a private-use character, an emoji) is a 400 naming it as U+XXXX.",
     },
   ),
   flatten: documented(v.nullish(v.boolean('Must be a boolean')), {

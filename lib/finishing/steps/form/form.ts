@@ -14,13 +14,14 @@ import {
   PDFTextField,
   type PDFDocument,
   type PDFField,
+  type PDFFont,
   type PDFObject,
+  type PDFWidgetAnnotation,
   type PDFPage,
 } from '@cantoo/pdf-lib';
 import type { DocumentBudget } from '../../../budget/document-budget.js';
 import { dropUnreachable } from '../../objects/document-objects.js';
 import { fieldTreeProblem } from '../../../pdf/field-tree.js';
-import { textFieldAppearance } from './field-text-layout.js';
 import type { DocumentEdit } from '../../pipeline/step-types.js';
 import type { FormPlan, FormValue } from '../../pipeline/finishing-plan.js';
 import { malformedInput } from '../../pipeline/malformed-input.js';
@@ -90,15 +91,31 @@ async function fill(document: PDFDocument, values: Record<string, FormValue>, bu
   }
   if (Object.keys(problems).length > 0) throw new OptionError(problems);
   // The font engine and its data load with the first fill, not with every render that finishes.
-  const { formFonts } = await import('./form-fonts.js');
+  const { formFonts, MissingGlyphError, codePointName } = await import('./form-fonts.js');
+  const { dropdownAppearance, textFieldAppearance } = await import('./field-text-layout.js');
   const fonts = formFonts(document);
-  const textAppearance = textFieldAppearance(budget);
+  const faces = new Map<PDFDict, Set<PDFFont>>();
+  const used = (widget: PDFWidgetAnnotation, shown: Set<PDFFont>) => faces.set(widget.dict, shown);
+  const textAppearance = textFieldAppearance(budget, fonts, used);
+  const choiceAppearance = dropdownAppearance(budget, fonts, used);
   for (const { field, text, name } of toDraw) {
     budget.check();
-    const font = await fonts.fontFor(text);
-    if (!font) throw new OptionError({ [`form.fields.${name}`]: 'No font of the service has every character of this value (Latin, Greek, Cyrillic, Chinese, Japanese and Korean are drawn; emoji and other scripts are not)' });
+    // A list shows all its options, a text field or a combo box its value.
+    const drawn = field instanceof PDFOptionList ? field.getOptions().join('') : text;
+    try {
+      await fonts.prepare(drawn);
+    } catch (error) {
+      if (!(error instanceof MissingGlyphError)) throw error;
+      throw new OptionError({
+        [`form.fields.${name}`]: `No font of the service has ${codePointName(error.codePoint)} (${JSON.stringify(String.fromCodePoint(error.codePoint))}), so this value cannot be drawn; the service's fonts cover the scripts in current use, but not private-use characters, and a form field shows no colour emoji`,
+      });
+    }
+    const { font } = fonts.primary(drawn);
     if (field instanceof PDFTextField) field.updateAppearances(font, textAppearance);
+    else if (field instanceof PDFDropdown) field.updateAppearances(font, choiceAppearance);
+    // A list shows its options in one face: pdf-lib draws them, shaped but not reordered.
     else field.updateAppearances(font);
+    for (const widget of field.acroField.getWidgets()) addFonts(widget, faces.get(widget.dict));
   }
   // Check boxes and radio buttons show their own on and off appearances; drawn only where the form lacks them
   // (no font: a text field left alone keeps its appearance, so no unembedded font joins a PDF/A).
@@ -106,6 +123,24 @@ async function fill(document: PDFDocument, values: Record<string, FormValue>, bu
     budget.check();
     if ((field instanceof PDFCheckBox || field instanceof PDFRadioGroup) && field.needsAppearancesUpdate()) field.updateAppearances();
   }
+}
+
+/**
+ * Puts every face an appearance shows in its resources: pdf-lib gives a
+ * field's appearance the resources of the one font it was asked to draw in,
+ * and a value mixing scripts is drawn in several.
+ */
+function addFonts(widget: PDFWidgetAnnotation, shown: Set<PDFFont> | undefined): void {
+  if (!shown) return;
+  const { context } = widget.dict;
+  const normal = widget.getNormalAppearance();
+  const stream = normal instanceof PDFRef ? context.lookup(normal) : normal;
+  if (!(stream instanceof PDFStream)) return;
+  let resources = stream.dict.lookup(PDFName.of('Resources'));
+  if (!(resources instanceof PDFDict)) stream.dict.set(PDFName.of('Resources'), (resources = context.obj({})));
+  let fontDict = (resources as PDFDict).lookup(PDFName.of('Font'));
+  if (!(fontDict instanceof PDFDict)) (resources as PDFDict).set(PDFName.of('Font'), (fontDict = context.obj({})));
+  for (const font of shown) (fontDict as PDFDict).set(PDFName.of(font.name), font.ref);
 }
 
 /** Why a name is not one of the form's: its fields listed (the first of them), to help the caller find the right one. */
