@@ -306,6 +306,12 @@ export function layerFontsStamp(layerDir: string): string {
   return join(layerDir, '.fonts-stamp');
 }
 
+/** True when `layerDir` holds fonts built from `digest` (the catalogue and packages installed now), not only a fonts folder. */
+export function layerFontsCurrent(layerDir: string, digest = layerFontsDigest()): boolean {
+  const stamp = layerFontsStamp(layerDir);
+  return existsSync(join(layerDir, 'fonts')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest;
+}
+
 function folderBytes(dir: string): number {
   let total = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

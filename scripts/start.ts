@@ -3,7 +3,7 @@
  * a free port) on embedded AWS emulators, provisioned from serverless.yml.
  * Prints the base URL and a ready-to-use token (DEV_TOKEN registers its value).
  */
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
@@ -19,7 +19,7 @@ import { signalAll } from './local-runtime/process-tree.js';
 import { startSchedules } from './local-runtime/schedules.js';
 import { startSqsPollers } from './local-runtime/sqs-poller.js';
 import { createToken } from '../lib/tokens/tokens.js';
-import { CHROMIUM_LAYER_DIR, layerFontsDigest, layerFontsStamp, writeLayerFontconfig, writeLayerFonts } from './build-layer.js';
+import { CHROMIUM_LAYER_DIR, layerFontsCurrent, layerFontsDigest, layerFontsStamp, writeLayerFontconfig, writeLayerFonts } from './build-layer.js';
 
 const USAGE = `Usage: npm start [-- --config serverless.yml] [--stage dev] [--region us-east-1] [--param name=value]
                  [--endpoint URL] [--instances N] [--idle-seconds N]
@@ -221,7 +221,7 @@ async function ensureLayerFonts(): Promise<void> {
   const stamp = layerFontsStamp(CHROMIUM_LAYER_DIR);
   const fontsDir = join(CHROMIUM_LAYER_DIR, 'fonts');
   const fontconfigDir = join(CHROMIUM_LAYER_DIR, 'fontconfig');
-  const current = () => existsSync(fontsDir) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest;
+  const current = () => layerFontsCurrent(CHROMIUM_LAYER_DIR, digest);
   if (current()) return;
   console.error('Building the Chromium layer fonts (npm run build:layer does the whole layer)…');
   const temporary = mkdtempSync(join(CHROMIUM_LAYER_DIR, '.fonts-'));
