@@ -41,5 +41,4 @@ describe('layer fonts of npm start', () => {
     // Act / Assess
     assert.equal(layerFontsCurrent(layer), true);
   });
-
 });
