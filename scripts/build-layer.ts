@@ -14,49 +14,35 @@
  *   unpacks several times faster on every cold start, beside the package's
  *   other archives (.tar.br) as they ship. Lambda mounts it at /opt/chromium;
  *   lib/render/browser/chromium-pack.ts unpacks it. The package's bin/ is left out;
- * - fonts/: Noto Sans CJK (Japanese, Simplified and Traditional Chinese,
- *   Korean; regular and bold) and Noto Color Emoji, which Lambda mounts under
- *   /opt/fonts. Lambda has no system fonts: Chromium only sees Open Sans
- *   (shipped inside @sparticuz/chromium) and what this folder holds, and the
- *   fonts.conf that @sparticuz/chromium unpacks lists /opt/fonts.
+ * - fonts/: the faces of lib/fonts/layer-fonts.ts (Noto for every script in
+ *   current use, Noto Sans CJK, Noto Color Emoji) with their licences, which
+ *   Lambda mounts under /opt/fonts. Lambda has no system fonts: Chromium only
+ *   sees these and the Open Sans @sparticuz/chromium unpacks into /tmp/fonts;
+ * - fontconfig/: fonts.conf generated from the same catalogue (fallback order,
+ *   `lang` rules) and fontconfig's cache of fonts/, built now rather than on
+ *   every cold start; Lambda mounts it at /opt/fontconfig (FONTCONFIG_PATH).
  *
  * Run as `npm run build:layer`; `npm run package` runs it first.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress, constants, zstdCompress } from 'node:zlib';
+import chromium from '@sparticuz/chromium';
+import puppeteer from 'puppeteer-core';
+import { LAYER_EMOJI, LAYER_FONTS, layerFileName } from '../lib/fonts/layer-fonts.js';
 import { CHROMIUM_PACK_ARCHIVES, CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
+import { chromiumArgs } from '../lib/render/browser/launch-args.js';
+import { lambdaFontsConf, layerFontsCacheKey, layerFontsConf } from './layer-fontconfig.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Where the layer is built unless told otherwise. */
 export const CHROMIUM_LAYER_DIR = join(root, 'layers', 'chromium');
-
-/**
- * OpenType fonts copied as they are. The CJK families are Noto Sans subsets
- * to the national character sets (JIS, GB 2312, Big5, KS X 1001), which keeps
- * the layer around 50 MB of fonts instead of 200; bold comes as a real weight
- * because synthetic bold smears CJK strokes.
- */
-const OPENTYPE_FONTS: { pkg: string; files: string[] }[] = [
-  { pkg: '@embedpdf/fonts-jp', files: ['fonts/NotoSansJP-Regular.otf', 'fonts/NotoSansJP-Bold.otf'] },
-  { pkg: '@embedpdf/fonts-sc', files: ['fonts/NotoSansHans-Regular.otf', 'fonts/NotoSansHans-Bold.otf'] },
-  { pkg: '@embedpdf/fonts-tc', files: ['fonts/NotoSansHant-Regular.otf', 'fonts/NotoSansHant-Bold.otf'] },
-  { pkg: '@embedpdf/fonts-kr', files: ['fonts/NotoSansKR-Regular.otf', 'fonts/NotoSansKR-Bold.otf'] },
-];
-
-/**
- * Noto Color Emoji (COLRv1, which Chromium draws in colour in screenshots
- * and PDFs) comes on npm only as WOFF2 slices; fontconfig does not read WOFF2,
- * so each slice is decoded to a TrueType file.
- */
-const WOFF2_FONTS: { pkg: string; dir: string; name: string }[] = [
-  { pkg: '@infolektuell/noto-color-emoji', dir: 'files', name: 'NotoColorEmoji' },
-];
 
 /** The layer's Node packages: what the bundles keep external (serverless.yml, custom.esbuild.external). */
 const LAYER_PACKAGES = ['@sparticuz/chromium', '@duckduckgo/autoconsent', '@jsquash/jpeg', 'pdfjs-dist'];
@@ -184,43 +170,146 @@ function copyWithDependencies(name: string, from: string, target: string, seen: 
 
 type Woff2Decoder = { decompress(input: Uint8Array): Promise<Uint8Array> };
 
+/** The file in the layer's fonts/licenses/ that holds `pkg`'s font licence. */
+export function layerLicenceFile(pkg: string): string {
+  return `${pkg.replace(/[@/]/g, '_')}.txt`;
+}
+
 /**
- * Writes the layer's fonts into `fontsDir`: what Lambda mounts at /opt/fonts,
- * and what `npm start` points its rendering functions' fontconfig at.
+ * Writes the layer's fonts into `fontsDir`: every face of the catalogue
+ * (lib/fonts/layer-fonts.ts) as its package ships it, the colour emoji's
+ * WOFF2 slices decoded to TrueType (fontconfig reads no WOFF2), and each
+ * package's font licence in licenses/ (the OFL asks for it to travel with the
+ * fonts; fontconfig skips files that are no fonts). What Lambda mounts at
+ * /opt/fonts, and what `npm start` points its rendering functions' fontconfig at.
  */
 export async function writeLayerFonts(fontsDir: string): Promise<string[]> {
   mkdirSync(join(fontsDir, 'licenses'), { recursive: true });
   const written: string[] = [];
-  // The OFL asks for the licence to travel with the fonts; fontconfig skips non-font files.
-  const keepLicence = (pkgDir: string, pkg: string) => {
-    const licence = join(pkgDir, 'LICENSE');
-    if (existsSync(licence)) cpSync(licence, join(fontsDir, 'licenses', `${pkg.replace(/[@/]/g, '_')}.txt`));
+  const keepLicence = (pkgDir: string, pkg: string, licence: string) => {
+    // A missing licence is a build error, not a font shipped without it.
+    cpSync(join(pkgDir, licence), join(fontsDir, 'licenses', layerLicenceFile(pkg)));
   };
-  for (const { pkg, files } of OPENTYPE_FONTS) {
-    const pkgDir = resolvePackageDir(pkg, root);
-    for (const file of files) {
-      const name = file.split('/').pop() as string;
+  for (const font of LAYER_FONTS) {
+    const pkgDir = resolvePackageDir(font.pkg, root);
+    for (const file of [font.files.regular, font.files.bold].filter((name) => name !== undefined)) {
+      const name = layerFileName(file);
+      if (written.includes(name)) throw new Error(`two layer fonts are named ${name}`);
       cpSync(join(pkgDir, file), join(fontsDir, name));
       written.push(name);
     }
-    keepLicence(pkgDir, pkg);
+    keepLicence(pkgDir, font.pkg, font.licence);
   }
   const woff2 = createRequire(import.meta.url)('wawoff2') as Woff2Decoder;
-  for (const { pkg, dir, name } of WOFF2_FONTS) {
-    const pkgDir = resolvePackageDir(pkg, root);
-    const slices = readdirSync(join(pkgDir, dir))
-      .filter((file) => file.endsWith('.woff2'))
-      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-    if (slices.length === 0) throw new Error(`${pkg} holds no .woff2 files in ${dir}/`);
-    for (const slice of slices) {
-      const ttf = await woff2.decompress(readFileSync(join(pkgDir, dir, slice)));
-      const file = `${name}-${slice.replace(/\.woff2$/, '')}.ttf`;
-      writeFileSync(join(fontsDir, file), ttf);
-      written.push(file);
-    }
-    keepLicence(pkgDir, pkg);
+  const emojiDir = resolvePackageDir(LAYER_EMOJI.pkg, root);
+  const slices = readdirSync(join(emojiDir, LAYER_EMOJI.dir))
+    .filter((file) => file.endsWith('.woff2'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  if (slices.length === 0) throw new Error(`${LAYER_EMOJI.pkg} holds no .woff2 files in ${LAYER_EMOJI.dir}/`);
+  for (const slice of slices) {
+    const ttf = await woff2.decompress(readFileSync(join(emojiDir, LAYER_EMOJI.dir, slice)));
+    const file = `${LAYER_EMOJI.prefix}-${slice.replace(/\.woff2$/, '')}.ttf`;
+    writeFileSync(join(fontsDir, file), ttf);
+    written.push(file);
   }
+  keepLicence(emojiDir, LAYER_EMOJI.pkg, LAYER_EMOJI.licence);
   return written;
+}
+
+/**
+ * Writes the layer's fontconfig/ folder (Lambda: /opt/fontconfig, the
+ * rendering functions' FONTCONFIG_PATH): fonts.conf, generated from the
+ * catalogue, and cache/, fontconfig's cache of the layer's fonts built now.
+ * Without it every cold start scans the 60 MB of fonts again before the first
+ * render (fontconfig's writable cache is in /tmp, empty in a new environment).
+ * The cache is built by the layer's own Chromium, whose fontconfig reads it
+ * (another fontconfig's cache format is ignored), with the fonts read as
+ * /opt/fonts (`<remap-dir>`), so its name and font paths are Lambda's.
+ * Returns the cache file, or undefined where that Chromium cannot run (not
+ * Linux x64: the layer then works, each cold start building the cache).
+ */
+export async function writeLayerFontconfig(fontconfigDir: string, fontsDir: string): Promise<string | undefined> {
+  const cacheDir = join(fontconfigDir, 'cache');
+  rmSync(fontconfigDir, { recursive: true, force: true });
+  mkdirSync(cacheDir, { recursive: true });
+  writeFileSync(join(fontconfigDir, 'fonts.conf'), lambdaFontsConf());
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    console.error(`No prebuilt fontconfig cache: the layer's Chromium runs on Linux x64 only, this is ${process.platform} ${process.arch}; each cold start will build it`);
+    return undefined;
+  }
+  const buildConf = mkdtempSync(join(tmpdir(), 'docrender-fontconfig-'));
+  try {
+    writeFileSync(join(buildConf, 'fonts.conf'), layerFontsConf({ layerFontsDir: fontsDir, cacheDirs: [cacheDir] }));
+    const browser = await puppeteer.launch({
+      executablePath: await chromium.executablePath(),
+      args: chromiumArgs(chromium.args, 'multi-process'),
+      headless: 'shell',
+      env: { ...process.env, FONTCONFIG_PATH: buildConf },
+    });
+    try {
+      // fontconfig builds its caches when Chromium first asks it for a face.
+      const page = await browser.newPage();
+      await page.setContent('<p style="font-family:sans-serif">Aa</p>');
+      await page.screenshot();
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    rmSync(buildConf, { recursive: true, force: true });
+  }
+  const cache = readdirSync(cacheDir).find((name) => name.startsWith(`${layerFontsCacheKey()}-`));
+  if (cache === undefined) throw new Error(`Chromium wrote no fontconfig cache of ${fontsDir} into ${cacheDir} (${readdirSync(cacheDir).join(', ') || 'nothing'})`);
+  for (const name of readdirSync(cacheDir).filter((file) => /-le64\.cache-\d+$/.test(file))) trustOnLambda(join(cacheDir, name));
+  return join(cacheDir, cache);
+}
+
+/** fontconfig's cache files: their magic number, and the one format (cache-11, fontconfig 2.18) whose header layout `trustOnLambda` knows. */
+const FONTCONFIG_CACHE = { magic: 0xfc02fc04, version: 11, fcVersionOffset: 64 };
+/** A fontconfig version newer than any 2.x: 2.4095.4095. */
+const NEWER_THAN_ANY = (2 << 24) + (0xfff << 12) + 0xfff;
+
+/**
+ * Makes a cache file valid on Lambda whatever mtime the folder gets there.
+ * fontconfig takes a folder's cache only if it records the folder's mtime
+ * (src/fccache.c, FcCacheTimeValid; SOURCE_DATE_EPOCH changes what it writes,
+ * not what it compares), and the layer's folders get theirs when Lambda
+ * unpacks the layer, after this build. It also takes, without that check, a
+ * cache written by a newer fontconfig than its own (FcCacheIsNewVersion: "do
+ * not trigger regenerating"): the cache says so. The layer is read-only and
+ * its cache built from exactly its fonts, so it can never be stale there.
+ * A header this code does not know is left as it is (each cold start then
+ * builds the cache: slower, still right), and test/deploy/layer-fonts.test.ts fails.
+ */
+function trustOnLambda(file: string): void {
+  const bytes = readFileSync(file);
+  if (bytes.length < 72 || bytes.readUInt32LE(0) !== FONTCONFIG_CACHE.magic || bytes.readInt32LE(4) !== FONTCONFIG_CACHE.version || bytes.readUInt32LE(8) !== bytes.length) {
+    console.error(`${file}: not a fontconfig cache-${FONTCONFIG_CACHE.version} file; left as it is, so each cold start will build it`);
+    return;
+  }
+  bytes.writeBigInt64LE(BigInt(NEWER_THAN_ANY), FONTCONFIG_CACHE.fcVersionOffset);
+  writeFileSync(file, bytes);
+}
+
+/**
+ * A digest of what the layer's fonts are made of: the catalogue, the
+ * installed version of each font package, and the Chromium that built the
+ * cache. `npm start` rebuilds the fonts when it changed.
+ */
+export function layerFontsDigest(): string {
+  const version = (pkg: string) => (JSON.parse(readFileSync(join(resolvePackageDir(pkg, root), 'package.json'), 'utf8')) as { version: string }).version;
+  const packages = [...new Set([...LAYER_FONTS.map((font) => font.pkg), LAYER_EMOJI.pkg, '@sparticuz/chromium'])].map((pkg) => `${pkg}@${version(pkg)}`);
+  return createHash('sha256').update(JSON.stringify({ LAYER_FONTS, LAYER_EMOJI, packages })).digest('hex');
+}
+
+/** Where the digest of the fonts last built into a layer folder is kept (beside them, not in what Lambda gets). */
+export function layerFontsStamp(layerDir: string): string {
+  return join(layerDir, '.fonts-stamp');
+}
+
+/** True when `layerDir` holds fonts built from `digest` (the catalogue and packages installed now), not only a fonts folder. */
+export function layerFontsCurrent(layerDir: string, digest = layerFontsDigest()): boolean {
+  const stamp = layerFontsStamp(layerDir);
+  return existsSync(join(layerDir, 'fonts')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest;
 }
 
 function folderBytes(dir: string): number {
@@ -232,7 +321,7 @@ function folderBytes(dir: string): number {
   return total;
 }
 
-/** Builds (or rebuilds from scratch) the Chromium layer folder: Node packages and fonts. */
+/** Builds (or rebuilds from scratch) the Chromium layer folder: Node packages, Chromium, fonts and fontconfig. */
 export async function buildChromiumLayer(layerDir = CHROMIUM_LAYER_DIR): Promise<LayerSummary> {
   const modules = join(layerDir, 'nodejs', 'node_modules');
   const fontsDir = join(layerDir, 'fonts');
@@ -243,7 +332,10 @@ export async function buildChromiumLayer(layerDir = CHROMIUM_LAYER_DIR): Promise
   const seen = new Set<string>();
   for (const pkg of LAYER_PACKAGES) copyWithDependencies(pkg, root, modules, seen);
   await writeChromiumPack(layerDir);
+  rmSync(layerFontsStamp(layerDir), { force: true });
   const fonts = await writeLayerFonts(fontsDir);
+  await writeLayerFontconfig(join(layerDir, 'fontconfig'), fontsDir);
+  writeFileSync(layerFontsStamp(layerDir), layerFontsDigest());
   return { packages: seen.size, fonts, bytes: folderBytes(layerDir) };
 }
 

@@ -3,7 +3,7 @@
  * a free port) on embedded AWS emulators, provisioned from serverless.yml.
  * Prints the base URL and a ready-to-use token (DEV_TOKEN registers its value).
  */
-import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDynamoTokenStore } from '../lib/aws/dynamo-token-store.js';
@@ -19,7 +19,7 @@ import { signalAll } from './local-runtime/process-tree.js';
 import { startSchedules } from './local-runtime/schedules.js';
 import { startSqsPollers } from './local-runtime/sqs-poller.js';
 import { createToken } from '../lib/tokens/tokens.js';
-import { CHROMIUM_LAYER_DIR, writeLayerFonts } from './build-layer.js';
+import { CHROMIUM_LAYER_DIR, layerFontsCurrent, layerFontsDigest, layerFontsStamp, writeLayerFontconfig, writeLayerFonts } from './build-layer.js';
 
 const USAGE = `Usage: npm start [-- --config serverless.yml] [--stage dev] [--region us-east-1] [--param name=value]
                  [--endpoint URL] [--instances N] [--idle-seconds N]
@@ -209,22 +209,35 @@ async function main(): Promise<void> {
 }
 
 /**
- * The Chromium layer's fonts, written by the same code as the deployed layer
- * when missing (a fresh clone): the rendering functions see exactly them, as
- * on Lambda. Built aside and renamed into place, so that two npm start
- * starting at once never see half a folder.
+ * The Chromium layer's fonts and fontconfig folder, written by the same code
+ * as the deployed layer when missing (a fresh clone) or made from another
+ * catalogue or other font packages than the ones installed (a clone that
+ * pulled new faces): the rendering functions see exactly the layer's fonts,
+ * as on Lambda. Built aside and renamed into place, the stamp written last,
+ * so that two npm start starting at once never see half a folder.
  */
 async function ensureLayerFonts(): Promise<void> {
+  const digest = layerFontsDigest();
+  const stamp = layerFontsStamp(CHROMIUM_LAYER_DIR);
   const fontsDir = join(CHROMIUM_LAYER_DIR, 'fonts');
-  if (existsSync(fontsDir)) return;
-  console.error('Building the Chromium layer fonts once (npm run build:layer does the whole layer)…');
+  const fontconfigDir = join(CHROMIUM_LAYER_DIR, 'fontconfig');
+  const current = () => layerFontsCurrent(CHROMIUM_LAYER_DIR, digest);
+  if (current()) return;
+  console.error('Building the Chromium layer fonts (npm run build:layer does the whole layer)…');
   const temporary = mkdtempSync(join(CHROMIUM_LAYER_DIR, '.fonts-'));
   try {
-    await writeLayerFonts(temporary);
-    renameSync(temporary, fontsDir);
+    await writeLayerFonts(join(temporary, 'fonts'));
+    await writeLayerFontconfig(join(temporary, 'fontconfig'), join(temporary, 'fonts'));
+    if (current()) return;
+    rmSync(stamp, { force: true });
+    for (const [built, target] of [[join(temporary, 'fonts'), fontsDir], [join(temporary, 'fontconfig'), fontconfigDir]] as const) {
+      rmSync(target, { recursive: true, force: true });
+      renameSync(built, target);
+    }
+    writeFileSync(stamp, digest);
   } catch (error) {
     // Another npm start got there first.
-    if (!existsSync(fontsDir)) throw error;
+    if (!current()) throw error;
   } finally {
     rmSync(temporary, { recursive: true, force: true });
   }

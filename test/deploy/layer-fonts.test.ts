@@ -1,28 +1,60 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
+import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { LAYER_EMOJI, LAYER_FONTS, layerFileName } from '../../lib/fonts/layer-fonts.js';
 import { chromiumArgs } from '../../lib/render/browser/launch-args.js';
-import { buildChromiumLayer } from '../../scripts/build-layer.js';
+import { layerLicenceFile, writeLayerFontconfig, writeLayerFonts } from '../../scripts/build-layer.js';
+import { lambdaFontsConf, layerFontsCacheKey, layerFontsConf } from '../../scripts/layer-fontconfig.js';
 
 /**
- * Lambda has no system fonts: Chromium there sees the Open Sans that
- * @sparticuz/chromium unpacks and whatever the layer mounts at /opt/fonts.
- * These tests reproduce that: fontconfig gets @sparticuz/chromium's own
- * fonts.conf with /opt/fonts pointed at the built layer's fonts/ folder, and
- * nothing from the machine.
+ * Lambda has no system fonts: Chromium there sees the layer's fonts
+ * (/opt/fonts) through the layer's fonts.conf (/opt/fontconfig) and the Open
+ * Sans @sparticuz/chromium unpacks. These tests build the layer's fonts and
+ * fontconfig folder as build:layer does, copy them elsewhere (new paths and
+ * mtimes, as where Lambda unpacks the layer) and render with the generated
+ * configuration, the layer's folder read as /opt/fonts, and nothing of this machine.
  */
 
-const SAMPLES = {
-  Japanese: ['語', 'の'],
-  'Simplified Chinese': ['简', '进'],
-  'Traditional Chinese': ['體', '灣'],
-  Korean: ['한', '국'],
-} as const;
+/** Two characters per script of the catalogue (and the gap fillers'), each drawn by a layer face. */
+const SAMPLES: Record<string, [string, string]> = {
+  Latin: ['A', 'ŋ'],
+  Greek: ['Ω', 'λ'],
+  Cyrillic: ['Ж', 'я'],
+  Arabic: ['ع', 'ش'],
+  Hebrew: ['א', 'ש'],
+  Devanagari: ['क', 'ष'],
+  Bengali: ['ক', 'ষ'],
+  Gurmukhi: ['ਕ', 'ਖ'],
+  Gujarati: ['ક', 'ખ'],
+  Oriya: ['କ', 'ଖ'],
+  Tamil: ['க', 'ஞ'],
+  Telugu: ['క', 'ఖ'],
+  Kannada: ['ಕ', 'ಖ'],
+  Malayalam: ['ക', 'ഖ'],
+  Sinhala: ['ක', 'ඛ'],
+  Thai: ['ก', 'ข'],
+  Lao: ['ກ', 'ຂ'],
+  Khmer: ['ក', 'ខ'],
+  Myanmar: ['က', 'ခ'],
+  Georgian: ['ა', 'ბ'],
+  Armenian: ['Ա', 'Բ'],
+  Ethiopic: ['ሀ', 'ለ'],
+  Thaana: ['ހ', 'ށ'],
+  Tibetan: ['ཀ', 'ཁ'],
+  Hiragana: ['あ', 'の'],
+  Katakana: ['カ', 'ナ'],
+  Han: ['語', '简'],
+  Hangul: ['한', '국'],
+  'currency signs': ['₹', '₿'],
+  'math symbols': ['∀', 'ℝ'],
+  arrows: ['⟶', '⇶'],
+};
 
 type Glyph = { png: PNG; inkPixels: number; colourPixels: number; signature: string };
 
@@ -68,62 +100,166 @@ async function drawGlyph(browser: Browser, text: string): Promise<Glyph> {
   }
 }
 
-function fontconfigFor(dir: string, fontsConf: string, layerFonts: string | undefined): string {
-  const conf = fontsConf
-    .replace('<dir>/opt/fonts</dir>', layerFonts ? `<dir>${layerFonts}</dir>` : '')
-    .replace(/<cachedir>[^<]*<\/cachedir>/, `<cachedir>${join(dir, 'cache')}</cachedir>`);
-  writeFileSync(join(dir, 'fonts.conf'), conf);
+/** The PostScript names of the fonts a PDF embeds, without their subset prefix. */
+async function embeddedFonts(browser: Browser, html: string): Promise<string[]> {
+  const page = await browser.newPage();
+  try {
+    await page.setContent(html);
+    const doc = await PDFDocument.load(await page.pdf());
+    const names = new Set<string>();
+    for (const [, object] of doc.context.enumerateIndirectObjects()) {
+      if (!(object instanceof PDFDict) || object.get(PDFName.of('Type'))?.toString() !== '/FontDescriptor') continue;
+      names.add(String(object.get(PDFName.of('FontName'))).replace(/^\/([A-Z]{6}\+)?/, ''));
+    }
+    return [...names].sort();
+  } finally {
+    await page.close();
+  }
+}
+
+/** The run-time configuration as the local runtime writes it: the generated one, the layer's fonts read as /opt/fonts, a fresh writable cache. */
+function fontconfigFor(dir: string, layerFonts: string, prebuiltCache: string): string {
+  writeFileSync(
+    join(dir, 'fonts.conf'),
+    layerFontsConf({ layerFontsDir: layerFonts, after: [join(tmpdir(), 'fonts')], cacheDirs: [join(dir, 'cache'), prebuiltCache] }),
+  );
   return dir;
 }
 
+/** A configuration without the folders and caches: what must be the same on Lambda and here. */
+const rules = (conf: string) => conf.split('\n').filter((line) => !/<(dir|remap-dir|cachedir)\b/.test(line)).join('\n');
+
 describe('Chromium layer fonts', () => {
   let work: string;
-  let fontsConf: string;
-  let withLayer: Browser;
-  let withoutLayer: Browser;
+  let layer: string;
+  let runTime: string;
+  let browser: Browser;
+  let tofu: Glyph;
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'docrender-layer-fonts-'));
-    await buildChromiumLayer(join(work, 'layer'));
-    await chromium.executablePath(); // unpacks fonts.conf and Open Sans into <tmpdir>/fonts, as on Lambda
-    fontsConf = readFileSync(join(tmpdir(), 'fonts', 'fonts.conf'), 'utf8');
-    const confWith = mkdtempSync(join(work, 'with-'));
-    const confWithout = mkdtempSync(join(work, 'without-'));
-    [withLayer, withoutLayer] = await Promise.all([
-      launchWith(fontconfigFor(confWith, fontsConf, join(work, 'layer', 'fonts'))),
-      launchWith(fontconfigFor(confWithout, fontsConf, undefined)),
-    ]);
+    // Built in one place, then used from another with other mtimes, as Lambda unpacks the layer.
+    const built = join(work, 'built');
+    await writeLayerFonts(join(built, 'fonts'));
+    await writeLayerFontconfig(join(built, 'fontconfig'), join(built, 'fonts'));
+    layer = join(work, 'layer');
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    cpSync(built, layer, { recursive: true });
+    rmSync(built, { recursive: true, force: true });
+    await chromium.executablePath(); // unpacks Open Sans into <tmpdir>/fonts, as on Lambda
+    runTime = mkdtempSync(join(work, 'conf-'));
+    mkdirSync(join(runTime, 'cache'));
+    browser = await launchWith(fontconfigFor(runTime, join(layer, 'fonts'), join(layer, 'fontconfig', 'cache')));
+    // No font has a private-use character: what Chromium draws for it is the default face's .notdef.
+    tofu = await drawGlyph(browser, '\uE000');
   });
 
   after(async () => {
-    await Promise.all([withLayer?.close(), withoutLayer?.close()]);
+    await browser?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('is looked for in /opt/fonts, where Lambda mounts the layer folder fonts/', () => {
-    // Prepare / Act: the fonts.conf @sparticuz/chromium installs on Lambda (read in before)
+  it('ships the generated fonts.conf, looking in /opt/fonts, with the rules the local runtime and these tests use', () => {
+    // Prepare / Act
+    const shipped = readFileSync(join(layer, 'fontconfig', 'fonts.conf'), 'utf8');
     // Assess
-    assert.match(fontsConf, /<dir>\/opt\/fonts<\/dir>/);
+    assert.equal(shipped, lambdaFontsConf());
+    assert.match(shipped, /<dir>\/opt\/fonts<\/dir>/);
+    assert.match(shipped, /<cachedir>\/opt\/fontconfig\/cache<\/cachedir>/);
+    assert.equal(rules(readFileSync(join(runTime, 'fonts.conf'), 'utf8')), rules(shipped));
+  });
+
+  it('has a sample for every script of the catalogue', () => {
+    // Assess: a face added to the catalogue must be drawn by this test
+    assert.deepEqual(LAYER_FONTS.flatMap((font) => font.scripts).filter((script) => !(script in SAMPLES)), []);
+  });
+
+  it('draws the .notdef of the default face as a visible box, not a blank', () => {
+    // Assess: the reader sees that a character is missing
+    assert.ok(tofu.inkPixels > 200, `the missing glyph painted ${tofu.inkPixels} pixels`);
   });
 
   for (const [script, [first, second]] of Object.entries(SAMPLES)) {
-    it(`draws ${script} text with real glyphs instead of tofu`, async () => {
+    it(`draws ${script} with real glyphs, neither blank nor tofu`, async () => {
       // Prepare / Act
-      const [a, b] = await Promise.all([drawGlyph(withLayer, first), drawGlyph(withLayer, second)]);
-      const [bareA, bareB] = await Promise.all([drawGlyph(withoutLayer, first), drawGlyph(withoutLayer, second)]);
-      // Assess: with the layer, two different characters are two different drawings
-      assert.ok(a.inkPixels > 200, `${first} painted ${a.inkPixels} pixels`);
+      const [a, b] = await Promise.all([drawGlyph(browser, first), drawGlyph(browser, second)]);
+      // Assess
+      for (const [text, glyph] of [[first, a], [second, b]] as const) {
+        assert.ok(glyph.inkPixels > 150, `${text} painted ${glyph.inkPixels} pixels`);
+        assert.notEqual(glyph.signature, tofu.signature, `${text} looks like the missing-glyph box`);
+      }
       assert.notEqual(a.signature, b.signature, `${first} and ${second} look the same`);
-      // ...and without it they are not (the check can tell tofu from text)
-      assert.equal(bareA.signature, bareB.signature, 'without the layer fonts both characters should be the same placeholder');
     });
   }
 
   it('draws emoji in colour', async () => {
     // Prepare / Act
-    const [emoji, bare] = await Promise.all([drawGlyph(withLayer, '😀'), drawGlyph(withoutLayer, '😀')]);
+    const emoji = await drawGlyph(browser, '😀');
     // Assess
     assert.ok(emoji.colourPixels > 500, `only ${emoji.colourPixels} coloured pixels`);
-    assert.ok(bare.colourPixels < 50, 'without the layer fonts the emoji should have no colour');
+  });
+
+  it('draws Latin text in Noto Sans by default, and a page that names Open Sans still gets it', async () => {
+    // Act
+    const [plain, named] = await Promise.all([
+      embeddedFonts(browser, '<p style="font-family:sans-serif">Invoice ₹ 1,200</p>'),
+      embeddedFonts(browser, '<p style="font-family:\'Open Sans\'">Invoice</p>'),
+    ]);
+    // Assess
+    assert.deepEqual(plain, ['NotoSans-Regular']);
+    assert.deepEqual(named, ['OpenSans-Regular']);
+  });
+
+  it('draws the same Han character with the Japanese face for lang=ja and the Chinese ones for lang=zh-CN and zh-TW', async () => {
+    // Act
+    const [ja, zhCN, zhTW] = await Promise.all(
+      ['ja', 'zh-CN', 'zh-TW'].map((lang) => embeddedFonts(browser, `<p lang="${lang}" style="font-family:sans-serif">語</p>`)),
+    );
+    // Assess
+    assert.deepEqual(ja, ['NotoSansJP-Regular']);
+    assert.deepEqual(zhCN, ['NotoSansHans-Regular']);
+    assert.deepEqual(zhTW, ['NotoSansHant-Regular']);
+  });
+
+  it('draws Urdu in Nastaliq, Persian in Naskh and Arabic in Noto Sans Arabic, by lang', async () => {
+    // Act
+    const [ur, fa, ar] = await Promise.all(
+      [['ur', 'اردو'], ['fa', 'فارسی'], ['ar', 'عربي']].map(([lang, text]) => embeddedFonts(browser, `<p lang="${lang}">${text}</p>`)),
+    );
+    // Assess
+    assert.deepEqual(ur, ['NotoNastaliqUrdu-Regular']);
+    assert.deepEqual(fa, ['NotoNaskhArabic-Regular']);
+    assert.deepEqual(ar, ['NotoSansArabic-Regular']);
+  });
+
+  it('takes fontconfig\'s cache of the layer fonts from the layer, built at build time: a first render writes none', () => {
+    // Prepare / Act: the browser launched in before() with an empty writable cache has rendered
+    const written = readdirSync(join(runTime, 'cache'));
+    // Assess: the layer's folder was read from the prebuilt cache (only <tmp>/fonts, Open Sans, got one now)
+    assert.deepEqual(
+      written.filter((name) => name.startsWith(`${layerFontsCacheKey()}-`)),
+      [],
+      `fontconfig rebuilt the layer's cache at run time: ${written.join(', ')}`,
+    );
+    assert.ok(readdirSync(join(layer, 'fontconfig', 'cache')).some((name) => name.startsWith(`${layerFontsCacheKey()}-`)));
+  });
+
+  it('carries the licence of every font file it ships', () => {
+    // Prepare
+    const fontsDir = join(layer, 'fonts');
+    const packageOf = (file: string) =>
+      file.startsWith(`${LAYER_EMOJI.prefix}-`)
+        ? LAYER_EMOJI.pkg
+        : LAYER_FONTS.find((font) => [font.files.regular, font.files.bold].some((path) => path !== undefined && layerFileName(path) === file))?.pkg;
+    // Act
+    const files = readdirSync(fontsDir).filter((file) => /\.(ttf|otf)$/.test(file));
+    // Assess
+    assert.equal(files.length, LAYER_FONTS.reduce((sum, font) => sum + (font.files.bold ? 2 : 1), 0) + files.filter((file) => file.startsWith(LAYER_EMOJI.prefix)).length);
+    for (const file of files) {
+      const pkg = packageOf(file);
+      assert.ok(pkg, `${file} is in no catalogue entry`);
+      const licence = readFileSync(join(fontsDir, 'licenses', layerLicenceFile(pkg)), 'utf8');
+      assert.match(licence, /SIL Open Font License/i, `${file}: licenses/${layerLicenceFile(pkg)} is not the OFL`);
+    }
   });
 });

@@ -15,6 +15,8 @@ import { createToken } from '../../lib/tokens/tokens.js';
 import { withLocalAws } from '../helpers/emulators.js';
 import { extractZip, listZip, readZipEntry } from './zip-archive.js';
 import { lintTemplate } from './cfn-lint.js';
+import { LAYER_EMOJI, LAYER_FONTS, layerFileName } from '../../lib/fonts/layer-fonts.js';
+import { layerFontsCacheKey } from '../../scripts/layer-fontconfig.js';
 
 /**
  * `npm run package -- --stage prod`, run once with no AWS credentials and no
@@ -356,7 +358,7 @@ describe('npm run package (offline, stage prod)', () => {
     for (const entry of ['serverless.yml', 'package.json', 'tsconfig.json', 'functions', 'lib', 'layers', 'studio', 'scripts/esbuild-plugins.cjs', 'scripts/serverless-import-closure.cjs']) {
       cpSync(join(root, entry), join(service, entry), {
         recursive: true,
-        filter: (source) => !source.startsWith(join(root, 'layers', 'chromium', 'nodejs')) && !source.startsWith(join(root, 'layers', 'chromium', 'fonts')),
+        filter: (source) => !['nodejs', 'fonts', 'fontconfig', '.fonts-stamp'].some((built) => source.startsWith(join(root, 'layers', 'chromium', built))),
       });
     }
     symlinkSync(join(root, 'node_modules'), join(service, 'node_modules'), 'dir');
@@ -621,14 +623,14 @@ describe('npm run package (offline, stage prod)', () => {
       'nodejs/node_modules/pdfjs-dist/build/pdf.min.mjs',
       'nodejs/node_modules/pdfjs-dist/build/pdf.worker.min.mjs',
       'nodejs/node_modules/pdfjs-dist/standard_fonts/FoxitFixed.pfb',
-      'fonts/NotoSansJP-Regular.otf',
-      'fonts/NotoSansKR-Regular.otf',
-      'fonts/NotoSansHans-Regular.otf',
-      'fonts/NotoSansHant-Regular.otf',
-      'fonts/NotoColorEmoji-0.ttf',
+      // Every face of the catalogue, the colour emoji, and fontconfig's configuration and prebuilt cache of /opt/fonts.
+      ...LAYER_FONTS.flatMap((font) => [font.files.regular, font.files.bold]).filter((file) => file !== undefined).map((file) => `fonts/${layerFileName(file)}`),
+      `fonts/${LAYER_EMOJI.prefix}-0.ttf`,
+      'fontconfig/fonts.conf',
     ]) {
       assert.ok(names.has(name), `layer lacks ${name}`);
     }
+    assert.ok([...names].some((name) => name.startsWith(`fontconfig/cache/${layerFontsCacheKey()}-`)), 'the layer lacks fontconfig\'s cache of /opt/fonts');
     // PDF.js is read as files and runs in Chromium: its optional native canvas for Node stays out.
     assert.ok(![...names].some((name) => name.includes('@napi-rs/canvas')), 'layer holds @napi-rs/canvas');
     // The binary travels once, as chromium.zst: the package's brotli copy would add 67 MB for nothing.

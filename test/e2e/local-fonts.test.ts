@@ -1,20 +1,21 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { PNG } from 'pngjs';
-import { CHROMIUM_LAYER_DIR } from '../../scripts/build-layer.js';
+import { LAYER_EMOJI, LAYER_FONTS } from '../../lib/fonts/layer-fonts.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 
 /**
  * npm start renders with the Chromium layer's fonts and nothing else, as the
  * rendering functions do on Lambda (whose only fonts are the layer's and the
- * Open Sans @sparticuz/chromium brings): the same request gives the same
- * document locally and on AWS.
+ * Open Sans @sparticuz/chromium brings, which no rule prefers): the same
+ * request gives the same document locally and on AWS.
  */
 
-const TEXT = '<p style="font:24px sans-serif">日本語の文章 简体中文 繁體中文 한국어 😀🎉</p>';
+const TEXT = '<p style="font:24px sans-serif">Invoice ₹ 1,200 日本語の文章 简体中文 繁體中文 한국어 مرحبا ভাষা 😀🎉</p>';
 
 /** The PostScript names of the fonts a PDF embeds, without their subset prefix (`ABCDEF+`). */
 async function embeddedFonts(pdf: Uint8Array): Promise<string[]> {
@@ -27,13 +28,16 @@ async function embeddedFonts(pdf: Uint8Array): Promise<string[]> {
   return [...names].sort();
 }
 
-/** What the layer installs, by PostScript name: its files' names (the emoji's numbered slices are one font). */
+/** What the layer installs, by PostScript name: every face of the catalogue, read from its package's files, and the colour emoji. */
 function layerFontNames(): Set<string> {
-  return new Set(
-    readdirSync(join(CHROMIUM_LAYER_DIR, 'fonts'))
-      .filter((file) => /\.(otf|ttf)$/.test(file))
-      .map((file) => file.replace(/\.(otf|ttf)$/, '').replace(/-\d+$/, '')),
-  );
+  const require = createRequire(import.meta.url);
+  const fontkit = require('@cantoo/fontkit') as { openSync(path: string): { postscriptName: string } };
+  const names = new Set<string>([LAYER_EMOJI.prefix]);
+  for (const font of LAYER_FONTS) {
+    const pkgDir = fileURLToPath(new URL(`../../node_modules/${font.pkg}/`, import.meta.url));
+    for (const file of [font.files.regular, font.files.bold]) if (file !== undefined) names.add(fontkit.openSync(join(pkgDir, file)).postscriptName);
+  }
+  return names;
 }
 
 describe('fonts of local renders', () => {
@@ -44,7 +48,7 @@ describe('fonts of local renders', () => {
   });
   after(() => service?.stop());
 
-  it('embeds the layer\'s Noto CJK and colour emoji fonts in a PDF, and no font of this machine', async () => {
+  it('embeds the layer\'s faces for each script (Noto Sans, Arabic, Bengali, CJK, colour emoji) in a PDF, and no font of this machine', async () => {
     // Act
     const response = await service.request('/v1/pdf', { json: { page: { html: b64(TEXT) } } });
     assert.equal(response.status, 200, service.output());
@@ -55,8 +59,10 @@ describe('fonts of local renders', () => {
     assert.ok(fonts.some((name) => /^NotoSans(JP|Hans|Hant)-/.test(name)), `no Noto CJK font in ${fonts.join(', ')}`);
     assert.ok(fonts.includes('NotoSansKR-Regular'), `no Korean font in ${fonts.join(', ')}`);
     assert.ok(fonts.includes('NotoColorEmoji'), `no colour emoji font in ${fonts.join(', ')}`);
-    // ...and every embedded font is the layer's or @sparticuz/chromium's Open Sans
-    const foreign = fonts.filter((name) => !layer.has(name) && !name.startsWith('OpenSans-'));
+    // ...Latin and the rupee in the default face, Arabic and Bengali in theirs...
+    for (const name of ['NotoSans-Regular', 'NotoSansArabic-Regular', 'NotoSansBengali-Regular']) assert.ok(fonts.includes(name), `no ${name} in ${fonts.join(', ')}`);
+    // ...and every embedded font is a face of the catalogue (Open Sans only where a page names it)
+    const foreign = fonts.filter((name) => !layer.has(name));
     assert.deepEqual(foreign, []);
   });
 
