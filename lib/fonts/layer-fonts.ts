@@ -90,8 +90,8 @@ export const LAYER_FONTS: readonly LayerFont[] = [
   // Google Fonts has no sans-serif Tibetan: the serif face is Noto's only one.
   expo('noto-serif-tibetan', 'NotoSerifTibetan', ['Tibetan'], { bold: false }),
   embedpdf('fonts-jp', 'Noto Sans Japanese', 'NotoSansJP', ['Hiragana', 'Katakana'], ['ja']),
-  embedpdf('fonts-sc', 'Noto Sans S Chinese', 'NotoSansHans', ['Han'], ['zh-cn', 'zh-sg', 'zh']),
-  embedpdf('fonts-tc', 'Noto Sans T Chinese', 'NotoSansHant', [], ['zh-tw', 'zh-hk', 'zh-mo']),
+  embedpdf('fonts-sc', 'Noto Sans S Chinese', 'NotoSansHans', ['Han'], ['zh', 'zh-cn', 'zh-sg', 'zh-hans']),
+  embedpdf('fonts-tc', 'Noto Sans T Chinese', 'NotoSansHant', [], ['zh-tw', 'zh-hk', 'zh-mo', 'zh-hant']),
   embedpdf('fonts-kr', 'Noto Sans Korean', 'NotoSansKR', ['Hangul'], ['ko']),
   expo('noto-sans-math', 'NotoSansMath', [], { bold: false }),
   expo('noto-sans-symbols', 'NotoSansSymbols', []),

@@ -210,15 +210,17 @@ describe('Chromium layer fonts', () => {
     assert.deepEqual(named, ['OpenSans-Regular']);
   });
 
-  it('draws the same Han character with the Japanese face for lang=ja and the Chinese ones for lang=zh-CN and zh-TW', async () => {
+  it('draws the same Han character with the Japanese face for lang=ja and the Chinese ones for lang=zh-CN, zh-TW, zh-Hans and zh-Hant', async () => {
     // Act
-    const [ja, zhCN, zhTW] = await Promise.all(
-      ['ja', 'zh-CN', 'zh-TW'].map((lang) => embeddedFonts(browser, `<p lang="${lang}" style="font-family:sans-serif">語</p>`)),
+    const [ja, zhCN, zhTW, zhHans, zhHantTW] = await Promise.all(
+      ['ja', 'zh-CN', 'zh-TW', 'zh-Hans', 'zh-Hant-TW'].map((lang) => embeddedFonts(browser, `<p lang="${lang}" style="font-family:sans-serif">語</p>`)),
     );
     // Assess
     assert.deepEqual(ja, ['NotoSansJP-Regular']);
     assert.deepEqual(zhCN, ['NotoSansHans-Regular']);
     assert.deepEqual(zhTW, ['NotoSansHant-Regular']);
+    assert.deepEqual(zhHans, ['NotoSansHans-Regular']);
+    assert.deepEqual(zhHantTW, ['NotoSansHant-Regular']);
   });
 
   it('draws Urdu in Nastaliq, Persian in Naskh and Arabic in Noto Sans Arabic, by lang', async () => {
