@@ -82,6 +82,9 @@ async function main(): Promise<void> {
   }
   // Undone in order on failure or on SIGINT/SIGTERM: last started, first stopped.
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  // Before anything starts: a Ctrl+C (or a script's SIGTERM the moment it reads the banner) while npm start
+  // is still starting stops what has started so far instead of killing the process and leaving it running.
+  handleSignals(cleanups);
   try {
     const port = parsePort(process.env.PORT);
     const maxInstances = positive('--instances', values.instances);
@@ -193,8 +196,6 @@ async function main(): Promise<void> {
         `${extras.length ? `, ${extras.join(', ')}` : ''}. Ctrl+C stops.`,
     );
     for (const skipped of schedules.skipped) console.error(`Schedule not run locally (invoke it by hand): ${skipped}`);
-
-    handleSignals(cleanups);
   } catch (error) {
     console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
     for (const cleanup of cleanups) {

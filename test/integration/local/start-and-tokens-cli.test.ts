@@ -213,6 +213,31 @@ describe('npm start and the tokens CLI', () => {
     assert.equal(existsSync(other), false);
   });
 
+  it('stops cleanly on a SIGTERM sent the moment its banner starts, while it still prints the rest', async () => {
+    // Prepare: a script that stops npm start as soon as it reads the first line (CI6 caught the old code
+    // killed outright there, its record left behind: the signal handlers came after the banner)
+    const other = path.join(dir, 'early-stack.json');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/start.ts', '--config', FIXTURE_SERVERLESS_FILE],
+      { cwd: root, env: shellEnv(other, { PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+
+    // Act: one SIGTERM (a second one means "stop now" to npm start: exit code 1)
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!sent && output.includes('DocRender API listening')) sent = child.kill('SIGTERM');
+    });
+    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+
+    // Assess: it ran its own shutdown (exit code 0), not the default action of the signal
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, output);
+    assert.equal(existsSync(other), false);
+  });
+
   it('registers DEV_TOKEN exactly, active and unlimited', async () => {
     // Prepare
     const other = path.join(dir, 'dev-token-stack.json');
