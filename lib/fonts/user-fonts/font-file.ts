@@ -176,7 +176,8 @@ async function unpackWoff2(woff2: Buffer): Promise<Buffer> {
   if (length !== woff2.length) throw new FontFileError(`Truncated WOFF2: its header says ${length} bytes, the file has ${woff2.length}`);
   if (numTables === 0 || numTables > MAX_FONT_TABLES) throw new FontFileError(`The WOFF2 declares ${numTables} tables`);
   if (totalSfntSize > MAX_SFNT_BYTES) throw new FontFileError(`The WOFF2 unpacks to ${totalSfntSize} bytes, more than ${MAX_SFNT_BYTES / 1024 / 1024} MB`);
-  const { decompress } = await import('wawoff2');
+  // The decoder alone: the package's index also loads its encoder (another 0.9 MB of WebAssembly).
+  const { default: decompress } = await import('wawoff2/decompress.js');
   let sfnt: Uint8Array;
   try {
     sfnt = await decompress(woff2);

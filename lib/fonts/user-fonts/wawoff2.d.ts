@@ -5,3 +5,8 @@ declare module 'wawoff2' {
   /** The WOFF2 of an sfnt (used by tests to make WOFF2 files). */
   export function compress(sfnt: Uint8Array): Promise<Uint8Array>;
 }
+
+declare module 'wawoff2/decompress.js' {
+  /** The sfnt a WOFF2 file unpacks to; rejects a file the decoder cannot unpack. */
+  export default function decompress(woff2: Uint8Array): Promise<Uint8Array>;
+}
