@@ -22,6 +22,7 @@ const EnvSchema = v.object({
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   TOKENS_TABLE: v.optional(v.string(), 'docrender-dev-tokens'),
   TEMPLATES_TABLE: v.optional(v.string(), 'docrender-dev-templates'),
+  FONTS_TABLE: v.optional(v.string(), 'docrender-dev-fonts'),
   JOBS_TABLE: v.optional(v.string(), 'docrender-dev-jobs'),
   /** Monthly quota and rate-limit counters. */
   USAGE_TABLE: v.optional(v.string(), 'docrender-dev-usage'),
@@ -85,7 +86,7 @@ const EnvSchema = v.object({
 
 export type Config = {
   region: string;
-  tables: { tokens: string; templates: string; jobs: string; usage: string };
+  tables: { tokens: string; templates: string; fonts: string; jobs: string; usage: string };
   filesBucket: string;
   jobsQueueUrl: string;
   webhooksQueueUrl: string;
@@ -128,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.output;
   return {
     region: e.AWS_REGION,
-    tables: { tokens: e.TOKENS_TABLE, templates: e.TEMPLATES_TABLE, jobs: e.JOBS_TABLE, usage: e.USAGE_TABLE },
+    tables: { tokens: e.TOKENS_TABLE, templates: e.TEMPLATES_TABLE, fonts: e.FONTS_TABLE, jobs: e.JOBS_TABLE, usage: e.USAGE_TABLE },
     filesBucket: e.FILES_BUCKET,
     jobsQueueUrl: e.JOBS_QUEUE_URL,
     webhooksQueueUrl: e.WEBHOOKS_QUEUE_URL,

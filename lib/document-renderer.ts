@@ -23,7 +23,7 @@ import { loadTemplateRenderer } from './templates/template-engine.js';
 import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
 import { PlanStepError } from './render/errors.js';
-import type { DocumentPlan, MergePlan, PdfPlan, ProcessPlan } from './render/render-plan.js';
+import type { DocumentPlan, MergePlan, PageFontsPlan, PdfPlan, ProcessPlan } from './render/render-plan.js';
 import { processFailure } from './plan/request-errors.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
 
@@ -47,13 +47,16 @@ export const isProcessPlan = (plan: DocumentPlan): plan is ProcessPlan => 'proce
  */
 export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, signers?: SignerRegistry): DocumentRenderer {
   // One drawer for the renderer keeps the drawn texts; each render hands it its own time left.
-  const drawer = chromiumTextDrawer((html, timeoutMs) =>
+  const drawer = chromiumTextDrawer((html, timeoutMs, fonts) =>
     renderer.render(
-      buildRenderPlan({
-        output: 'PDF',
-        page: { html: Buffer.from(html).toString('base64'), waitUntil: 'load', adblock: false },
-        pdf: { preferCSSPageSize: true, omitBackground: true },
-      }),
+      withPageFonts(
+        buildRenderPlan({
+          output: 'PDF',
+          page: { html: Buffer.from(html).toString('base64'), waitUntil: 'load', adblock: false },
+          pdf: { preferCSSPageSize: true, omitBackground: true },
+        }),
+        fonts,
+      ),
       { timeoutMs },
     ),
   );
@@ -64,11 +67,11 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
    * the service's own failures (a timeout, a busy or broken browser) pass as they are.
    */
   const printBand =
-    (deadline: Deadline): BandPrinter =>
+    (deadline: Deadline, fonts: PageFontsPlan | undefined): BandPrinter =>
     async (html, size) => {
       try {
         const input = bandRenderInput(html, size, deadline.remaining());
-        const result = await renderer.render(buildRenderPlan(input), { timeoutMs: deadline.remaining() });
+        const result = await renderer.render(withPageFonts(buildRenderPlan(input), fonts), { timeoutMs: deadline.remaining() });
         return new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength);
       } catch (error) {
         throw bandPrintFailure(error);
@@ -76,12 +79,13 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     };
 
   /** The steps of a document's plan (the registry's, in its order), each given the document's one context. */
-  const stepsFor = (plans: StepPlans, facts: PageFacts | undefined, deadline: Deadline): Promise<FinishingSteps> =>
+  const stepsFor = (plans: StepPlans, facts: PageFacts | undefined, deadline: Deadline, fonts?: PageFontsPlan): Promise<FinishingSteps> =>
     finishingSteps(plans, {
       now: new Date(),
       facts: facts ?? {},
-      drawText: drawer(() => deadline.remaining()),
-      printBand: printBand(deadline),
+      // The document's account fonts (issue 46) reach the stamps and bands Chromium draws for it.
+      drawText: drawer(() => deadline.remaining(), fonts),
+      printBand: printBand(deadline, fonts),
       loadTemplates: loadBandTemplates,
       ...(signers ? { signers } : {}),
     });
@@ -128,7 +132,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       const merged = (within: DocumentBudget) => mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order, within);
       plans.bands = { bands: plan.bands, facts: merged };
     }
-    const steps = await stepsFor(plans, facts, deadline);
+    const steps = await stepsFor(plans, facts, deadline, plan.parts.find((part) => 'plan' in part)?.plan.page.fonts);
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
     return finishResult(rendered, steps, deadline, budget).catch((error: unknown) => {
       // The merged document needs more than a document may spend, or holds a structure the steps cannot use
@@ -232,7 +236,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     const result = await renderer.render(plan, { timeoutMs: deadline.remaining() });
     const plans: StepPlans = plan.bands ? { ...plan.finishing, bands: { bands: plan.bands, facts: result.bandFacts ?? { title: '', url: '', headings: [] } } } : plan.finishing;
     if (!wantsFinishing(plans)) return result;
-    return finishResult(result, await stepsFor(plans, result.pageFacts, deadline), deadline, budget);
+    return finishResult(result, await stepsFor(plans, result.pageFacts, deadline, plan.page.fonts), deadline, budget);
   };
 
   return {
@@ -367,4 +371,10 @@ export function withinDeadline<T>(work: Promise<T>, deadline: Deadline): Promise
 async function fetchProcessInput(url: string, deadline: Deadline): Promise<Buffer> {
   const [{ fetchDocument }, { MAX_PROCESS_URL_BYTES }] = await Promise.all([import('./delivery/fetch-document.js'), import('./schemas/process-requests.js')]);
   return fetchDocument(url, { maxBytes: MAX_PROCESS_URL_BYTES, timeoutMs: deadline.remaining() });
+}
+
+/** A page drawn for a document (a band, a stamp's text) with the document's account fonts. */
+function withPageFonts<P extends { page: { fonts?: PageFontsPlan } }>(plan: P, fonts: PageFontsPlan | undefined): P {
+  if (fonts) plan.page.fonts = fonts;
+  return plan;
 }

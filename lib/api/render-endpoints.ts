@@ -4,6 +4,7 @@ import { ValidationError } from '../errors.js';
 import type { RenderDeps } from '../bootstrap/renderer-init.js';
 import { rawFileResponse } from '../delivery/raw-response.js';
 import { syncFileResponse } from '../delivery/sync-response.js';
+import { accountFonts, withAccountFonts } from '../fonts/user-fonts/account-fonts.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json } from '../http/responses.js';
 import type { HttpRequest, HttpResult } from '../http/types.js';
@@ -85,12 +86,14 @@ type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpReques
 const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
   // The file itself, or a 303 to a temporary copy when it is too large for a Lambda response.
   raw: async (deps, { caller, context }, { plan }) => {
+    withAccountFonts(plan, await accountFonts(deps.fonts, caller.accountId));
     const result = await renderForRequest(deps.renderer, plan);
     context.timings = result.timings;
     return rawFileResponse(deps, caller.accountId, result);
   },
   // `{id, status, fileUrl, signedUrlStatus}`, the file also PUT to the caller's storage when given.
   sync: async (deps, { body, caller, context }, { plan }) => {
+    withAccountFonts(plan, await accountFonts(deps.fonts, caller.accountId));
     const result = await renderForRequest(deps.renderer, plan);
     context.timings = result.timings;
     return syncFileResponse(deps, {

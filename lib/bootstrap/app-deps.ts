@@ -15,6 +15,7 @@ import type { JobStore } from '../jobs/job-store.js';
 import { createEgressPolicy, useEgressPolicy } from '../net/egress-policy.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import type { TemplateStore } from '../templates/template-store.js';
+import type { FontStore } from '../fonts/user-fonts/font-store.js';
 import type { TokenStore } from '../tokens/token-store.js';
 
 /** Everything the handlers share within one container (one Lambda execution environment). */
@@ -23,6 +24,8 @@ export type AppDeps = {
   logger: Logger;
   tokens: TokenStore;
   templates: TemplateStore;
+  /** The accounts' own fonts (issue 46): records in DynamoDB, files in S3. */
+  fonts: FontStore;
   /** Quota and rate-limit counters, shared by every instance. */
   usage: UsageStore;
   /** Temporary rendered files (sync, async, oversized raw). */
@@ -67,6 +70,7 @@ export function appDeps(): AppDeps {
     tokens: createDynamoTokenStore(dynamo, config.tables.tokens),
     usage: createDynamoUsageStore(dynamo, { tokens: config.tables.tokens, usage: config.tables.usage }),
     templates: loadOnFirstCall(async () => (await loadS3Stores()).templates),
+    fonts: loadOnFirstCall(async () => (await loadS3Stores()).fonts),
     files: loadOnFirstCall(async () => (await loadS3Stores()).files),
     jobs: loadOnFirstCall(async () => (await loadS3Stores()).jobs),
     queue: loadOnFirstCall(async () => (await import('../aws/sqs-queue.js')).createSqsQueue(config)),

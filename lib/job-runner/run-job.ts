@@ -9,6 +9,8 @@ import { recordJobRender, renderOutcomeOf } from '../observability/metrics.js';
 import { refundQuota } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import { buildDocumentPlan } from '../plan/build-plan.js';
+import { accountFonts, withAccountFonts } from '../fonts/user-fonts/account-fonts.js';
+import type { FontStore } from '../fonts/user-fonts/font-store.js';
 import { templatesFor } from '../templates/template-engine.js';
 import { renderForRequest } from '../plan/request-errors.js';
 import type { DocumentRenderer } from '../render/types.js';
@@ -30,6 +32,8 @@ export type RunJobDeps = {
   config: Pick<Config, 'webhookRetryDelaysSeconds'>;
   /** Where the quota unit of a job that failed on the service's side is given back. */
   usage?: UsageStore;
+  /** The accounts' own fonts, given to the job's pages (issue 46); absent, pages get none. */
+  fonts?: FontStore;
   /** What a batch's items do instead of a webhook (the batch consumers'); absent, items are run as any job. */
   batchItems?: BatchItemHooks;
 };
@@ -201,6 +205,8 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
     // The job holds the request as accepted; its plan is built anew, as the edge built it then.
     const input = checkedInput(await deps.jobs.loadInput(job));
     const plan = buildDocumentPlan(input, await templatesFor(input));
+    // The account's fonts as they are now (a font deleted since the request is no longer used).
+    if (deps.fonts) withAccountFonts(plan, await accountFonts(deps.fonts, job.accountId));
     result = await renderForRequest(deps.renderer, plan);
   } catch (error) {
     const failure = permanentFailure(error);

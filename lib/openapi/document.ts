@@ -6,6 +6,8 @@
  * process: it depends on nothing but the code.
  */
 import { requestComponentSchemas, type RequestBodyName } from './request-schemas.js';
+import { FONT_LIST_TTL_MS } from '../fonts/user-fonts/account-fonts.js';
+import { MAX_FONT_FILE_BYTES, MAX_FONTS_PER_ACCOUNT, MAX_SFNT_BYTES } from '../fonts/user-fonts/font-limits.js';
 import { MAX_LIST_PAGE } from '../schemas/template-requests.js';
 import { RESPONSE_SCHEMAS } from './response-schemas.js';
 
@@ -70,6 +72,12 @@ const PROCESS =
   'output JSON answers the facts of the document (PdfFacts) instead of a file. A document that cannot be used is a 400 on document, documentUrl or password (code process.document); ' +
   'a PDF/A it cannot reach is a 422 naming pdf.pdfa with the reasons (code pdf.conformance). Quota: one unit per call; nothing for a 4xx.';
 
+const FONT_UPLOAD =
+  'The font file as the body itself (Content-Type font/ttf, font/otf, font/woff or font/woff2; ?family= to name it otherwise), or this JSON: file (base64) or fileUrl (s3://<files bucket>/uploads/<your account id>/<key>, for files past the 6 MB a Lambda request takes). ' +
+  `At most ${MAX_FONT_FILE_BYTES / 1024 / 1024} MB, unpacking to at most ${MAX_SFNT_BYTES / 1024 / 1024} MB, ${MAX_FONTS_PER_ACCOUNT} fonts an account. ` +
+  'TrueType, OpenType, WOFF and WOFF2; a collection (.ttc) is refused (upload its faces one by one). The family is the font\'s typographic family unless family names another; weight and style come from its OS/2 table. ' +
+  'A file that cannot be used is a 400 naming body, file or fileUrl (code font.file). Pages of this account name it in CSS by family (no @font-face); a page whose own Content-Security-Policy restricts font-src cannot load it and falls back to the built-in fonts. Other accounts never see it.';
+
 /** Every route the service serves: serverless.yml's httpApi events, one to one (a test holds them equal). */
 export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: '/v1/pdf', operationId: 'createPdf', summary: 'Render a PDF, answered with the file', tag: 'PDF', body: 'PdfRequest', renders: true, success: { status: '200', description: 'The PDF. Over 6 MB: 303 to a temporary download URL.', content: 'pdf-or-image' }, description: RENDER_SOURCES },
@@ -98,6 +106,10 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: '/v1/templates/{id}', operationId: 'updateTemplateByPost', summary: 'Update a template (POST, as the vendor SDK sends it)', tag: 'Templates', body: 'TemplateUpdateRequest', byId: true, next: TEMPLATE_NEXT, success: { status: '200', description: 'The whole updated template.', schema: 'Template' }, description: 'The same as PUT /v1/templates/{id}: same body, same answer.' },
   { method: 'delete', path: '/v1/templates/{id}', operationId: 'deleteTemplate', summary: 'Delete a template', tag: 'Templates', byId: true, success: { status: '204', description: 'Deleted; no body.' } },
   { method: 'get', path: '/v1/devices', operationId: 'listDevices', summary: 'Screenshot device presets (addition)', tag: 'Account', success: { status: '200', description: 'Every preset.', schema: 'Devices' } },
+  { method: 'post', path: '/v1/fonts', operationId: 'createFont', summary: 'Keep a font of your own for your renders (addition)', tag: 'Fonts', body: 'FontUploadRequest', success: { status: '201', description: 'The font, checked and kept.', schema: 'Font' }, description: FONT_UPLOAD },
+  { method: 'get', path: '/v1/fonts', operationId: 'listFonts', summary: "The account's fonts (addition)", tag: 'Fonts', success: { status: '200', description: 'Every font of the account, oldest first.', schema: 'FontList' } },
+  { method: 'get', path: '/v1/fonts/{id}', operationId: 'getFont', summary: 'Get a font (addition)', tag: 'Fonts', byId: true, success: { status: '200', description: 'The font.', schema: 'Font' } },
+  { method: 'delete', path: '/v1/fonts/{id}', operationId: 'deleteFont', summary: 'Delete a font (addition)', tag: 'Fonts', byId: true, success: { status: '204', description: `Deleted; renders stop using it within ${FONT_LIST_TTL_MS / 1000} s.` } },
   { method: 'get', path: '/v1/usage', operationId: 'getUsage', summary: "The token's plan, quota and rate (addition)", tag: 'Account', success: { status: '200', description: 'Usage this month.', schema: 'Usage' } },
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApiDocument', summary: 'This document', tag: 'Documentation', auth: false, success: { status: '200', description: 'OpenAPI 3.1.', content: 'json' } },
   { method: 'get', path: '/docs', operationId: 'getDocs', summary: 'The API reference, rendered from this document', tag: 'Documentation', auth: false, success: { status: '200', description: 'An HTML page.', content: 'html' } },

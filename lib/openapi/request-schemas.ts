@@ -6,6 +6,7 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { RENDER_REQUEST_SCHEMAS, TemplateVariablesSchema } from '../schemas/render-requests.js';
+import { FontUploadSchema } from '../schemas/font-requests.js';
 import {
   PdfOptionsSchema,
   StorageOptionsSchema,
@@ -45,6 +46,7 @@ export const REQUEST_BODIES = {
   TemplateCreateRequest: TemplateCreateSchema,
   TemplateUpdateRequest: TemplateUpdateSchema,
   BatchRequest: BatchRequestSchema,
+  FontUploadRequest: FontUploadSchema,
 } as const satisfies Record<string, GenericSchema>;
 
 export type RequestBodyName = keyof typeof REQUEST_BODIES;

@@ -4,6 +4,7 @@
  * these are written here; the e2e suite checks live answers against them.
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
+import { MAX_FONTS_PER_ACCOUNT } from '../fonts/user-fonts/font-limits.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const dateTime: JsonSchema = { type: 'string', format: 'date-time' };
@@ -95,6 +96,29 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       data: { type: 'array', items: ref('TemplateSummary'), maxItems: 20 },
     },
     required: ['hasNextPage', 'hasPreviousPage', 'data'],
+  },
+  Font: {
+    type: 'object',
+    description: "One of the account's own fonts (issue 46): pages of this account's renders name it in CSS by family, weight and style, with no @font-face.",
+    properties: {
+      id: { type: 'string', pattern: '^fnt_[0-9a-hjkmnp-tv-z]{26}$' },
+      family: { type: 'string' },
+      weight: { type: 'integer', minimum: 1, maximum: 1000, description: "OS/2 usWeightClass, as CSS's font-weight." },
+      style: { type: 'string', enum: ['normal', 'italic'] },
+      format: { type: 'string', enum: ['ttf', 'otf'], description: 'The format it is kept in (WOFF and WOFF2 are unpacked).' },
+      uploadedAs: { type: 'string', enum: ['ttf', 'otf', 'woff', 'woff2'] },
+      bytes: { type: 'integer' },
+      glyphs: { type: 'integer' },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+    required: ['id', 'family', 'weight', 'style', 'format', 'uploadedAs', 'bytes', 'glyphs', 'sha256', 'createdAt'],
+  },
+  FontList: {
+    type: 'object',
+    description: `Every font of the account, oldest first (at most ${MAX_FONTS_PER_ACCOUNT}).`,
+    properties: { data: { type: 'array', items: ref('Font'), maxItems: MAX_FONTS_PER_ACCOUNT } },
+    required: ['data'],
   },
   SyncResult: {
     type: 'object',

@@ -101,6 +101,10 @@ const ROUTES: Record<string, string> = {
   'POST /v1/batches': 'batch-create',
   'GET /v1/batches/{id}': 'batch-get',
   'DELETE /v1/batches/{id}': 'batch-cancel',
+  'POST /v1/fonts': 'fonts-create',
+  'GET /v1/fonts': 'fonts-list',
+  'GET /v1/fonts/{id}': 'fonts-get',
+  'DELETE /v1/fonts/{id}': 'fonts-delete',
   'GET /v1/devices': 'devices',
   'GET /v1/usage': 'usage',
   'GET /v1/openapi.json': 'openapi',
@@ -119,6 +123,8 @@ const CARRY_OVER = ['dynamodb:GetItem UsageTable'];
 /** What a render adds to the admission: its units given back, the month's count carried over. */
 const SPEND = [...AUTH, ...REFUND, ...CARRY_OVER];
 const STORE_FILES = ['s3:PutObject FilesBucket/files/*', 's3:GetObject FilesBucket/files/*'];
+/** A render uses its account's fonts (issue 46): their records listed, the files it has not cached read. */
+const USE_FONTS = ['dynamodb:Query FontsTable', 's3:GetObject FilesBucket/fonts/*'];
 const READ_TEMPLATE = ['dynamodb:GetItem TemplatesTable', 's3:GetObject FilesBucket/templates/*'];
 const SUBMIT_JOB = [
   'dynamodb:PutItem JobsTable',
@@ -159,21 +165,21 @@ const BATCH_ITEM_END = [
  * code calls, checked against lib/aws/.
  */
 const PERMISSIONS: Record<string, string[]> = {
-  pdf: [...SPEND, ...STORE_FILES, ...SIGN],
-  screenshot: [...SPEND, ...STORE_FILES],
-  'pdf-sync': [...SPEND, ...STORE_FILES, ...SIGN],
-  'screenshot-sync': [...SPEND, ...STORE_FILES],
-  'template-render': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
-  'template-render-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
+  pdf: [...SPEND, ...STORE_FILES, ...USE_FONTS, ...SIGN],
+  screenshot: [...SPEND, ...STORE_FILES, ...USE_FONTS],
+  'pdf-sync': [...SPEND, ...STORE_FILES, ...USE_FONTS, ...SIGN],
+  'screenshot-sync': [...SPEND, ...STORE_FILES, ...USE_FONTS],
+  'template-render': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...USE_FONTS, ...SIGN],
+  'template-render-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...USE_FONTS, ...SIGN],
   'pdf-async': [...SPEND, ...SUBMIT_JOB],
   'screenshot-async': [...SPEND, ...SUBMIT_JOB],
   'template-render-async': [...SPEND, ...READ_TEMPLATE, ...SUBMIT_JOB],
   // A merge's template parts are read before anything renders or is queued.
-  'pdf-merge': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
-  'pdf-merge-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...SIGN],
+  'pdf-merge': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...USE_FONTS, ...SIGN],
+  'pdf-merge-sync': [...SPEND, ...READ_TEMPLATE, ...STORE_FILES, ...USE_FONTS, ...SIGN],
   'pdf-merge-async': [...SPEND, ...READ_TEMPLATE, ...SUBMIT_JOB],
-  'pdf-process': [...SPEND, ...STORE_FILES, ...SIGN],
-  'pdf-process-sync': [...SPEND, ...STORE_FILES, ...SIGN],
+  'pdf-process': [...SPEND, ...STORE_FILES, ...USE_FONTS, ...SIGN],
+  'pdf-process-sync': [...SPEND, ...STORE_FILES, ...USE_FONTS, ...SIGN],
   'pdf-process-async': [...SPEND, ...SUBMIT_JOB],
   'job-get': [...AUTH, 'dynamodb:GetItem JobsTable', 's3:GetObject FilesBucket/files/*'],
   'template-create': [...AUTH, 'dynamodb:PutItem TemplatesTable', 's3:PutObject FilesBucket/templates/*'],
@@ -187,6 +193,11 @@ const PERMISSIONS: Record<string, string[]> = {
     's3:DeleteObject FilesBucket/templates/*',
   ],
   'template-delete': [...AUTH, 'dynamodb:DeleteItem TemplatesTable', 's3:DeleteObject FilesBucket/templates/*'],
+  // User fonts (issue 46): a fileUrl is read only from the caller's uploads/, the count read before a font is kept.
+  'fonts-create': [...AUTH, 'dynamodb:Query FontsTable', 'dynamodb:PutItem FontsTable', 's3:PutObject FilesBucket/fonts/*', 's3:GetObject FilesBucket/uploads/*', 's3:ListBucket FilesBucket'],
+  'fonts-list': [...AUTH, 'dynamodb:Query FontsTable'],
+  'fonts-get': [...AUTH, 'dynamodb:GetItem FontsTable'],
+  'fonts-delete': [...AUTH, 'dynamodb:DeleteItem FontsTable', 's3:DeleteObject FilesBucket/fonts/*'],
   devices: [...AUTH],
   usage: [...AUTH, ...CARRY_OVER],
   'jobs-consume': [
@@ -196,6 +207,7 @@ const PERMISSIONS: Record<string, string[]> = {
     's3:GetObject FilesBucket/job-inputs/*',
     's3:DeleteObject FilesBucket/job-inputs/*',
     ...STORE_FILES,
+    ...USE_FONTS,
     'sqs:SendMessage WebhooksQueue',
     ...REFUND,
     'dynamodb:UpdateItem TokensTable',
@@ -237,6 +249,7 @@ const PERMISSIONS: Record<string, string[]> = {
   'batch-items-consume': [
     ...RECEIVE('BatchItemsQueue'),
     ...BATCH_ITEM_END,
+    ...USE_FONTS,
     's3:GetObject FilesBucket/job-inputs/*',
     'dynamodb:PutItem JobsTable',
     's3:PutObject FilesBucket/job-inputs/*',
@@ -457,7 +470,7 @@ describe('npm run package (offline, stage prod)', () => {
     }
   });
 
-  it('lets no function create or delete tokens, and the renderers reach no table beyond admission, refunds, the carry-over read and templates', () => {
+  it('lets no function create or delete tokens, and the renderers reach no table beyond admission, refunds, the carry-over read, templates and the account’s fonts', () => {
     // The admission counts on the token's item (UpdateItem); issuing and removing tokens is the admin CLI's alone.
     for (const key of Object.keys(PERMISSIONS)) {
       const onTokens = grantsOf(key).filter((grant) => grant.endsWith(' TokensTable'));
@@ -470,6 +483,8 @@ describe('npm run package (offline, stage prod)', () => {
       // The carry-over: the month's count the usage table kept before the upgrade, read once per token and month.
       'dynamodb:GetItem UsageTable',
       'dynamodb:GetItem TemplatesTable',
+      // The account's fonts, listed for each render (issue 46).
+      'dynamodb:Query FontsTable',
     ]);
     for (const key of RENDERERS.filter((name) => name !== 'jobs-consume' && name !== 'batch-items-consume')) {
       const tables = grantsOf(key).filter((grant) => grant.startsWith('dynamodb:') && !allowed.has(grant));

@@ -33,7 +33,43 @@ export type RequestPolicy = {
    * document it shows.
    */
   navigationGuard: ((navigation: { url: string; redirect: boolean }) => boolean) | null;
+  /** The account's fonts of this render (lib/render/page/user-fonts.ts): requests under USER_FONTS_ORIGIN are answered from them alone. */
+  userFonts?: UserFontsPolicy | null;
 };
+
+/**
+ * Where a page's user fonts are fetched from: a host under `.invalid` (RFC 2606), which never
+ * resolves, so such a request never leaves the browser; the session's request handler answers it.
+ */
+export const USER_FONTS_ORIGIN = 'https://fonts.docrender.invalid';
+
+/** How this render's user fonts are answered: under its own nonce only, each font by id. */
+export type UserFontsPolicy = {
+  nonce: string;
+  serve(fontId: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
+};
+
+/**
+ * Answers a request for a user font: the font when the path names this
+ * render's nonce and one of its fonts, else a refusal (another render's nonce,
+ * a guessed id, no fonts at all). Fonts are fetched in CORS mode, from a page
+ * of another origin: the answer allows any origin, as the bytes go to this page only.
+ */
+function answerUserFont(request: HTTPRequest, url: string, fonts: UserFontsPolicy | null | undefined): void {
+  const [nonce, id, ...rest] = url.slice(USER_FONTS_ORIGIN.length + 1).split(/[/?#]/);
+  if (!fonts || nonce !== fonts.nonce || !id || rest.some((part) => part !== '') || request.method() !== 'GET') {
+    void request.abort('blockedbyclient').catch(noop);
+    return;
+  }
+  fonts.serve(id).then(
+    (font) =>
+      void (font
+        ? request.respond({ status: 200, contentType: font.contentType, headers: { 'access-control-allow-origin': '*', 'cache-control': 'no-store' }, body: Buffer.from(font.bytes) })
+        : request.abort('blockedbyclient')
+      ).catch(noop),
+    () => void request.abort('failed').catch(noop),
+  );
+}
 
 /** An isolated page, ready to load what one render asks for. */
 export type PageSession = {
@@ -170,7 +206,7 @@ export function createSessionFactory(launched: LaunchedBrowser, preparePage: Pre
       const origins = new Set<string>();
       const trackOrigins = mode === 'single-process';
       const activity = createNetworkActivity();
-      const policy: RequestPolicy = { filter: null, filterFailed: false, usedCredentials: false, navigationUrl: '', navigationGuard: null };
+      const policy: RequestPolicy = { filter: null, filterFailed: false, usedCredentials: false, navigationUrl: '', navigationGuard: null, userFonts: null };
 
       const closeAll = async (): Promise<boolean> => {
         if (mode === 'multi-process') {
@@ -191,6 +227,10 @@ export function createSessionFactory(launched: LaunchedBrowser, preparePage: Pre
         page.on('request', (request: HTTPRequest) => {
           activity.started(request);
           const url = request.url();
+          if (url.startsWith(`${USER_FONTS_ORIGIN}/`)) {
+            answerUserFont(request, url, policy.userFonts);
+            return;
+          }
           if (!allowedScheme(url)) {
             void request.abort('accessdenied').catch(noop);
             return;

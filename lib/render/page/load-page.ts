@@ -17,6 +17,7 @@ import { refusedByEgress, toPageLoadError } from './navigation-error.js';
 import { guardNavigations } from './navigation-guard.js';
 import { applyPageOptions } from './page-options.js';
 import { assertSelector } from './selectors.js';
+import { offerUserFonts } from './user-fonts.js';
 import { AUTO_SETTLE_MAX_MS, trackCurrentDocument, waitForSettled } from './settle.js';
 
 const noop = () => undefined;
@@ -66,6 +67,7 @@ export async function loadPage(
   await step(deadline, 'setup', Promise.all([
     applyPageOptions(session, plan, screen),
     plan.cookieConsent ? prepareCookieConsent(page) : disableCookieConsent(page),
+    offerUserFonts(session, plan.fonts, !fromUrl),
   ]));
   timings.setup = Date.now() - started;
 

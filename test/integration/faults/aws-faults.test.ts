@@ -7,6 +7,7 @@ import { renderEndpoint } from '../../../lib/api/render-endpoints.js';
 import type { AppDeps } from '../../../lib/bootstrap/app-deps.js';
 import { createAwsClients, type AwsClients } from '../../../lib/aws/clients.js';
 import { createDynamoJobStore } from '../../../lib/aws/dynamo-job-store.js';
+import { createDynamoFontStore } from '../../../lib/aws/dynamo-font-store.js';
 import { createDynamoTemplateStore } from '../../../lib/aws/dynamo-template-store.js';
 import { createDynamoTokenStore } from '../../../lib/aws/dynamo-token-store.js';
 import { createDynamoUsageStore } from '../../../lib/aws/dynamo-usage-store.js';
@@ -77,6 +78,7 @@ describe('AWS throttling and failures in front of the emulators', { timeout: 120
       logger: new Logger({ serviceName: 'faults', logLevel: 'SILENT' }),
       tokens: createDynamoTokenStore(clients.dynamo, config.tables.tokens),
       templates: createDynamoTemplateStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.templates, bucket: config.filesBucket }),
+      fonts: createDynamoFontStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.fonts, bucket: config.filesBucket }),
       usage: createDynamoUsageStore(clients.dynamo, { tokens: config.tables.tokens, usage: config.tables.usage }),
       files: createS3FileStore({ s3: clients.s3, bucket: config.filesBucket }),
       jobs: createDynamoJobStore({ dynamo: clients.dynamo, s3: clients.s3, tableName: config.tables.jobs, bucket: config.filesBucket }),

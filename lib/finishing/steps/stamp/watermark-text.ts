@@ -1,10 +1,11 @@
+import type { PageFontsPlan } from '../../../render/render-plan.js';
 import type { TextDrawer, WatermarkText } from './watermark.js';
 
 /**
  * Prints an HTML page to a PDF within the given time: the service's own Chromium renderer, the page sized by
  * its CSS @page and its background left transparent (the edge turns this into a render: lib/document-renderer.ts).
  */
-export type PrintHtml = (html: string, timeoutMs: number) => Promise<{ body: Uint8Array }>;
+export type PrintHtml = (html: string, timeoutMs: number, fonts?: PageFontsPlan) => Promise<{ body: Uint8Array }>;
 
 /** Drawn watermark texts kept per process: a stamp such as "PAID" is printed once, then reused. */
 const CACHE_SIZE = 32;
@@ -35,12 +36,14 @@ document.head.appendChild(page);
  * shaped in any script with the layer's fonts (pdf-lib alone could embed a
  * CJK font but not shape complex scripts or draw colour emoji). Each drawing
  * is kept for every render of the process, so repeating a stamp costs no
- * second print.
+ * second print. The page of a render whose account has fonts of its own
+ * (issue 46) has them too, and its drawings are kept under that font set's
+ * key: another account's stamp of the same text is never one drawn with them.
  */
-export function chromiumTextDrawer(print: PrintHtml): (timeLeftMs: () => number) => TextDrawer {
+export function chromiumTextDrawer(print: PrintHtml): (timeLeftMs: () => number, fonts?: PageFontsPlan) => TextDrawer {
   const drawn = new Map<string, Promise<Uint8Array>>();
-  return (timeLeftMs) => (text) => {
-    const key = JSON.stringify([text.text, text.fontSize, text.color.toLowerCase()]);
+  return (timeLeftMs, fonts) => (text) => {
+    const key = JSON.stringify([fonts?.key ?? '', text.text, text.fontSize, text.color.toLowerCase()]);
     const cached = drawn.get(key);
     if (cached) {
       // Most recently used last, so the oldest goes first when the cache is full.
@@ -48,7 +51,7 @@ export function chromiumTextDrawer(print: PrintHtml): (timeLeftMs: () => number)
       drawn.set(key, cached);
       return cached;
     }
-    const printing = print(watermarkTextPage(text), timeLeftMs()).then((result) => new Uint8Array(result.body));
+    const printing = print(watermarkTextPage(text), timeLeftMs(), fonts).then((result) => new Uint8Array(result.body));
     drawn.set(key, printing);
     // A failed print (a timeout) is not kept: the next request prints again.
     printing.catch(() => drawn.delete(key));
