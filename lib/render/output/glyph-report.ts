@@ -13,7 +13,7 @@ export type MissingGlyphReport = {
   partial?: true;
 };
 
-/** Longest `X-Missing-Glyphs` value: the code points are cut (with `…`) to keep a header small. */
+/** Longest `X-Missing-Glyphs` value: the code points are cut (with `...`: a header is ASCII) to keep a header small. */
 export const MAX_HEADER_LENGTH = 512;
 
 /** The `X-Missing-Glyphs` value: `count=2; first-page=1; code-points=U+E000,U+0E01` (`; partial` when the check stopped early). */
@@ -23,7 +23,7 @@ export function missingGlyphsHeader(report: MissingGlyphReport): string {
   for (const point of report.codePoints) {
     const next = points ? `${points},${point}` : point;
     if (head.length + '; code-points='.length + next.length + 2 > MAX_HEADER_LENGTH) {
-      points += ',…';
+      points += ',...';
       break;
     }
     points = next;
