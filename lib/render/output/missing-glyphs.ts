@@ -88,6 +88,8 @@ class UnreadableError extends Error {}
 
 const WHITE = new Uint8Array(256);
 for (const c of [0, 9, 10, 12, 13, 32]) WHITE[c] = 1;
+const HEX = new Int8Array(256).fill(-1);
+for (let c = 0; c < 16; c++) HEX[c.toString(16).charCodeAt(0)] = HEX[c.toString(16).toUpperCase().charCodeAt(0)] = c;
 const DELIM = new Uint8Array(256);
 for (const c of '()<>[]{}/%') DELIM[c.charCodeAt(0)] = 1;
 
@@ -104,7 +106,7 @@ function lexer(bytes: Uint8Array, pos = 0, end = bytes.length) {
   const regular = () => {
     const start = pos;
     while (pos < end && !WHITE[bytes[pos] as number] && !DELIM[bytes[pos] as number]) pos++;
-    return String.fromCharCode(...bytes.subarray(start, Math.min(pos, start + 256)));
+    return Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.min(pos, start + 256) - start).toString('latin1');
   };
   const literal = (): Uint8Array => {
     const out: number[] = [];
@@ -137,8 +139,8 @@ function lexer(bytes: Uint8Array, pos = 0, end = bytes.length) {
     pos++;
     const digits: number[] = [];
     while (pos < end && bytes[pos] !== 0x3e) {
-      const d = parseInt(String.fromCharCode(bytes[pos++] as number), 16);
-      if (!Number.isNaN(d)) digits.push(d);
+      const d = HEX[bytes[pos++] as number] as number;
+      if (d >= 0) digits.push(d);
     }
     pos++;
     if (digits.length % 2) digits.push(0);
