@@ -21,7 +21,8 @@
  *
  * Stamps and bands are Chromium prints merged in as Form XObjects, so `Do`
  * is followed (depth-bounded, each form read once). The reader is this
- * module's own (no pdf-lib: the renderers keep it out of a cold start): the
+ * module's own (no pdf-lib: the renderers keep it out of a cold start, and
+ * pdf-lib has no reader of content streams to offer): the
  * objects are found by a sequential pass that steps over stream data, object
  * streams (pdf-lib's compact saves) are read, and an encrypted file is not
  * read at all (the scan runs before the protect step). Every loop checks
@@ -108,6 +109,19 @@ function lexer(bytes: Uint8Array, pos = 0, end = bytes.length) {
     while (pos < end && !WHITE[bytes[pos] as number] && !DELIM[bytes[pos] as number]) pos++;
     return Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.min(pos, start + 256) - start).toString('latin1');
   };
+  /** The unsigned integer token at `pos` (moved past it), or -1 (`pos` unchanged) for any other token: most of a file's tokens, read without a string. */
+  const integer = (): number => {
+    let at = pos;
+    let n = 0;
+    for (; at < end; at++) {
+      const c = bytes[at] as number;
+      if (c < 0x30 || c > 0x39) break;
+      n = n * 10 + c - 0x30;
+    }
+    if (at === pos || (at < end && !WHITE[bytes[at] as number] && !DELIM[bytes[at] as number]) || n > Number.MAX_SAFE_INTEGER) return -1;
+    pos = at;
+    return n;
+  };
   const literal = (): Uint8Array => {
     const out: number[] = [];
     let depth = 1;
@@ -160,7 +174,8 @@ function lexer(bytes: Uint8Array, pos = 0, end = bytes.length) {
     const c = bytes[pos] as number;
     if (c === 0x2f) {
       pos++;
-      return { name: regular().replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) };
+      const name = regular();
+      return { name: name.includes('#') ? name.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) : name };
     }
     if (c === 0x28) return literal();
     if (c === 0x3c && bytes[pos + 1] === 0x3c) {
@@ -213,6 +228,24 @@ function lexer(bytes: Uint8Array, pos = 0, end = bytes.length) {
     if (c === 0x5d || c === 0x3e || c === 0x29 || c === 0x7b || c === 0x7d) {
       pos++;
       return { op: String.fromCharCode(c) };
+    }
+    if (c >= 0x30 && c <= 0x39) {
+      const n = integer();
+      if (n >= 0) {
+        // `N G R` outside arrays (dictionary values).
+        if (depth > 0) {
+          const save = pos;
+          skip();
+          const generation = integer();
+          skip();
+          if (generation >= 0 && bytes[pos] === 0x52 && (pos + 1 >= end || WHITE[bytes[pos + 1] as number] || DELIM[bytes[pos + 1] as number])) {
+            pos++;
+            return { ref: n };
+          }
+          pos = save;
+        }
+        return n;
+      }
     }
     const word = regular();
     if (word === '') {
@@ -378,8 +411,11 @@ function objectTable(bytes: Uint8Array, budget: DocumentBudget) {
     return parsed;
   };
 
-  /** A stream's data, decoded (FlateDecode only, as Skia and pdf-lib write), spending the budget's bytes. */
-  const streamData = (stream: PdfDict): Uint8Array => {
+  /**
+   * A stream's data, decoded (FlateDecode only, as Skia and pdf-lib write), spending the budget's bytes;
+   * kept for another read unless `keep` is false (a page's content, read once: a long print's is megabytes).
+   */
+  const streamData = (stream: PdfDict, keep = true): Uint8Array => {
     if (!stream.stream) return new Uint8Array(0);
     if (stream.stream.bytes) return stream.stream.bytes;
     const raw = bytes.subarray(stream.stream.start, stream.stream.end);
@@ -389,8 +425,10 @@ function objectTable(bytes: Uint8Array, budget: DocumentBudget) {
     if (filter === undefined || filter === null) data = raw;
     else if (isName(filter) && filter.name === 'FlateDecode') {
       const ceiling = budget.left('inflatedBytes');
+      // Output in one piece where it fits (content inflates some 4 to 8 times): zlib's default 16 KB pieces are copied together.
+      const chunkSize = Math.min(Math.max(raw.length * 8, 16 * 1024), 4 * 1024 * 1024);
       try {
-        data = inflateSync(raw, { maxOutputLength: Math.max(1, ceiling) });
+        data = inflateSync(raw, { chunkSize, maxOutputLength: Math.max(1, ceiling) });
       } catch (error) {
         if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new DocumentBudgetError('inflatedBytes', ceiling);
         // A stream zlib cannot finish: what it could inflate, as readers do.
@@ -398,7 +436,7 @@ function objectTable(bytes: Uint8Array, budget: DocumentBudget) {
       }
       budget.spend('inflatedBytes', data.byteLength);
     } else throw new UnreadableError('A filter the scan does not decode');
-    stream.stream.bytes = data;
+    if (keep) stream.stream.bytes = data;
     return data;
   };
 
@@ -428,20 +466,24 @@ function objectTable(bytes: Uint8Array, budget: DocumentBudget) {
 
 /** How a font's codes are read, and which of them draw `.notdef`. */
 type FontReading = {
+  /** 2: an Identity Type0 font, whose code 0 (CID 0) alone is `.notdef`; 1: Skia's Type3, whose `notdef` codes are. */
   bytesPerCode: 1 | 2;
-  isNotdef: (code: number) => boolean;
+  /** For 1-byte codes, 1 at each code that draws `.notdef`: a table, as it is read for every code shown. */
+  notdef: Uint8Array;
   /** The characters /ToUnicode gives `code`, read on first need. */
   unicode: (code: number) => string | undefined;
 };
 
 /** The characters a /ToUnicode CMap gives each code (bfchar and bfrange). */
-function toUnicodeMap(data: Uint8Array): Map<number, string> {
+function toUnicodeMap(data: Uint8Array, budget: DocumentBudget): Map<number, string> {
   const map = new Map<number, string>();
   const lex = lexer(data);
   const code = (value: unknown) => (value instanceof Uint8Array ? value.reduce((n, b) => n * 256 + b, 0) : undefined);
   const text = (value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).swap16().toString('utf16le') : undefined);
   let mode: 'char' | 'range' | undefined;
+  let items = 0;
   for (let item = lex.value(); item !== undefined; item = lex.value()) {
+    if (++items % TOKENS_PER_CHECK === 0) budget.check();
     if (typeof item === 'object' && item !== null && 'op' in item) {
       mode = item.op === 'beginbfchar' ? 'char' : item.op === 'beginbfrange' ? 'range' : item.op.startsWith('end') ? undefined : mode;
       continue;
@@ -456,6 +498,8 @@ function toUnicodeMap(data: Uint8Array): Map<number, string> {
       const to = lex.value();
       const first = code(item);
       if (first === undefined || last === undefined || last - first > 0xffff) continue;
+      // A range may be 65,536 codes long, and a CMap may hold many.
+      budget.check();
       for (let c = first; c <= last; c++) {
         if (map.has(c)) continue;
         if (Array.isArray(to)) {
@@ -472,15 +516,17 @@ function toUnicodeMap(data: Uint8Array): Map<number, string> {
   return map;
 }
 
+const NO_CODES = new Uint8Array(256);
+
 /** The reading of a font dictionary; `undefined` for a font whose `.notdef` this scan cannot tell (simple fonts). */
-function fontReading(font: PdfValue | undefined, objects: ReturnType<typeof objectTable>): FontReading | undefined {
+function fontReading(font: PdfValue | undefined, objects: ReturnType<typeof objectTable>, budget: DocumentBudget): FontReading | undefined {
   if (!isDict(font)) return undefined;
   const subtype = objects.resolve(font.dict.get('Subtype'));
   let unicodes: Map<number, string> | undefined;
   const unicode = (code: number) => {
     if (!unicodes) {
       const stream = objects.resolve(font.dict.get('ToUnicode'));
-      unicodes = isDict(stream) ? toUnicodeMap(objects.streamData(stream)) : new Map();
+      unicodes = isDict(stream) ? toUnicodeMap(objects.streamData(stream), budget) : new Map();
     }
     return unicodes.get(code);
   };
@@ -489,22 +535,28 @@ function fontReading(font: PdfValue | undefined, objects: ReturnType<typeof obje
     // Another CMap would need reading to know which code is CID 0: Chromium writes only Identity.
     if (!isName(encoding) || (encoding.name !== 'Identity-H' && encoding.name !== 'Identity-V')) return undefined;
     // CID 0 is `.notdef` in every CIDFont (ISO 32000-2 §9.7.4.2); with Identity, the code is the CID.
-    return { bytesPerCode: 2, isNotdef: (code) => code === 0, unicode };
+    return { bytesPerCode: 2, notdef: NO_CODES, unicode };
   }
   if (isName(subtype) && subtype.name === 'Type3') {
     const encoding = objects.resolve(font.dict.get('Encoding'));
     const differences = isDict(encoding) ? objects.resolve(encoding.dict.get('Differences')) : undefined;
     if (!Array.isArray(differences)) return undefined;
-    const names = new Map<number, string>();
+    const notdef = new Uint8Array(256);
     let code = 0;
+    let named = 0;
     for (const item of differences) {
       const value = objects.resolve(item);
       if (typeof value === 'number') code = value;
-      else if (isName(value)) names.set(code++, value.name);
+      else if (isName(value)) {
+        // Skia's naming: every glyph `g` + its glyph id in hex. Another producer's Type3 names mean nothing here.
+        if (!/^g[0-9A-F]+$/.test(value.name)) return undefined;
+        if (code >= 0 && code < 256) notdef[code] = value.name === 'g0' ? 1 : 0;
+        code++;
+        named++;
+      }
     }
-    // Skia's naming: every glyph `g` + its glyph id in hex. Another producer's Type3 names mean nothing here.
-    if (names.size === 0 || ![...names.values()].every((name) => /^g[0-9A-F]+$/.test(name))) return undefined;
-    return { bytesPerCode: 1, isNotdef: (c) => names.get(c) === 'g0', unicode };
+    if (named === 0) return undefined;
+    return { bytesPerCode: 1, notdef, unicode };
   }
   return undefined;
 }
@@ -519,10 +571,85 @@ type ContentFinding = { count: number; named: string[]; unnamed: number };
 const utf16 = (bytes: Uint8Array): string =>
   bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff ? Buffer.from(bytes.subarray(2)).swap16().toString('utf16le') : Buffer.from(bytes).toString('latin1');
 
+// Bytes of a regular token (an operator, a number, a name's letters): neither white space nor a delimiter.
+const REGULAR = new Uint8Array(256);
+for (let c = 0; c < 256; c++) REGULAR[c] = WHITE[c] || DELIM[c] ? 0 : 1;
+
+// First bytes of the operators the content reader acts on: T, ', ", B, E, D.
+const READ_FIRST = new Uint8Array(256);
+for (const c of 'T\'"BED') READ_FIRST[c.charCodeAt(0)] = 1;
+
+/** Just past the literal string whose `(` is at `at`: parentheses balance, a backslash escapes the next byte. */
+function literalEnd(bytes: Uint8Array, at: number, end: number): number {
+  let depth = 0;
+  for (let i = at; i < end; i++) {
+    const c = bytes[i] as number;
+    if (c === 0x5c) i++;
+    else if (c === 0x28) depth++;
+    else if (c === 0x29 && --depth === 0) return i + 1;
+  }
+  return end;
+}
+
+/** Just past the hex string whose `<` is at `at`. */
+function hexEnd(bytes: Uint8Array, at: number, end: number): number {
+  for (let i = at + 1; i < end; i++) if (bytes[i] === 0x3e) return i + 1;
+  return end;
+}
+
+/** Just past the dictionary whose `<<` is at `at` (nested dictionaries, and strings holding `>>`, stepped over). */
+function dictEnd(bytes: Uint8Array, at: number, end: number): number {
+  let depth = 0;
+  let i = at;
+  while (i < end) {
+    const c = bytes[i] as number;
+    if (c === 0x3c) {
+      if (bytes[i + 1] === 0x3c) {
+        depth++;
+        i += 2;
+      } else i = hexEnd(bytes, i, end);
+    } else if (c === 0x3e && bytes[i + 1] === 0x3e) {
+      i += 2;
+      if (--depth === 0) return i;
+    } else if (c === 0x28) i = literalEnd(bytes, i, end);
+    else i++;
+  }
+  return end;
+}
+
+/** True when the regular token at [start, stop) is a value (a number, true, false, null), not an operator. */
+function isOperand(bytes: Uint8Array, start: number, stop: number): boolean {
+  const c = bytes[start] as number;
+  // Digits, +, -, . begin numbers; no operator begins so.
+  if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) return true;
+  const length = stop - start;
+  if (c === 0x74) return length === 4 && bytes[start + 1] === 0x72 && bytes[start + 2] === 0x75 && bytes[start + 3] === 0x65;
+  if (c === 0x66) return length === 5 && bytes[start + 1] === 0x61 && bytes[start + 2] === 0x6c && bytes[start + 3] === 0x73 && bytes[start + 4] === 0x65;
+  if (c === 0x6e) return length === 4 && bytes[start + 1] === 0x75 && bytes[start + 2] === 0x6c && bytes[start + 3] === 0x6c;
+  return false;
+}
+
+/** A marked-content section: where its properties are (when inline), its ActualText once read. */
+type MarkedSection = { start: number; end: number; text: string | null | undefined; reported: boolean };
+
+/** Just past the `EI` ending the inline image whose `BI` ends at `at`: its data is binary, up to `EI` between white space. */
+function inlineImageEnd(bytes: Uint8Array, at: number): number {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = buffer.indexOf('EI', at, 'latin1'); i >= 0; i = buffer.indexOf('EI', i + 1, 'latin1')) {
+    if (WHITE[bytes[i - 1] as number] && (i + 2 >= bytes.length || WHITE[bytes[i + 2] as number])) return i + 2;
+  }
+  return bytes.length;
+}
+
 /**
  * Scans `pdf` for characters drawn as `.notdef`, within `budget`: its clock
  * checked in every loop, its inflated bytes spent; when it runs out, the
  * pages read so far as a `partial` scan.
+ *
+ * Content is read in place, byte by byte, keeping only where the last
+ * operands lie: a print's content is mostly numbers and operators this scan
+ * has no use for, and a string is looked into only when a font it can judge
+ * shows it (a 350-page print is some 15 MB of content).
  */
 export function scanMissingGlyphs(pdf: Uint8Array, budget: DocumentBudget): GlyphScan {
   const scan: GlyphScan = { count: 0, codePoints: [], firstPage: 0, unnamed: 0, partial: false };
@@ -544,7 +671,9 @@ export function scanMissingGlyphs(pdf: Uint8Array, budget: DocumentBudget): Glyp
     const catalogue = objects.catalogue();
     const pagesRoot = catalogue ? objects.resolve(catalogue.dict.get('Pages')) : undefined;
     const forms = new Map<number, ContentFinding>();
-    let tokens = 0;
+    // A font is read once, whichever pages use it (Skia's fonts are shared by every page).
+    const fontReadings = new Map<PdfDict, FontReading | undefined>();
+    let untilCheck = TOKENS_PER_CHECK;
 
     /** The `.notdef` glyphs `content` draws with `resources`, following its forms to `depth`. */
     const readContent = (content: Uint8Array, resources: PdfValue | undefined, depth: number, open: Set<number>): ContentFinding => {
@@ -552,114 +681,240 @@ export function scanMissingGlyphs(pdf: Uint8Array, budget: DocumentBudget): Glyp
       const res = objects.resolve(resources);
       const fonts = isDict(res) ? objects.resolve(res.dict.get('Font')) : undefined;
       const xobjects = isDict(res) ? objects.resolve(res.dict.get('XObject')) : undefined;
-      const readings = new Map<string, FontReading | undefined>();
+      const readings = new Map<number | string, FontReading | undefined>();
       let font: FontReading | undefined;
-      // The marked-content stack: each entry the ActualText of its span (undefined when it has none).
-      const marked: Array<{ text?: string; reported: boolean }> = [];
-      const operands: Array<PdfValue> = [];
-      const lex = lexer(content);
+      const marked: MarkedSection[] = [];
+      const end = content.length;
+      // The last operands since the last operator, as positions in `content` (-1: none).
+      let nameStart = -1;
+      let nameEnd = -1;
+      let stringStart = -1;
+      let stringEnd = -1;
+      let arrayStart = -1;
+      let arrayEnd = -1;
+      let dictStart = -1;
+      let dictStop = -1;
+      let arrayDepth = 0;
+      let arrayOpened = -1;
 
-      const show = (string: Uint8Array) => {
-        if (!font) return;
-        const span = [...marked].reverse().find((entry) => entry.text !== undefined);
-        const reading = font;
-        for (let i = 0; i + reading.bytesPerCode <= string.length; i += reading.bytesPerCode) {
-          const code = reading.bytesPerCode === 2 ? ((string[i] as number) << 8) | (string[i + 1] as number) : (string[i] as number);
-          if (!reading.isNotdef(code)) continue;
-          if (span) {
-            // One span is one cluster: its characters are reported once, whatever the glyphs it took.
-            if (span.reported) continue;
-            span.reported = true;
-            const points = visibleCodePoints(span.text as string);
-            if (points.length === 0) continue;
-            finding.count += points.length;
-            finding.named.push(...points);
-            continue;
+      const nameAt = (start: number, stop: number) => {
+        const name = Buffer.from(content.buffer, content.byteOffset + start, Math.min(stop - start, 256)).toString('latin1');
+        return name.includes('#') ? name.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) : name;
+      };
+      // A font name's key among this content's fonts: a short one's bytes as a number, as `Tf` comes with every run of text.
+      const nameKey = (start: number, stop: number): number | string => {
+        if (stop - start > 6) return nameAt(start, stop);
+        let key = 1;
+        for (let i = start; i < stop; i++) key = key * 256 + (content[i] as number);
+        return key;
+      };
+
+      /** The innermost section's ActualText, each section's read on first need. */
+      const spanText = (): MarkedSection | undefined => {
+        for (let i = marked.length - 1; i >= 0; i--) {
+          const section = marked[i] as MarkedSection;
+          if (section.text === undefined) {
+            section.text = null;
+            if (section.start >= 0) {
+              const properties = lexer(content, section.start, section.end).value(1);
+              const actual = isDict(properties) ? properties.dict.get('ActualText') : undefined;
+              if (actual instanceof Uint8Array) section.text = utf16(actual);
+            }
           }
-          const text = reading.unicode(code);
-          const points = text !== undefined ? visibleCodePoints(text) : undefined;
-          if (points === undefined) {
-            finding.count++;
-            finding.unnamed++;
-          } else if (points.length > 0) {
-            finding.count += points.length;
-            finding.named.push(...points);
-          }
+          if (section.text !== null) return section;
+        }
+        return undefined;
+      };
+
+      /** A `.notdef` drawn by `code` of `reading`: its characters from the span around it, else the font's /ToUnicode. */
+      const notdef = (reading: FontReading, code: number) => {
+        const span = spanText();
+        if (span) {
+          // One span is one cluster: its characters are reported once, whatever the glyphs it took.
+          if (span.reported) return;
+          span.reported = true;
+          const points = visibleCodePoints(span.text as string);
+          finding.count += points.length;
+          finding.named.push(...points);
+          return;
+        }
+        const text = reading.unicode(code);
+        const points = text !== undefined ? visibleCodePoints(text) : undefined;
+        if (points === undefined) {
+          finding.count++;
+          finding.unnamed++;
+        } else if (points.length > 0) {
+          finding.count += points.length;
+          finding.named.push(...points);
         }
       };
 
-      for (let token = lex.value(); token !== undefined; token = lex.value()) {
-        if (++tokens % TOKENS_PER_CHECK === 0) budget.check();
-        if (!(typeof token === 'object' && token !== null && 'op' in token)) {
-          operands.push(token);
-          if (operands.length > 64) operands.shift();
+      /** The string at [start, stop) shown in the current font: its codes read in place, hex digits as they come. */
+      const show = (start: number, stop: number) => {
+        const reading = font;
+        if (!reading || start < 0) return;
+        if (content[start] === 0x3c) {
+          const digitsPerCode = reading.bytesPerCode * 2;
+          let code = 0;
+          let digits = 0;
+          for (let i = start + 1; i < stop; i++) {
+            const d = HEX[content[i] as number] as number;
+            if (d < 0) continue;
+            code = code * 16 + d;
+            if (++digits < digitsPerCode) continue;
+            if (digitsPerCode === 4 ? code === 0 : reading.notdef[code] === 1) notdef(reading, code);
+            code = 0;
+            digits = 0;
+          }
+          // A final odd digit is followed by 0 (ISO 32000-2 §7.3.4.3); a code left short draws nothing.
+          if (digits % 2 === 1) {
+            code *= 16;
+            digits++;
+          }
+          if (digits === digitsPerCode && (digitsPerCode === 4 ? code === 0 : reading.notdef[code] === 1)) notdef(reading, code);
+          return;
+        }
+        // A literal string (Chromium writes hex; another producer's stamp may not): decoded, escapes and all.
+        const string = lexer(content, start, stop).value();
+        if (!(string instanceof Uint8Array)) return;
+        for (let i = 0; i + reading.bytesPerCode <= string.length; i += reading.bytesPerCode) {
+          const code = reading.bytesPerCode === 2 ? ((string[i] as number) << 8) | (string[i + 1] as number) : (string[i] as number);
+          if (reading.bytesPerCode === 2 ? code === 0 : reading.notdef[code] === 1) notdef(reading, code);
+        }
+      };
+
+      /** The operator at [start, stop), with the operands before it. */
+      const operate = (start: number, stop: number) => {
+        const length = stop - start;
+        const first = content[start] as number;
+        const second = content[start + 1] as number;
+        // BT and ET, the commonest of those read, first out.
+        if (second === 0x54 && length === 2) return;
+        if (length === 2 && first === 0x54) {
+          if (second === 0x66) {
+            // Tf
+            if (nameStart < 0) return;
+            const key = nameKey(nameStart, nameEnd);
+            if (!readings.has(key)) {
+              const dict = isDict(fonts) ? objects.resolve(fonts.dict.get(nameAt(nameStart, nameEnd))) : undefined;
+              let reading: FontReading | undefined;
+              if (isDict(dict)) {
+                if (!fontReadings.has(dict)) fontReadings.set(dict, fontReading(dict, objects, budget));
+                reading = fontReadings.get(dict);
+              }
+              readings.set(key, reading);
+            }
+            font = readings.get(key);
+          } else if (second === 0x6a) show(stringStart, stringEnd); // Tj
+          else if (second === 0x4a && arrayStart >= 0 && font) {
+            // TJ: the array's strings, each on its own (a code never spans two).
+            let depth = 0;
+            for (let i = arrayStart + 1; i < arrayEnd - 1; ) {
+              const c = content[i] as number;
+              if (c === 0x3c && content[i + 1] === 0x3c) i = dictEnd(content, i, arrayEnd);
+              else if (c === 0x3c || c === 0x28) {
+                const after = c === 0x3c ? hexEnd(content, i, arrayEnd) : literalEnd(content, i, arrayEnd);
+                if (depth === 0) show(i, after);
+                i = after;
+              } else {
+                if (c === 0x5b) depth++;
+                else if (c === 0x5d) depth--;
+                i++;
+              }
+            }
+          }
+        } else if (length === 1 && (first === 0x27 || first === 0x22)) show(stringStart, stringEnd); // ' and "
+        else if (length === 3 && first === 0x42 && second === 0x44 && content[start + 2] === 0x43) marked.push({ start: dictStart, end: dictStop, text: undefined, reported: false }); // BDC
+        else if (length === 3 && first === 0x42 && second === 0x4d && content[start + 2] === 0x43) marked.push({ start: -1, end: -1, text: null, reported: false }); // BMC
+        else if (length === 3 && first === 0x45 && second === 0x4d && content[start + 2] === 0x43) marked.pop(); // EMC
+        else if (length === 2 && first === 0x44 && second === 0x6f) drawForm(); // Do
+      };
+
+      /** `Do`: a Form XObject's own content, read once per document whichever pages draw it. */
+      const drawForm = () => {
+        if (nameStart < 0 || !isDict(xobjects)) return;
+        const ref = xobjects.dict.get(nameAt(nameStart, nameEnd));
+        if (!isRef(ref) || depth >= MAX_FORM_DEPTH || open.has(ref.ref)) return;
+        let inner = forms.get(ref.ref);
+        if (!inner) {
+          const form = objects.resolve(ref);
+          const subtype = isDict(form) ? objects.resolve(form.dict.get('Subtype')) : undefined;
+          if (!isDict(form) || !isName(subtype) || subtype.name !== 'Form') return;
+          open.add(ref.ref);
+          // A form without resources of its own uses its caller's (PDF 1.1 files do).
+          inner = readContent(objects.streamData(form), form.dict.get('Resources') ?? resources, depth + 1, open);
+          open.delete(ref.ref);
+          forms.set(ref.ref, inner);
+        }
+        finding.count += inner.count;
+        finding.unnamed += inner.unnamed;
+        finding.named.push(...inner.named);
+      };
+
+      let pos = 0;
+      while (pos < end) {
+        const c = content[pos] as number;
+        if (WHITE[c]) {
+          pos++;
           continue;
         }
-        const op = token.op;
-        switch (op) {
-          case 'Tf': {
-            const name = operands.at(-2);
-            if (isName(name)) {
-              if (!readings.has(name.name)) readings.set(name.name, isDict(fonts) ? fontReading(objects.resolve(fonts.dict.get(name.name)), objects) : undefined);
-              font = readings.get(name.name);
-            }
-            break;
-          }
-          case 'Tj':
-          case "'":
-          case '"': {
-            const string = operands.at(-1);
-            if (string instanceof Uint8Array) show(string);
-            break;
-          }
-          case 'TJ': {
-            const array = operands.at(-1);
-            if (Array.isArray(array)) for (const item of array) if (item instanceof Uint8Array) show(item);
-            break;
-          }
-          case 'BMC':
-            marked.push({ reported: false });
-            break;
-          case 'BDC': {
-            const properties = operands.at(-1);
-            const actual = isDict(properties) ? properties.dict.get('ActualText') : undefined;
-            marked.push(actual instanceof Uint8Array ? { text: utf16(actual), reported: false } : { reported: false });
-            break;
-          }
-          case 'EMC':
-            marked.pop();
-            break;
-          case 'BI': {
-            // An inline image: its data is binary, up to `EI` after white space.
-            let at = lex.pos;
-            while (at < content.length && !(WHITE[content[at - 1] as number] && content[at] === 0x45 && content[at + 1] === 0x49 && (at + 2 >= content.length || WHITE[content[at + 2] as number]))) at++;
-            lex.pos = at + 2;
-            break;
-          }
-          case 'Do': {
-            const name = operands.at(-1);
-            const ref = isName(name) && isDict(xobjects) ? xobjects.dict.get(name.name) : undefined;
-            if (!isRef(ref) || depth >= MAX_FORM_DEPTH || open.has(ref.ref)) break;
-            let inner = forms.get(ref.ref);
-            if (!inner) {
-              const form = objects.resolve(ref);
-              const subtype = isDict(form) ? objects.resolve(form.dict.get('Subtype')) : undefined;
-              if (!isDict(form) || !isName(subtype) || subtype.name !== 'Form') break;
-              open.add(ref.ref);
-              // A form without resources of its own uses its caller's (PDF 1.1 files do).
-              inner = readContent(objects.streamData(form), form.dict.get('Resources') ?? resources, depth + 1, open);
-              open.delete(ref.ref);
-              forms.set(ref.ref, inner);
-            }
-            finding.count += inner.count;
-            finding.unnamed += inner.unnamed;
-            finding.named.push(...inner.named);
-            break;
-          }
-          default:
-            break;
+        if (--untilCheck === 0) {
+          untilCheck = TOKENS_PER_CHECK;
+          budget.check();
         }
-        operands.length = 0;
+        if (REGULAR[c]) {
+          const start = pos;
+          do pos++;
+          while (pos < end && REGULAR[content[pos] as number]);
+          // Numbers are most of a print's content, and none of them matters here; nor does an operator inside an array.
+          if (arrayDepth > 0 || isOperand(content, start, pos)) continue;
+          // Only operators of one to three bytes that begin so are read (Tf Tj TJ ' " BDC BMC EMC Do BI); the rest end their operands.
+          if (pos - start <= 3 && READ_FIRST[c]) {
+            operate(start, pos);
+            // BI: an inline image, whose data is no content to read.
+            if (pos - start === 2 && c === 0x42 && content[start + 1] === 0x49) pos = inlineImageEnd(content, pos);
+          }
+          nameStart = stringStart = arrayStart = dictStart = -1;
+          continue;
+        }
+        switch (c) {
+          case 0x2f: {
+            nameStart = ++pos;
+            while (pos < end && REGULAR[content[pos] as number]) pos++;
+            nameEnd = pos;
+            break;
+          }
+          case 0x28:
+            stringStart = pos;
+            pos = stringEnd = literalEnd(content, pos, end);
+            break;
+          case 0x3c:
+            if (content[pos + 1] === 0x3c) {
+              dictStart = pos;
+              pos = dictStop = dictEnd(content, pos, end);
+            } else {
+              stringStart = pos;
+              pos = stringEnd = hexEnd(content, pos, end);
+            }
+            break;
+          case 0x5b:
+            if (arrayDepth++ === 0) arrayOpened = pos;
+            pos++;
+            break;
+          case 0x5d:
+            pos++;
+            if (arrayDepth > 0 && --arrayDepth === 0) {
+              arrayStart = arrayOpened;
+              arrayEnd = pos;
+            }
+            break;
+          case 0x25:
+            while (pos < end && content[pos] !== 10 && content[pos] !== 13) pos++;
+            break;
+          default:
+            // A stray `)`, `>`, `{` or `}`.
+            pos++;
+        }
       }
       return finding;
     };
@@ -681,7 +936,11 @@ export function scanMissingGlyphs(pdf: Uint8Array, budget: DocumentBudget): Glyp
       const contents = objects.resolve(node.dict.get('Contents'));
       const parts = (Array.isArray(contents) ? contents.map((item) => objects.resolve(item)) : [contents]).filter(isDict);
       // The page's streams are one content: a span or a font may go on from one to the next.
-      const chunks = parts.map((part) => objects.streamData(part));
+      const chunks = parts.map((part) => objects.streamData(part, false));
+      if (chunks.length === 1) {
+        record(readContent(chunks[0] as Uint8Array, resources, 0, new Set()), pageNumber);
+        return;
+      }
       const joined = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length + 1, 0));
       let at = 0;
       for (const chunk of chunks) {
