@@ -46,6 +46,18 @@ describe('characters no font draws (pdf.missingGlyphs, screenshot.missingGlyphs)
     assert.deepEqual(result.missingGlyphs, { count: 1, codePoints: ['U+E000'], firstPage: 1 });
   });
 
+  it("reports one in Chromium's header on every page, named although the file does not name it", async () => {
+    // Act: two pages, the header printed on each.
+    const result = await renderer.render({
+      output: 'PDF',
+      page: { html: b64('<p style="break-after:page">one</p><p>two</p>') },
+      pdf: { displayHeaderFooter: true, headerHtml: b64(`<span style="font-size:10px">Report ${MISSING}</span>`), margin: { top: '2cm' } },
+    });
+
+    // Assess
+    assert.deepEqual(result.missingGlyphs, { count: 2, codePoints: ['U+E000'], firstPage: 1 });
+  });
+
   it('reports one in a band laid on the pages', async () => {
     // Act
     const result = await renderer.render({ output: 'PDF', page: { html: b64('<p>body</p>') }, pdf: { footer: { html: b64(`<p>Footer ${MISSING}</p>`) } } });
