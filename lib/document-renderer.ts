@@ -10,7 +10,7 @@ import type { BandFacts, BandsPlan, BandTemplateRenderer } from './finishing/ste
 import type { BandPrinter } from './finishing/steps/bands/bands.js';
 import { finishPdf } from './finishing/pipeline/finish-pdf.js';
 import type { PageFacts } from './finishing/pipeline/finishing-plan.js';
-import { finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/pipeline/registry.js';
+import { FINISHING_ORDER, finishingSteps, wantsFinishing, type FinishingPlan, type FinishingSteps, type StepPlans } from './finishing/pipeline/registry.js';
 import { BandPrintRefusedError, PageImageLimitError } from './finishing/pipeline/errors.js';
 import { InputPdfError, OptionError } from './pdf/errors.js';
 import { partFailure } from './plan/merge-errors.js';
@@ -26,6 +26,8 @@ import { PlanStepError } from './render/errors.js';
 import type { DocumentPlan, MergePlan, PageFontsPlan, PdfPlan, ProcessPlan } from './render/render-plan.js';
 import { processFailure } from './plan/request-errors.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
+import { MissingGlyphsError, type MissingGlyphReport } from './render/output/glyph-report.js';
+import type { MissingGlyphsMode } from './schemas/render-options.js';
 
 /** Sessions a merge keeps ready or opening ahead of its parts: the one printing next, and the one after. */
 const MERGE_SESSIONS_AHEAD = 2;
@@ -57,6 +59,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         }),
         fonts,
       ),
+      // A stamp's text is the service's own print: the document's scan, after the stamp, sees what it draws.
       { timeoutMs },
     ),
   );
@@ -67,11 +70,13 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
    * the service's own failures (a timeout, a busy or broken browser) pass as they are.
    */
   const printBand =
-    (deadline: Deadline, fonts: PageFontsPlan | undefined): BandPrinter =>
+    (deadline: Deadline, fonts: PageFontsPlan | undefined, printed?: GlyphNames): BandPrinter =>
     async (html, size) => {
       try {
         const input = bandRenderInput(html, size, deadline.remaining());
         const result = await renderer.render(withPageFonts(buildRenderPlan(input), fonts), { timeoutMs: deadline.remaining() });
+        // What the band's own print names: the document's scan, once the band is laid on, counts it.
+        if (result.missingGlyphs) printed?.push(result.missingGlyphs);
         return new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength);
       } catch (error) {
         throw bandPrintFailure(error);
@@ -79,13 +84,19 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     };
 
   /** The steps of a document's plan (the registry's, in its order), each given the document's one context. */
-  const stepsFor = (plans: StepPlans, facts: PageFacts | undefined, deadline: Deadline, fonts?: PageFontsPlan): Promise<FinishingSteps> =>
+  const stepsFor = (
+    plans: StepPlans,
+    facts: PageFacts | undefined,
+    deadline: Deadline,
+    fonts?: PageFontsPlan,
+    printed?: GlyphNames,
+  ): Promise<FinishingSteps> =>
     finishingSteps(plans, {
       now: new Date(),
       facts: facts ?? {},
       // The document's account fonts (issue 46) reach the stamps and bands Chromium draws for it.
       drawText: drawer(() => deadline.remaining(), fonts),
-      printBand: printBand(deadline, fonts),
+      printBand: printBand(deadline, fonts, printed),
       loadTemplates: loadBandTemplates,
       ...(signers ? { signers } : {}),
     });
@@ -94,6 +105,8 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
   const merge = async (plan: MergePlan, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> => {
     const started = Date.now();
     const printed: AssemblyPart[] = [];
+    // The parts' and bands' own reports: they name what the merged document's scan cannot.
+    const named: GlyphNames = [];
     // What each printed part read for the merge's bands: its section headings, title and URL.
     const partFacts: Array<BandFacts | undefined> = [];
     let facts: PageFacts | undefined;
@@ -110,9 +123,11 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       renderer.anticipate(Math.min(MERGE_SESSIONS_AHEAD, pagesLeft));
       pagesLeft -= 1;
       try {
-        const result = await single(part.plan, deadline, budget);
+        // A part only reports: the merged document is checked, and refused, once (its plan says for which part).
+        const result = await single(part.plan.missingGlyphs ? { ...part.plan, missingGlyphs: 'report' } : part.plan, deadline, budget);
         // The merged file's title and language, when not given, are the first printed part's.
         facts ??= result.pageFacts;
+        if (result.missingGlyphs) named.push(result.missingGlyphs);
         printed.push({ pdf: result.body, title: part.title });
         partFacts.push(result.bandFacts);
       } catch (error) {
@@ -132,9 +147,10 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       const merged = (within: DocumentBudget) => mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order, within);
       plans.bands = { bands: plan.bands, facts: merged };
     }
-    const steps = await stepsFor(plans, facts, deadline, plan.parts.find((part) => 'plan' in part)?.plan.page.fonts);
+    const steps = await stepsFor(plans, facts, deadline, plan.parts.find((part) => 'plan' in part)?.plan.page.fonts, named);
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
-    return finishResult(rendered, steps, deadline, budget).catch((error: unknown) => {
+    const check = plan.missingGlyphs ? { mode: plan.missingGlyphs, field: plan.missingGlyphsField ?? 'pdf.missingGlyphs', named } : undefined;
+    return finishChecked(rendered, steps, deadline, budget, check).catch((error: unknown) => {
       // The merged document needs more than a document may spend, or holds a structure the steps cannot use
       // (a form tree sharing its fields): its parts made it so, and which one is no longer known once assembled.
       if (error instanceof DocumentBudgetError) throw new ValidationError({ parts: error.message }, { message: 'The merged document is too large to finish', cause: error });
@@ -235,15 +251,19 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
     if (plan.bands) renderer.anticipate(1 + bandCount(plan.bands));
     const result = await renderer.render(plan, { timeoutMs: deadline.remaining() });
     const plans: StepPlans = plan.bands ? { ...plan.finishing, bands: { bands: plan.bands, facts: result.bandFacts ?? { title: '', url: '', headings: [] } } } : plan.finishing;
-    if (!wantsFinishing(plans)) return result;
-    return finishResult(result, await stepsFor(plans, result.pageFacts, deadline, plan.page.fonts), deadline, budget);
+    if (!wantsFinishing(plans)) return refuseMissingGlyphs(result, plan.missingGlyphs, 'pdf.missingGlyphs');
+    const named: GlyphNames = result.missingGlyphs ? [result.missingGlyphs] : [];
+    const check = plan.missingGlyphs ? { mode: plan.missingGlyphs, field: 'pdf.missingGlyphs', named } : undefined;
+    return finishChecked(result, await stepsFor(plans, result.pageFacts, deadline, plan.page.fonts, named), deadline, budget, check);
   };
 
   return {
     ...renderer,
     render: async (plan, options) => {
       if (!isProcessPlan(plan) && !isMergePlan(plan) && (plan.output !== 'PDF' || (!wantsFinishing(plan.finishing) && !plan.bands && !plan.finishing.preview))) {
-        return renderer.render(plan, options);
+        const result = await renderer.render(plan, options);
+        // A PDF printed and not finished: its print's report is the document's (a screenshot's probe refuses in its session).
+        return plan.output === 'PDF' ? refuseMissingGlyphs(result, plan.missingGlyphs, 'pdf.missingGlyphs') : result;
       }
       const deadline = startDeadline(options?.timeoutMs ?? defaultTimeoutMs);
       // The request's one budget: every step of its document spends from it (lib/budget/document-budget.ts).
@@ -264,6 +284,8 @@ export const pageImageName = (page: number, type: PageImageType) => `page-${Stri
 export function drawingCapturer(renderer: Pick<Renderer, 'render'>): RenderImage {
   return async (capture, timeoutMs) => {
     const plan = buildRenderPlan(drawingRenderInput(capture, timeoutMs));
+    // The service's own drawing page: what it draws is an existing PDF's, not checked (docs/pdf-options.md).
+    delete plan.missingGlyphs;
     // Several pages drawn in the one page: each canvas captured in turn (no request field says this).
     if (capture.elements.length > 1 && plan.output === 'IMAGE') plan.shot.target = { kind: 'elements', selectors: capture.elements };
     const result = await renderer.render(plan, { timeoutMs });
@@ -344,10 +366,55 @@ function bandRenderInput(html: string, size: { width: number; height: number }, 
  * Runs `steps` over a printed result, spending from `budget`: the steps stop themselves once the deadline
  * has passed (their work is synchronous, so no timer could stop it), and that is the request's 504.
  */
-export async function finishResult(result: RenderResult, steps: FinishingSteps, deadline: Deadline, budget: DocumentBudget): Promise<RenderResult> {
+export async function finishResult(result: RenderResult, steps: FinishingSteps, deadline: Deadline, budget: DocumentBudget, order?: readonly string[]): Promise<RenderResult> {
   const started = Date.now();
-  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps, budget), deadline);
-  return { ...result, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), timings: { ...result.timings, finish: Date.now() - started } };
+  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps, budget, order), deadline);
+  return { ...result, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), timings: { ...result.timings, finish: (result.timings.finish ?? 0) + Date.now() - started } };
+}
+
+/** Reports of the prints behind a document (its body, its parts, its bands): what they name, the document's scan may not. */
+type GlyphNames = MissingGlyphReport[];
+
+/** The stages after which a document is no longer readable by the scan (encrypted) or may not change (signed). */
+const SEALING_STAGES: readonly string[] = ['protect', 'sign'];
+
+/**
+ * Finishes a printed result, checking it for characters no font draws (issue 46) once everything that
+ * draws has run (bands, stamps, the merge) and before encryption and the signature: the finished pages are
+ * scanned, the characters the file does not name are named by the prints' own reports, and with "fail"
+ * the render is refused before anything is sealed or delivered.
+ */
+async function finishChecked(
+  result: RenderResult,
+  steps: FinishingSteps,
+  deadline: Deadline,
+  budget: DocumentBudget,
+  check: { mode: MissingGlyphsMode; field: string; named: GlyphNames } | undefined,
+): Promise<RenderResult> {
+  if (!check) return finishResult(result, steps, deadline, budget);
+  const drawn = await finishResult(result, steps, deadline, budget, FINISHING_ORDER.filter((stage) => !SEALING_STAGES.includes(stage)));
+  const started = Date.now();
+  const { scanBudget, scanMissingGlyphs } = await import('./render/output/missing-glyphs.js');
+  const scan = scanMissingGlyphs(new Uint8Array(drawn.body.buffer, drawn.body.byteOffset, drawn.body.byteLength), scanBudget(deadline));
+  const codePoints = [...scan.codePoints];
+  if (scan.unnamed > 0) for (const report of check.named) for (const point of report.codePoints) if (!codePoints.includes(point)) codePoints.push(point);
+  const report: MissingGlyphReport | undefined =
+    scan.count > 0 || scan.partial ? { count: scan.count, codePoints: codePoints.slice(0, MAX_REPORT_POINTS), ...(scan.firstPage ? { firstPage: scan.firstPage } : {}), ...(scan.partial ? { partial: true as const } : {}) } : undefined;
+  const checked: RenderResult = { ...drawn, timings: { ...drawn.timings, glyphs: (drawn.timings.glyphs ?? 0) + Date.now() - started } };
+  delete checked.missingGlyphs;
+  if (report) checked.missingGlyphs = report;
+  refuseMissingGlyphs(checked, check.mode, check.field);
+  if (!Object.keys(steps).some((stage) => SEALING_STAGES.includes(stage))) return checked;
+  return finishResult(checked, steps, deadline, budget, SEALING_STAGES);
+}
+
+/** Most code points a report names (output/missing-glyphs.ts's, without loading it for a render that finds none). */
+const MAX_REPORT_POINTS = 64;
+
+/** `result` as it is, or MissingGlyphsError when it drew characters no font has and `mode` is "fail". */
+function refuseMissingGlyphs(result: RenderResult, mode: MissingGlyphsMode | undefined, field: string): RenderResult {
+  if (mode === 'fail' && result.missingGlyphs && result.missingGlyphs.count > 0) throw new MissingGlyphsError(result.missingGlyphs, field);
+  return result;
 }
 
 /** `work`'s result, or RenderTimeoutError once the budget is spent (the work's late result is dropped). */

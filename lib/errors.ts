@@ -6,6 +6,7 @@
  * are for a caller is decided here, once (`httpError`).
  */
 import { SignerNotGrantedError, SignerUnavailableError, TimestampAuthorityError } from './signing/errors.js';
+import { MissingGlyphsError } from './render/output/glyph-report.js';
 
 /** Map of dotted field paths (e.g. `page.url`) to a human-readable problem. */
 export type FieldErrors = Record<string, string>;
@@ -57,6 +58,9 @@ export const PROCESS_DOCUMENT_CODE = 'process.document';
 
 /** The code of a 422: the document cannot be made to conform to what `pdf` asks (PDF/A); nothing is charged. */
 export const CONFORMANCE_CODE = 'pdf.conformance';
+
+/** The code of a 422: characters no font draws, with `missingGlyphs: "fail"` (issue 46); nothing is charged. */
+export const MISSING_GLYPHS_CODE = 'render.missing_glyphs';
 
 /** The page could not be loaded: DNS failure, refused, blocked, navigation timeout. */
 export class NavigationError extends ValidationError {
@@ -175,5 +179,9 @@ export function httpError(error: unknown): unknown {
   if (error instanceof SignerUnavailableError) return new CodedServiceError(error.message, 502, 'render.signer_unavailable', { expose: true, cause: error });
   if (error instanceof TimestampAuthorityError) return new CodedServiceError(error.message, 503, 'render.timestamp_unavailable', { expose: true, cause: error });
   if (error instanceof SignerNotGrantedError) return new CodedServiceError(error.message, 403, 'render.signer_not_granted', { cause: error });
+  // The render drew characters no font has and was asked to fail then: the field names them.
+  if (error instanceof MissingGlyphsError) {
+    return new ValidationError({ [error.field]: error.message }, { message: 'The document has characters no font draws', code: MISSING_GLYPHS_CODE, statusCode: 422, cause: error });
+  }
   return error;
 }

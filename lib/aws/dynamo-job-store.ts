@@ -195,6 +195,12 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
               }
             : { set: '#file = :file, #signedUrlStatus = :signedUrlStatus', values: { ':file': outcome.file, ':signedUrlStatus': outcome.signedUrlStatus } }
           : { set: '#error = :error', values: { ':error': outcome.error } };
+      // What the file draws with no glyph (issue 46), kept for the job endpoint and the webhook.
+      const glyphs = outcome.status === 'COMPLETED' && outcome.missingGlyphs ? outcome.missingGlyphs : undefined;
+      if (glyphs) {
+        result.set += ', #missingGlyphs = :missingGlyphs';
+        (result.values as Record<string, unknown>)[':missingGlyphs'] = glyphs;
+      }
       const item = await tryChange('Finishing a job', key, {
         UpdateExpression: `SET #status = :status, #completedAt = :at, #updatedAt = :at, ${result.set} REMOVE #lease, #input`,
         ConditionExpression: '#status = :running AND #lease.#runId = :runId',
@@ -207,6 +213,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           '#input': 'input',
           ...(outcome.status === 'COMPLETED' ? { '#file': 'file', '#signedUrlStatus': 'signedUrlStatus' } : { '#error': 'error' }),
           ...(outcome.status === 'COMPLETED' && outcome.companions && Object.keys(outcome.companions).length > 0 ? { '#companions': 'companions' } : {}),
+          ...(glyphs ? { '#missingGlyphs': 'missingGlyphs' } : {}),
         },
         ExpressionAttributeValues: { ':status': outcome.status, ':running': 'RUNNING', ':runId': runId, ':at': at, ...result.values },
       });

@@ -4,6 +4,7 @@ import { file, json } from '../http/responses.js';
 import type { HttpResult } from '../http/types.js';
 import { step } from '../step-bound.js';
 import type { RenderResult } from '../render/types.js';
+import { missingGlyphsHeader } from '../render/output/glyph-report.js';
 
 /** Lambda's limit on a synchronous invocation's payload, each way: the event, and the whole JSON result (body in base64 included). */
 export const LAMBDA_RESPONSE_LIMIT_BYTES = 6_291_556;
@@ -28,14 +29,16 @@ export function fitsLambdaResponse(result: HttpResult): boolean {
  * response, else (roughly above 4.7 MB of file, 6 MB once base64-encoded)
  * the file is stored as a temporary file and the answer is a 303 whose
  * `Location` is its download URL, valid for the file lifetime, with a short
- * JSON `{message}` body.
+ * JSON `{message}` body. Either way, characters the render drew with no glyph
+ * are named in `X-Missing-Glyphs`.
  */
 export async function rawFileResponse(
   deps: { files: Pick<FileStore, 'put' | 'downloadUrl'>; config: Pick<Config, 'fileLifetimeSeconds'> },
   accountId: string,
-  result: Pick<RenderResult, 'body' | 'contentType'>,
+  result: Pick<RenderResult, 'body' | 'contentType' | 'missingGlyphs'>,
 ): Promise<HttpResult> {
-  const direct = file(result.body, result.contentType);
+  const glyphs = missingGlyphsHeaders(result);
+  const direct = file(result.body, result.contentType, glyphs);
   if (fitsLambdaResponse(direct)) return direct;
   const stored = await step(undefined, 'store', deps.files.put(accountId, result.body, result.contentType));
   const location = await deps.files.downloadUrl(stored.key, deps.config.fileLifetimeSeconds);
@@ -45,6 +48,14 @@ export async function rawFileResponse(
     {
       message: `The file (${stored.size} bytes) is too large for a direct answer; download it from the Location URL within ${minutes} minutes`,
     },
-    { location },
+    { location, ...glyphs },
   );
+}
+
+/**
+ * `X-Missing-Glyphs` (issue 46) when the render drew characters no font has: `count=2; first-page=1;
+ * code-points=U+E000,U+0E01`, bounded in length. No header when nothing is missing: the answer stays as it was.
+ */
+export function missingGlyphsHeaders(result: Pick<RenderResult, 'missingGlyphs'>): Record<string, string> {
+  return result.missingGlyphs ? { 'x-missing-glyphs': missingGlyphsHeader(result.missingGlyphs) } : {};
 }

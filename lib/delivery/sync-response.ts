@@ -27,7 +27,8 @@ export type SyncResponseDeps = {
  * at most 10 s and never more than the invocation has left. Images made beside
  * the file (each page's of a ZIP, a PDF's preview) are stored as temporary
  * files of their own and answered as `fileUrls` and `previewUrl`; only the
- * file itself goes to the caller's URL.
+ * file itself goes to the caller's URL. Characters drawn with no glyph are
+ * `missingGlyphs` (absent when there are none).
  */
 export async function syncFileResponse(
   deps: SyncResponseDeps,
@@ -35,7 +36,7 @@ export async function syncFileResponse(
     /** The render's id (a job id, though nothing is queued): in the answer and the logs. */
     id: string;
     accountId: string;
-    result: Pick<RenderResult, 'body' | 'contentType' | 'companions'>;
+    result: Pick<RenderResult, 'body' | 'contentType' | 'companions' | 'missingGlyphs'>;
     storage?: StorageOptionsOutput | null;
     timeLeftMs: () => number;
   },
@@ -60,5 +61,6 @@ export async function syncFileResponse(
   }
   const fileUrl = await deps.files.downloadUrl(stored.key, deps.config.fileLifetimeSeconds);
   const beside = await companionUrls(deps.files, companions, deps.config.fileLifetimeSeconds);
-  return json(200, { id, status: 'COMPLETED', fileUrl, ...beside, signedUrlStatus: upload.status });
+  const glyphs = request.result.missingGlyphs;
+  return json(200, { id, status: 'COMPLETED', fileUrl, ...beside, signedUrlStatus: upload.status, ...(glyphs ? { missingGlyphs: glyphs } : {}) });
 }

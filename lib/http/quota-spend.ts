@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { CONFORMANCE_CODE, httpError, MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, ServiceError, ValidationError } from '../errors.js';
+import { CONFORMANCE_CODE, httpError, MERGE_PART_CODE, MISSING_GLYPHS_CODE, PROCESS_DOCUMENT_CODE, ServiceError, ValidationError } from '../errors.js';
 import { confirmQuota, refundQuota, releaseQuota, type QuotaSpend } from '../quota/quota.js';
 import type { UsageStore } from '../quota/usage-store.js';
 import { SignerNotGrantedError } from '../signing/errors.js';
@@ -11,16 +11,17 @@ import type { CallerContext, HttpResult } from './types.js';
  * was rendered (`api.validation`, a signer not granted). A page that could not be loaded
  * (`render.navigation`) was rendered for, and stays counted.
  */
-export function earnsRefund(outcome: unknown): boolean {
-  if (typeof outcome === 'number') return outcome >= 500;
+export function earnsRefund(raised: unknown): boolean {
+  if (typeof raised === 'number') return raised >= 500;
+  // A library's own error is read as the edge answers it (a render refused for characters no font draws is a 422 ValidationError).
+  const outcome = httpError(raised);
   // A merge that failed on one of its parts delivers nothing: none of its parts is charged.
   // A document to process that cannot be used, or cannot conform, delivers nothing either.
-  if (outcome instanceof ValidationError) return [ 'api.validation', MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, CONFORMANCE_CODE ].includes(outcome.code);
+  if (outcome instanceof ValidationError) return [ 'api.validation', MERGE_PART_CODE, PROCESS_DOCUMENT_CODE, CONFORMANCE_CODE, MISSING_GLYPHS_CODE ].includes(outcome.code);
   // A signer the token may not use is refused before anything renders (it needs the admitted caller, so it comes after the spend).
-  if (outcome instanceof SignerNotGrantedError) return true;
+  if (raised instanceof SignerNotGrantedError) return true;
   // A library's own error (a signer or timestamp authority failing) by the status the edge answers it with.
-  const answered = httpError(outcome);
-  return !(answered instanceof ServiceError) || answered.statusCode >= 500;
+  return !(outcome instanceof ServiceError) || outcome.statusCode >= 500;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { CodedServiceError, httpError, RenderTimeoutError, ValidationError } from '../errors.js';
 import type { JobError } from '../jobs/job-store.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../signing/errors.js';
+import { MissingGlyphsError } from '../render/output/glyph-report.js';
 
 /** What a job says when its message was given up on after repeated failures on the service's side. */
 export const GIVEN_UP: JobError = {
@@ -15,6 +16,9 @@ export const GIVEN_UP: JobError = {
  * failures on the service's side, which are worth another attempt.
  */
 export function permanentFailure(error: unknown): JobError | undefined {
+  // `missingGlyphs: "fail"` refused the document: the same page would be refused again, so the job says why (the
+  // 422's code, and the field naming the characters) instead of being retried as the service's own failure.
+  if (error instanceof MissingGlyphsError) return permanentFailure(httpError(error));
   if (error instanceof ValidationError) {
     return { code: error.code, message: error.message, fields: error.fields };
   }

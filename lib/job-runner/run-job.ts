@@ -222,7 +222,13 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
   if (upload.status === 'FAILED') {
     deps.logger.info('upload to the caller URL failed', { jobId: job.jobId, statusCode: upload.result?.statusCode, reason: upload.result?.error });
   }
-  return { status: 'COMPLETED', file, ...(companions.pages || companions.preview ? { companions } : {}), signedUrlStatus: upload.status };
+  return {
+    status: 'COMPLETED',
+    file,
+    ...(companions.pages || companions.preview ? { companions } : {}),
+    signedUrlStatus: upload.status,
+    ...(result.missingGlyphs ? { missingGlyphs: result.missingGlyphs } : {}),
+  };
 }
 
 /**

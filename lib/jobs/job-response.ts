@@ -7,7 +7,8 @@ import { isFinished, signedUrlStatusOf, type Job } from './job-store.js';
  * The job endpoint's view of a job (decisions.md): `fileUrl` while the file
  * lives (a URL valid for the rest of its lifetime), `signedUrlStatus` once
  * the job has ended, `error` when it failed, and where its webhook stands;
- * `fileUrls` and `previewUrl` for the images stored beside the file (issue 34).
+ * `fileUrls` and `previewUrl` for the images stored beside the file (issue 34);
+ * `missingGlyphs` when the file draws characters no font has (issue 46).
  */
 export async function jobResponse(
   job: Job,
@@ -25,6 +26,7 @@ export async function jobResponse(
     ...(fileUrl ? { fileUrl } : {}),
     ...beside,
     ...(isFinished(job) ? { signedUrlStatus: signedUrlStatusOf(job) } : {}),
+    ...(job.missingGlyphs ? { missingGlyphs: job.missingGlyphs } : {}),
     ...(job.error ? { error: job.error } : {}),
     webhook: { status: job.webhookStatus, attempts: job.webhookAttempts },
   };

@@ -2,6 +2,7 @@ import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { StoredFile } from '../files/file-store.js';
 import type { StoredCompanions } from '../files/companion-files.js';
 import type { QuotaSpend } from '../quota/quota.js';
+import type { MissingGlyphReport } from '../render/output/glyph-report.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 
@@ -84,6 +85,8 @@ export type Job = JobKey & {
   /** Images stored beside the file (issue 34): each page's when the file is their ZIP, a PDF's preview. */
   companions?: StoredCompanions;
   signedUrlStatus?: SignedUrlStatus;
+  /** Characters the file draws with no glyph (issue 46), when it has any: the job endpoint and webhook report them. */
+  missingGlyphs?: MissingGlyphReport;
   error?: JobError;
   webhookStatus: WebhookStatus;
   /** Webhook attempts started so far. */
@@ -99,7 +102,7 @@ export type Job = JobKey & {
 
 /** How a run ended: the outcome recorded on the job. */
 export type RunOutcome =
-  | { status: 'COMPLETED'; file: StoredFile; companions?: StoredCompanions; signedUrlStatus: SignedUrlStatus }
+  | { status: 'COMPLETED'; file: StoredFile; companions?: StoredCompanions; signedUrlStatus: SignedUrlStatus; missingGlyphs?: MissingGlyphReport }
   | { status: 'FAILED'; error: JobError };
 
 /**

@@ -156,6 +156,14 @@ function successContent(success: RouteDoc['success']) {
   }
 }
 
+const MISSING_GLYPHS_HEADER = {
+  'x-missing-glyphs': {
+    description:
+      'Only when the file draws characters no font has (issue 46): count=N; first-page=P (PDFs); partial (the check stopped early); code-points=U+XXXX,… (cut with ",..." to keep the value within 512 characters). The sync and async answers carry the same as missingGlyphs.',
+    schema: { type: 'string', maxLength: 512 },
+  },
+};
+
 const RETRY_AFTER = { 'retry-after': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } };
 const WWW_AUTHENTICATE = {
   'www-authenticate': {
@@ -183,9 +191,20 @@ function operation(route: RouteDoc) {
   if (route.success.content === 'pdf-or-image' || route.success.content === 'pdf-or-facts') {
     responses['303'] = { description: 'The file is larger than a Lambda answer: Location is a temporary download URL (1 hour).', headers: { location: { schema: { type: 'string', format: 'uri' } } } };
   }
+  // A rendered file answered as it is names the characters it draws with no glyph in a header (issue 46), either way it travels.
+  if (route.success.content === 'pdf-or-image') {
+    for (const status of [route.success.status, '303']) responses[status]!.headers = { ...responses[status]!.headers, ...MISSING_GLYPHS_HEADER };
+  }
   if (route.body || route.query) responses['400'] = errorResponse('Validation failed (code api.validation), or the page could not be loaded (code render.navigation).', 'ValidationError');
   if (auth && route.renders) responses['402'] = errorResponse('The monthly quota is spent.');
   if (route.conformance) responses['422'] = errorResponse('The document cannot be made PDF/A: fields["pdf.pdfa"] names the reasons (code pdf.conformance).', 'ValidationError');
+  // pdf.missingGlyphs or screenshot.missingGlyphs "fail": answered at once by the renders that answer at once (an async job ends FAILED with it).
+  else if (route.renders && route.success.status === '200') {
+    responses['422'] = errorResponse(
+      'With pdf.missingGlyphs or screenshot.missingGlyphs "fail", the render drew characters no font has: fields names the option and the characters (code render.missing_glyphs). Not charged.',
+      'ValidationError',
+    );
+  }
   if (route.byId) responses['404'] = errorResponse('No such id for this account.');
   else if (route.notFound) responses['404'] = errorResponse(route.notFound);
   if (route.body) responses['413'] = errorResponse('The request body is over the limit (5 MiB by default).');

@@ -30,6 +30,9 @@ const BESIDE_FILE: Record<string, JsonSchema> = {
   },
 };
 
+/** Characters the file draws with no glyph (issue 46): in the sync answer, the job and the webhook, only when there are any. */
+const MISSING_GLYPHS: Record<string, JsonSchema> = { missingGlyphs: ref('MissingGlyphs') };
+
 const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
   id: { type: 'string' },
   name: { type: 'string', maxLength: 200 },
@@ -128,8 +131,21 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       fileUrl: { type: 'string', format: 'uri', description: 'Temporary download URL, valid for 1 hour.' },
       ...BESIDE_FILE,
       signedUrlStatus: SIGNED_URL_STATUS,
+      ...MISSING_GLYPHS,
     },
     required: ['id', 'status', 'fileUrl', 'signedUrlStatus'],
+  },
+  MissingGlyphs: {
+    type: 'object',
+    description:
+      'Characters the file draws with no glyph, blank or as a box (pdf.missingGlyphs, screenshot.missingGlyphs "report"); absent when there are none. Raw answers say the same in X-Missing-Glyphs.',
+    properties: {
+      count: { type: 'integer', minimum: 0, description: 'Characters drawn with no glyph, every occurrence counted.' },
+      codePoints: { type: 'array', items: { type: 'string', pattern: '^U\\+[0-9A-F]{4,6}$' }, maxItems: 64, description: 'Which, distinct, in order of first appearance (at most 64).' },
+      firstPage: { type: 'integer', minimum: 1, description: 'PDFs: the first page that draws one.' },
+      partial: { type: 'boolean', enum: [true], description: 'The check stopped before the end of the document (its time or size bound): there may be more.' },
+    },
+    required: ['count', 'codePoints'],
   },
   PageFileUrl: {
     type: 'object',
@@ -222,6 +238,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       fileUrl: { type: 'string', format: 'uri', description: 'While the file lives (1 hour).' },
       ...BESIDE_FILE,
       signedUrlStatus: { ...SIGNED_URL_STATUS, description: 'Once the job has ended.' },
+      ...MISSING_GLYPHS,
       error: ref('JobError'),
       webhook: WEBHOOK_STATE,
     },
@@ -408,6 +425,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       fileBase64: { type: ['string', 'null'], description: 'receiveType base64: the file; null when the job failed.' },
       ...BESIDE_FILE,
       signedUrlStatus: SIGNED_URL_STATUS,
+      ...MISSING_GLYPHS,
       metadata: { type: 'object', additionalProperties: { type: 'string' } },
       error: ref('JobError'),
       createdAt: dateTime,

@@ -37,6 +37,7 @@ import {
   type PageOptionsOutput,
   type PdfOptionsOutput,
   type ScreenshotOptionsOutput,
+  MISSING_GLYPHS_DEFAULT,
 } from '../schemas/render-options.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import { DEFAULT_IMAGE_DPI, isPageImageOutput, type ImageOptionsOutput, type PageImageOutput, type ProcessInput } from '../schemas/process-requests.js';
@@ -74,6 +75,10 @@ export function buildDocumentPlan(input: DocumentInput, templates: TemplateRende
     return { plan, ...(title != null ? { title } : {}) };
   });
   const plan: MergePlan = { output: 'PDF', merge: true, parts, outline, finishing: pdfFinishingPlan(input.pdf, undefined, templates) };
+  // The merged document is checked once: refused when any rendered part asks for it (named by that part's field).
+  const failing = parts.findIndex((part) => 'plan' in part && part.plan.missingGlyphs === 'fail');
+  plan.missingGlyphs = failing >= 0 ? 'fail' : MISSING_GLYPHS_DEFAULT;
+  if (failing >= 0) plan.missingGlyphsField = `parts.${failing}.pdf.missingGlyphs`;
   if (bands) plan.bands = bands;
   return plan;
 }
@@ -134,6 +139,7 @@ export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer
     const plan: PdfPlan = { output: 'PDF', page: pagePlan(input.page, templates), print, headerFooter, finishing: pdfFinishingPlan(input.pdf, input.page.templateData, templates) };
     if (bands) plan.bands = bands;
     if (input.pdf?.toc === true) plan.toc = true;
+    plan.missingGlyphs = input.pdf?.missingGlyphs ?? MISSING_GLYPHS_DEFAULT;
     return plan;
   }
   const screenshot = input.screenshot ?? {};
@@ -143,6 +149,7 @@ export function buildRenderPlan(input: RenderInput, templates?: TemplateRenderer
     screen: screenPlan(screenshot),
     shot: shotPlan(screenshot),
     overlay: screenshot.overlay ? overlayPlan(screenshot.overlay) : null,
+    missingGlyphs: screenshot.missingGlyphs ?? MISSING_GLYPHS_DEFAULT,
   };
   return plan;
 }

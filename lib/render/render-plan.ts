@@ -8,6 +8,7 @@ import type { PDFOptions, Viewport } from 'puppeteer-core';
 import type { BandsPlan } from '../finishing/steps/bands/bands-plan.js';
 import type { PageImagesPlan } from '../finishing/images/page-images.js';
 import type { FinishingPlan } from '../finishing/pipeline/registry.js';
+import type { MissingGlyphsMode } from '../schemas/render-options.js';
 
 /** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
 export type PageSource =
@@ -116,6 +117,8 @@ export type PdfPlan = {
   toc?: boolean;
   /** Operations on the printed PDF, after the output layer (lib/finishing): archive, attach. */
   finishing: FinishingPlan;
+  /** Characters no font draws (issue 46): reported or refused; absent for the service's own prints (nothing is checked). */
+  missingGlyphs?: MissingGlyphsMode;
 };
 
 /** A render to an image: the page, the screen it is shown on, the capture, and an optional overlay. */
@@ -132,6 +135,8 @@ export type ImagePlan = {
     target: ShotTarget;
   };
   overlay: OverlayPlan | null;
+  /** As PdfPlan's: the probe of characters no font draws runs when set. */
+  missingGlyphs?: MissingGlyphsMode;
 };
 
 /** One render, ready to run. */
@@ -150,6 +155,10 @@ export type MergePlan = {
   /** The running header and footer laid over the merged pages. */
   bands?: BandsPlan;
   finishing: FinishingPlan;
+  /** Characters no font draws in the merged document: reported, or refused when a rendered part asks for it. */
+  missingGlyphs?: MissingGlyphsMode;
+  /** The field a refusal names: the first part's that asked for it (`parts.2.pdf.missingGlyphs`). */
+  missingGlyphsField?: string;
 };
 
 /**

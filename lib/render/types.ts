@@ -6,6 +6,7 @@ import type { RenderStep } from '../step-bound.js';
 import type { LaunchedBrowser } from './browser/launch-browser.js';
 import type { SessionFactory } from './browser/browser-session.js';
 import type { AdmissionLimits } from './admission.js';
+import type { MissingGlyphReport } from './output/glyph-report.js';
 
 /**
  * Where the layers write what is worth a log line (a page that did not settle):
@@ -32,6 +33,8 @@ export type RenderResult = {
   companions?: { pages?: CompanionImage[]; preview?: CompanionImage };
   /** A capture of several elements (`shot.target.kind` 'elements'): each one's image in order, the first also `body`. */
   bodies?: Buffer[];
+  /** Characters drawn with no glyph (issue 46), when the plan asked and there were any. */
+  missingGlyphs?: MissingGlyphReport;
 };
 
 /** One image beside a rendered file: the 1-based page it shows, its pixel size and encoded bytes. */

@@ -45,6 +45,10 @@ export const BAND_DEFAULT_HEIGHT = '1.5cm';
 export const SECTION_HEADINGS_DEFAULT = 'h1, h2, h3';
 /** Largest `overlay.margin` and `overlay.screenshotBorderRadius`, in CSS pixels. */
 export const MAX_OVERLAY_PX = 1000;
+/** What a render does about characters no font draws (issue 46): names them in the answer, or refuses with a 422. */
+export const MISSING_GLYPHS = ['report', 'fail'] as const;
+export type MissingGlyphsMode = (typeof MISSING_GLYPHS)[number];
+export const MISSING_GLYPHS_DEFAULT: MissingGlyphsMode = 'report';
 /**
  * What a `viewport` that omits a size means: the default device's CSS size
  * (1536×960) at scale factor 1, as for any custom viewport.
@@ -64,6 +68,7 @@ const MAX_METADATA_BYTES = 1024;
 
 const StringSchema = v.string('Must be a string');
 const BooleanSchema = v.boolean('Must be a boolean');
+const MissingGlyphsSchema = oneOf(MISSING_GLYPHS);
 
 function textBetween(min: number, max: number) {
   return v.pipe(
@@ -489,6 +494,10 @@ const screenshotEntries = {
   clip: v.nullish(ClipSchema),
   element: v.nullish(textBetween(1, MAX_SELECTOR_LENGTH)),
   overlay: v.nullish(OverlaySchema),
+  missingGlyphs: documented(v.nullish(MissingGlyphsSchema), {
+    default: MISSING_GLYPHS_DEFAULT,
+    description: 'Characters no font draws (shown blank or as a box): "report" names them in the answer (X-Missing-Glyphs, missingGlyphs), "fail" refuses the render with a 422 naming them, not charged.',
+  }),
 };
 
 /** Screenshot options with their cross-field rules (quality vs png, overlay vs fullPage). */
@@ -647,6 +656,11 @@ export const PRINT_ENTRIES = {
   outline: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.outline }),
   tagged: documented(v.nullish(BooleanSchema), { default: RENDER_DEFAULTS.pdf.tagged }),
   ...BAND_ENTRIES,
+  missingGlyphs: documented(v.nullish(MissingGlyphsSchema), {
+    default: MISSING_GLYPHS_DEFAULT,
+    description:
+      'Characters the printed PDF draws with no glyph (blank, or a box): "report" names them in the answer (X-Missing-Glyphs header, missingGlyphs field), "fail" refuses the render with a 422 naming them, not charged. Covers the page, headerHtml/footerHtml, bands and a text stamp.',
+  }),
   toc: documented(v.nullish(BooleanSchema), {
     default: false,
     description:

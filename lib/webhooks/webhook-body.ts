@@ -1,5 +1,6 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { PageFileUrl } from '../files/companion-files.js';
+import type { MissingGlyphReport } from '../render/output/glyph-report.js';
 import { signedUrlStatusOf, type BatchSummary, type Job, type JobError } from '../jobs/job-store.js';
 
 /** How the file travels in the webhook: a download URL (receiveType URL) or its bytes (base64); null when the job failed. */
@@ -19,6 +20,8 @@ export type WebhookBody = {
   /** `pdf.preview`: the first page's image. */
   previewUrl?: string | null;
   signedUrlStatus: SignedUrlStatus;
+  /** Characters the file draws with no glyph (issue 46): present only when there are any. */
+  missingGlyphs?: MissingGlyphReport;
   metadata: Record<string, string>;
   error?: JobError;
   createdAt: string;
@@ -28,7 +31,8 @@ export type WebhookBody = {
 /**
  * The body of a finished job's webhook. Every field is present for a stable
  * shape: the file's fields are null when the job failed, and `error` appears
- * only then.
+ * only then; `missingGlyphs`, as in a synchronous answer, only when the file
+ * draws characters no font has.
  */
 export function webhookBody(job: Job, file: WebhookFile, beside: Pick<WebhookBody, 'fileUrls' | 'previewUrl'> = {}): WebhookBody {
   const stored = job.status === 'COMPLETED' ? job.file : undefined;
@@ -41,6 +45,7 @@ export function webhookBody(job: Job, file: WebhookFile, beside: Pick<WebhookBod
     ...file,
     ...beside,
     signedUrlStatus: signedUrlStatusOf(job),
+    ...(stored && job.missingGlyphs ? { missingGlyphs: job.missingGlyphs } : {}),
     metadata: job.webhook?.metadata ?? {},
     ...(job.error ? { error: job.error } : {}),
     createdAt: job.createdAt,

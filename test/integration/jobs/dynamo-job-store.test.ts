@@ -171,6 +171,21 @@ describe('createDynamoJobStore', () => {
     );
   });
 
+  it('keeps the characters a finished file draws with no glyph on the job, and reads them back', async () => {
+    // Prepare
+    const queued = job();
+    await store.create(queued);
+    const now = Date.now();
+    await store.claimRun(queued, { runId: 'holder', until: now + 60_000 }, now);
+    const missingGlyphs = { count: 3, codePoints: ['U+E000', 'U+0E01'], firstPage: 2, partial: true as const };
+
+    // Act
+    await store.finishRun(queued, 'holder', { status: 'COMPLETED', file: FILE, signedUrlStatus: 'NOT_PROVIDED', missingGlyphs }, now);
+
+    // Assess
+    assert.deepEqual((await store.get(queued))?.missingGlyphs, missingGlyphs);
+  });
+
   it('records a failed run with its error', async () => {
     const queued = job();
     await store.create(queued);

@@ -5,6 +5,9 @@ import { JobBusyError } from '../../../lib/jobs/errors.js';
 import { GIVEN_UP } from '../../../lib/job-runner/job-failures.js';
 import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/job-runner/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
+import { jobResponse } from '../../../lib/jobs/job-response.js';
+import { MissingGlyphsError } from '../../../lib/render/output/glyph-report.js';
+import { webhookBody } from '../../../lib/webhooks/webhook-body.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import { b64 } from '../../helpers/service.js';
@@ -173,6 +176,44 @@ describe('runJob', () => {
       assert.equal(queue.webhooks.length, 1);
       assert.deepEqual(refunds, ['request-1']);
     }
+  });
+
+  it('keeps the report of characters no font draws on the job, for its endpoint and its webhook', async () => {
+    // Prepare: the render drew U+E000 with no glyph, on page 2.
+    const { jobs, files, renderer, deps } = setup();
+    const report = { count: 2, codePoints: ['U+E000'], firstPage: 2 };
+    deps.renderer = { render: async (plan) => ({ ...(await renderer.render(plan)), missingGlyphs: report }) };
+    const job = await queuedJob(jobs);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    const done = jobs.peek(job)!;
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual(webhookBody(done, { fileUrl: 'https://files.example/x.pdf' }).missingGlyphs, report);
+    assert.deepEqual((await jobResponse(done, { files, lifetimeSeconds: 3600 })).missingGlyphs, report);
+  });
+
+  it('ends a job refused for characters no font draws ("fail") FAILED at once, naming them, with its webhook and its unit given back', async () => {
+    // Prepare
+    const refusal = () => new MissingGlyphsError({ count: 1, codePoints: ['U+E000'], firstPage: 1 }, 'pdf.missingGlyphs');
+    const { jobs, queue, renderer, deps, refunds } = setup({ failWith: refusal });
+    const job = await queuedJob(jobs);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess: not handed back to run again, as a failure on the service side would be.
+    const failed = jobs.peek(job)!;
+    assert.equal(failed.status, 'FAILED');
+    assert.equal(renderer.renders, 1);
+    assert.deepEqual(queue.jobs, []);
+    assert.equal(failed.error?.code, 'render.missing_glyphs');
+    assert.match(failed.error?.fields?.['pdf.missingGlyphs'] ?? '', /1 character no font draws: U\+E000 \(first on page 1\)/);
+    assert.equal(webhookBody(failed, { fileUrl: null }).error?.code, 'render.missing_glyphs');
+    assert.equal(queue.webhooks.length, 1);
+    assert.deepEqual(refunds, ['request-1']);
   });
 
   it('completes a job whose stored pre-signed URL can never be called, with the upload FAILED and the file kept', async () => {

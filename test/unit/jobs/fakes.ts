@@ -75,6 +75,7 @@ export function memoryJobStore(): MemoryJobStore {
         if (outcome.status === 'COMPLETED') {
           job.file = outcome.file;
           job.signedUrlStatus = outcome.signedUrlStatus;
+          if (outcome.missingGlyphs) job.missingGlyphs = outcome.missingGlyphs;
         } else {
           job.error = outcome.error;
         }

@@ -50,4 +50,17 @@ describe('OpenAPI document: headers of the answers', () => {
       if (op.responses['201']) assert.ok(Object.keys(op.responses['201'].headers ?? {}).includes('location'), `${name} 201 declares location`);
     }
   });
+
+  it('declares X-Missing-Glyphs on every file answered as it is (200 and 303), and missingGlyphs in the sync answer, the job and the webhook', () => {
+    // Prepare
+    const doc = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+
+    // Act
+    const raw = ['/v1/pdf', '/v1/screenshot', '/v1/template/{id}', '/v1/pdf/merge'].map((path) => doc.paths[path]!.post!);
+
+    // Assess
+    for (const op of raw) for (const status of ['200', '303']) assert.ok(Object.keys(op.responses[status]?.headers ?? {}).includes('x-missing-glyphs'), status);
+    for (const op of raw) assert.ok(op.responses['422'], 'a refusal with "fail" is a 422');
+    for (const schema of ['SyncResult', 'Job', 'WebhookEvent']) assert.ok(doc.components.schemas[schema]?.properties?.missingGlyphs, schema);
+  });
 });

@@ -48,6 +48,21 @@ describe('webhookBody', () => {
     });
   });
 
+  it('names the characters a completed file draws with no glyph, after signedUrlStatus, and nothing when there are none', () => {
+    // Prepare
+    const file = { key: 'files/acct-1/x.pdf', contentType: 'application/pdf', size: 9, createdAt: '2026-01-02T03:04:08.000Z' };
+    const report = { count: 3, codePoints: ['U+E000', 'U+0E01'], firstPage: 4, partial: true as const };
+
+    // Act
+    const reported = webhookBody(finishedJob({ status: 'COMPLETED', file, signedUrlStatus: 'NOT_PROVIDED', missingGlyphs: report }), { fileUrl: 'https://files.example/x.pdf' });
+    const clean = webhookBody(finishedJob({ status: 'COMPLETED', file, signedUrlStatus: 'NOT_PROVIDED' }), { fileUrl: 'https://files.example/x.pdf' });
+
+    // Assess
+    assert.deepEqual(reported.missingGlyphs, report);
+    assert.deepEqual(Object.keys(reported).slice(6, 8), ['signedUrlStatus', 'missingGlyphs']);
+    assert.equal('missingGlyphs' in clean, false);
+  });
+
   it('carries the bytes in fileBase64 instead of a URL for receiveType base64', () => {
     // Prepare
     const job = finishedJob({
