@@ -14,10 +14,10 @@ import { b64, startService, type RunningService } from '../helpers/service.js';
  * Every script the layer covers, drawn (issue 46's proof): one sentence per
  * script (UDHR Article 1), each on a page of its own, in the page's default
  * font (`sans-serif`, no web font), so that what draws it is fontconfig's
- * fallback through the layer exactly as on Lambda. A line passes when three
- * independent readings agree: poppler extracts the text as given, poppler's
- * page image has ink where the text is, and PDF.js reads no `.notdef` glyph
- * in the file.
+ * fallback through the layer exactly as on Lambda. A line passes when four
+ * readings agree: poppler extracts the text as given, poppler's page image
+ * has ink where the text is, PDF.js reads no `.notdef` glyph in the file,
+ * and the service reports no missing glyph.
  */
 
 type Notdef = { page: number; unicode: string };
@@ -115,6 +115,53 @@ describe('every script the layer covers', () => {
       assert.ok(inkPixels(images[i] as Buffer) > 150, `${language}: the page is blank where the text is`);
     });
     assert.deepEqual(await notdefGlyphs(pdf), []);
+    // ...and the service's own reading agrees: no report of a missing glyph
+    assert.equal(response.headers.get('x-missing-glyphs'), null);
+  });
+
+  it('tells a character no font has: PDF.js reads its .notdef and the service reports it (the readings above are not blind)', async () => {
+    // Act: a private-use character between Latin and Japanese text
+    const response = await service.request('/v1/pdf', { json: { page: { html: b64('<p>Total \uE000 合計</p>') } } });
+
+    // Assess
+    assert.equal(response.status, 200, service.output());
+    const notdefs = await notdefGlyphs(new Uint8Array(await response.arrayBuffer()));
+    assert.equal(notdefs.length, 1);
+    assert.equal(notdefs[0]?.page, 1);
+    assert.match(response.headers.get('x-missing-glyphs') ?? '', /count=1; first-page=1; code-points=U\+E000/);
+  });
+
+  it('draws the same scripts in Chromium\'s header template, a band and a text stamp, with no glyph missing', async () => {
+    // Prepare: the first words of a few scripts poppler reads in order, one line each
+    const samples = ['hi', 'he', 'fa', 'th', 'ka', 'am', 'km', 'bo'].map((lang) => {
+      const { text } = UDHR_ARTICLE_1.find((sample) => sample.lang === lang) as ScriptSample;
+      return { lang, text: text.split(' ').slice(0, 3).join(' ') };
+    });
+    const lines = samples.map(({ lang, text }) => `<div lang="${lang}" dir="auto">${text}</div>`).join('');
+    const body = b64('<!doctype html><meta charset="utf-8"><p>Body</p>');
+
+    // Act: Chromium's own header and footer; then a band (real HTML) and a text watermark
+    const [templates, band] = await Promise.all([
+      service.request('/v1/pdf', {
+        json: { page: { html: body }, pdf: { displayHeaderFooter: true, headerHtml: b64(`<div style="font-size:9px;width:100%">${lines}</div>`), footerHtml: b64('<span></span>'), margin: { top: '4cm', bottom: '1cm' } } },
+      }),
+      service.request('/v1/pdf', {
+        json: {
+          page: { html: body },
+          pdf: { header: { html: b64(`<div style="font:9px sans-serif">${lines}</div>`) }, margin: { top: '4cm' }, watermark: { text: samples.map(({ text }) => text).join(' ') } },
+        },
+      }),
+    ]);
+
+    // Assess: every line extracts, PDF.js reads no .notdef, and the service reports none
+    for (const [name, response] of [['header template', templates], ['band and stamp', band]] as const) {
+      assert.equal(response.status, 200, service.output());
+      const pdf = new Uint8Array(await response.arrayBuffer());
+      const extracted = letters((pdftotextPages(pdf, 1)[0] as string));
+      for (const { lang, text } of samples) assert.ok(extracted.includes(letters(text)), `${name}: ${lang} "${text}" not in ${extracted}`);
+      assert.deepEqual(await notdefGlyphs(pdf), [], name);
+      assert.equal(response.headers.get('x-missing-glyphs'), null, name);
+    }
   });
 
   it('shapes Arabic and Devanagari as HarfBuzz does in the same face: joined letters, conjuncts and vowel signs in place', async () => {
