@@ -13,31 +13,7 @@ import { embeddedFonts } from '../../helpers/pdf-tools.js';
 import { readPdf } from '../../helpers/documents.js';
 import { html, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { b64 } from './render-fixtures.js';
-
-/** Fonts in memory, every read of a file counted (what S3 would be asked). */
-function memoryFontStore() {
-  const fonts: Array<{ font: UserFont; sfnt: Uint8Array }> = [];
-  let reads = 0;
-  const store: FontStore = {
-    async create(font, sfnt) {
-      fonts.push({ font, sfnt });
-    },
-    async get(accountId, id) {
-      return fonts.find((f) => f.font.accountId === accountId && f.font.id === id)?.font;
-    },
-    async list(accountId) {
-      return fonts.filter((f) => f.font.accountId === accountId).map((f) => f.font);
-    },
-    async remove() {
-      return false;
-    },
-    async readBytes(font) {
-      reads += 1;
-      return fonts.find((f) => f.font.accountId === font.accountId && f.font.id === font.id)?.sfnt;
-    },
-  };
-  return { store, reads: () => reads };
-}
+import { memoryFontStore } from '../../helpers/memory-font-store.js';
 
 async function keep(store: FontStore, accountId: string, id: string, bytes: Uint8Array, family: string): Promise<void> {
   const file = await readFontFile(bytes, { family });

@@ -22,6 +22,7 @@ import type { TokenRecord } from '../../../lib/tokens/token-store.js';
 import { chromiumlessRenderer } from '../../helpers/chromiumless-renderer.js';
 import { memoryFileStore, memoryJobStore, recordingQueue } from '../jobs/fakes.js';
 import { memoryUsageStore } from '../quota/memory-usage-store.js';
+import { memoryFontStore } from '../../helpers/memory-font-store.js';
 
 export const TOKEN = 'dr_fuzz_token_0123456789abcdef0123';
 export const TEMPLATE_ID = newTemplateId();
@@ -58,6 +59,7 @@ export function buildFuzzStack(options: { renderer?: RenderDeps['renderer'] } = 
     logger: new Logger({ serviceName: 'fuzz', logLevel: 'SILENT' }),
     tokens: { findByHash: async (hash: string) => (hash === token.tokenHash ? token : undefined), create: async () => undefined, setActive: async () => true },
     templates: memoryTemplates(),
+    fonts: memoryFontStore().store,
     usage: usage.store,
     files: memoryFileStore(),
     jobs: memoryJobStore(),
