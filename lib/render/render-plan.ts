@@ -8,9 +8,11 @@ import type { PDFOptions, Viewport } from 'puppeteer-core';
 import type { BandsPlan } from '../finishing/steps/bands/bands-plan.js';
 import type { PageImagesPlan } from '../finishing/images/page-images.js';
 import type { FinishingPlan } from '../finishing/pipeline/registry.js';
-import type { MissingGlyphsMode } from '../schemas/render-options.js';
 
 /** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
+/** What a render does when it drew a character with no glyph (issue 46): says so in the answer, or is refused. */
+export type MissingGlyphsMode = 'report' | 'fail';
+
 export type PageSource =
   | { kind: 'url'; url: string }
   | { kind: 'html'; html: string; fromTemplate: boolean };

@@ -47,8 +47,7 @@ export const SECTION_HEADINGS_DEFAULT = 'h1, h2, h3';
 export const MAX_OVERLAY_PX = 1000;
 /** What a render does about characters no font draws (issue 46): names them in the answer, or refuses with a 422. */
 export const MISSING_GLYPHS = ['report', 'fail'] as const;
-export type MissingGlyphsMode = (typeof MISSING_GLYPHS)[number];
-export const MISSING_GLYPHS_DEFAULT: MissingGlyphsMode = 'report';
+export const MISSING_GLYPHS_DEFAULT: (typeof MISSING_GLYPHS)[number] = 'report';
 /**
  * What a `viewport` that omits a size means: the default device's CSS size
  * (1536×960) at scale factor 1, as for any custom viewport.
