@@ -37,6 +37,7 @@ import puppeteer from 'puppeteer-core';
 import { LAYER_EMOJI, LAYER_FONTS, layerFileName } from '../lib/fonts/layer-fonts.js';
 import { CHROMIUM_PACK_ARCHIVES, CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
 import { chromiumArgs } from '../lib/render/browser/launch-args.js';
+import { noteLaunchRetry } from '../lib/render/browser/launch-retries.js';
 import { lambdaFontsConf, layerFontsCacheKey, layerFontsConf } from './layer-fontconfig.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -240,12 +241,7 @@ export async function writeLayerFontconfig(fontconfigDir: string, fontsDir: stri
   const buildConf = mkdtempSync(join(tmpdir(), 'docrender-fontconfig-'));
   try {
     writeFileSync(join(buildConf, 'fonts.conf'), layerFontsConf({ layerFontsDir: fontsDir, cacheDirs: [cacheDir] }));
-    const browser = await puppeteer.launch({
-      executablePath: await chromium.executablePath(),
-      args: chromiumArgs(chromium.args, 'multi-process'),
-      headless: 'shell',
-      env: { ...process.env, FONTCONFIG_PATH: buildConf },
-    });
+    const browser = await launchForCache(join(buildConf, 'profile'), { ...process.env, FONTCONFIG_PATH: buildConf, TMPDIR: buildConf });
     try {
       // fontconfig builds its caches when Chromium first asks it for a face.
       const page = await browser.newPage();
@@ -261,6 +257,35 @@ export async function writeLayerFontconfig(fontconfigDir: string, fontsDir: stri
   if (cache === undefined) throw new Error(`Chromium wrote no fontconfig cache of ${fontsDir} into ${cacheDir} (${readdirSync(cacheDir).join(', ') || 'nothing'})`);
   for (const name of readdirSync(cacheDir).filter((file) => /-le64\.cache-\d+$/.test(file))) trustOnLambda(join(cacheDir, name));
   return join(cacheDir, cache);
+}
+
+/**
+ * Chromium for building the fontconfig cache, its profile and its temporary
+ * files in `profileDir` (removed with the build folder). A launch that fails
+ * at once is tried again, as the renderer's are (lib/render/browser/launch-browser.ts),
+ * with Chromium's stderr shown and the retry counted: npm start builds the
+ * fonts of a fresh clone, and one such failure stopped a CI run there.
+ */
+async function launchForCache(profileDir: string, env: NodeJS.ProcessEnv) {
+  const pauses = [250, 1_000];
+  for (let attempt = 0; ; attempt++) {
+    const started = Date.now();
+    try {
+      return await puppeteer.launch({
+        executablePath: await chromium.executablePath(),
+        args: chromiumArgs(chromium.args, 'multi-process'),
+        headless: 'shell',
+        userDataDir: profileDir,
+        dumpio: attempt > 0,
+        env,
+      });
+    } catch (error) {
+      const pause = pauses[attempt];
+      if (pause === undefined || Date.now() - started > 2_000) throw error;
+      noteLaunchRetry(`fontconfig cache build, attempt ${attempt + 2} of ${pauses.length + 1} after a quick failure (${String((error as Error).message).split('\n')[0]})`);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
 }
 
 /** fontconfig's cache files: their magic number, and the one format (cache-11, fontconfig 2.18) whose header layout `trustOnLambda` knows. */

@@ -12,6 +12,7 @@ import { DEV_SIGNER, startDevSigning } from './local-runtime/dev-signing.js';
 import { devStackFile, removeDevStack, writeDevStack } from './local-runtime/dev-stack.js';
 import { createHttpApi } from './local-runtime/http-api.js';
 import { createLambdaRuntime } from './local-runtime/lambda-runtime.js';
+import { acquireFileLock } from './local-runtime/file-lock.js';
 import { emulatorEnvironment } from './local-runtime/local-endpoints.js';
 import { LOCAL_ACCOUNT_ID, startLocalAws, type LocalAws } from './local-runtime/local-aws.js';
 import { watchLaunchers } from './local-runtime/parent-watch.js';
@@ -214,33 +215,35 @@ async function main(): Promise<void> {
  * as the deployed layer when missing (a fresh clone) or made from another
  * catalogue or other font packages than the ones installed (a clone that
  * pulled new faces): the rendering functions see exactly the layer's fonts,
- * as on Lambda. Built aside and renamed into place, the stamp written last,
- * so that two npm start starting at once never see half a folder.
+ * as on Lambda. One npm start builds them at a time (a lock file naming its
+ * pid; another waits for it, or takes over from one that died), built aside
+ * and renamed into place, the stamp written last.
  */
 async function ensureLayerFonts(): Promise<void> {
   const digest = layerFontsDigest();
-  const stamp = layerFontsStamp(CHROMIUM_LAYER_DIR);
-  const fontsDir = join(CHROMIUM_LAYER_DIR, 'fonts');
-  const fontconfigDir = join(CHROMIUM_LAYER_DIR, 'fontconfig');
   const current = () => layerFontsCurrent(CHROMIUM_LAYER_DIR, digest);
   if (current()) return;
-  console.error('Building the Chromium layer fonts (npm run build:layer does the whole layer)…');
-  const temporary = mkdtempSync(join(CHROMIUM_LAYER_DIR, '.fonts-'));
+  const release = await acquireFileLock(join(CHROMIUM_LAYER_DIR, '.fonts-lock'), {
+    waiting: (owner) => console.error(`Waiting for another npm start (pid ${owner}) to build the Chromium layer fonts…`),
+  });
   try {
-    await writeLayerFonts(join(temporary, 'fonts'));
-    await writeLayerFontconfig(join(temporary, 'fontconfig'), join(temporary, 'fonts'));
     if (current()) return;
-    rmSync(stamp, { force: true });
-    for (const [built, target] of [[join(temporary, 'fonts'), fontsDir], [join(temporary, 'fontconfig'), fontconfigDir]] as const) {
-      rmSync(target, { recursive: true, force: true });
-      renameSync(built, target);
+    console.error('Building the Chromium layer fonts (npm run build:layer does the whole layer)…');
+    const temporary = mkdtempSync(join(CHROMIUM_LAYER_DIR, '.fonts-'));
+    try {
+      await writeLayerFonts(join(temporary, 'fonts'));
+      await writeLayerFontconfig(join(temporary, 'fontconfig'), join(temporary, 'fonts'));
+      rmSync(layerFontsStamp(CHROMIUM_LAYER_DIR), { force: true });
+      for (const name of ['fonts', 'fontconfig']) {
+        rmSync(join(CHROMIUM_LAYER_DIR, name), { recursive: true, force: true });
+        renameSync(join(temporary, name), join(CHROMIUM_LAYER_DIR, name));
+      }
+      writeFileSync(layerFontsStamp(CHROMIUM_LAYER_DIR), digest);
+    } finally {
+      rmSync(temporary, { recursive: true, force: true });
     }
-    writeFileSync(stamp, digest);
-  } catch (error) {
-    // Another npm start got there first.
-    if (!current()) throw error;
   } finally {
-    rmSync(temporary, { recursive: true, force: true });
+    release();
   }
 }
 
