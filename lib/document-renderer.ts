@@ -23,10 +23,11 @@ import { loadTemplateRenderer } from './templates/template-engine.js';
 import { toRequestError } from './plan/request-errors.js';
 import type { SignerRegistry } from './signing/signers.js';
 import { PlanStepError } from './render/errors.js';
-import type { DocumentPlan, MergePlan, MissingGlyphsMode, PageFontsPlan, PdfPlan, ProcessPlan } from './render/render-plan.js';
+import type { DocumentPlan, MergePlan, MissingGlyphsMode, PdfPlan, ProcessPlan } from './render/render-plan.js';
+import type { PageFontsPlan } from './fonts/user-fonts/page-fonts.js';
 import { processFailure } from './plan/request-errors.js';
 import type { DocumentRenderer, Renderer, RenderResult } from './render/types.js';
-import { MissingGlyphsError, type MissingGlyphReport } from './render/output/glyph-report.js';
+import { MissingGlyphsError, type MissingGlyphReport } from './glyphs/glyph-report.js';
 
 /** Sessions a merge keeps ready or opening ahead of its parts: the one printing next, and the one after. */
 const MERGE_SESSIONS_AHEAD = 2;

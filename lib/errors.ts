@@ -6,7 +6,7 @@
  * are for a caller is decided here, once (`httpError`).
  */
 import { SignerNotGrantedError, SignerUnavailableError, TimestampAuthorityError } from './signing/errors.js';
-import { MissingGlyphsError } from './render/output/glyph-report.js';
+import { MissingGlyphsError } from './glyphs/glyph-report.js';
 
 /** Map of dotted field paths (e.g. `page.url`) to a human-readable problem. */
 export type FieldErrors = Record<string, string>;

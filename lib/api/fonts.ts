@@ -1,5 +1,5 @@
 import type { AppDeps } from '../bootstrap/app-deps.js';
-import { readFontUpload } from '../fonts/user-fonts/font-upload.js';
+import { readFontUpload } from './font-upload.js';
 import { createFont, deleteFont, fontResponse, getFont } from '../fonts/user-fonts/user-fonts.js';
 import { httpEndpoint } from '../http/http-endpoint.js';
 import { json, noContent } from '../http/responses.js';

@@ -4,7 +4,7 @@ import { file, json } from '../http/responses.js';
 import type { HttpResult } from '../http/types.js';
 import { step } from '../step-bound.js';
 import type { RenderResult } from '../render/types.js';
-import { missingGlyphsHeader } from '../render/output/glyph-report.js';
+import { missingGlyphsHeader } from '../glyphs/glyph-report.js';
 
 /** Lambda's limit on a synchronous invocation's payload, each way: the event, and the whole JSON result (body in base64 included). */
 export const LAMBDA_RESPONSE_LIMIT_BYTES = 6_291_556;

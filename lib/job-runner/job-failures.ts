@@ -1,7 +1,7 @@
 import { CodedServiceError, httpError, RenderTimeoutError, ValidationError } from '../errors.js';
 import type { JobError } from '../jobs/job-store.js';
 import { SignerUnavailableError, TimestampAuthorityError } from '../signing/errors.js';
-import { MissingGlyphsError } from '../render/output/glyph-report.js';
+import { MissingGlyphsError } from '../glyphs/glyph-report.js';
 
 /** What a job says when its message was given up on after repeated failures on the service's side. */
 export const GIVEN_UP: JobError = {

@@ -2,7 +2,7 @@ import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { StoredFile } from '../files/file-store.js';
 import type { StoredCompanions } from '../files/companion-files.js';
 import type { QuotaSpend } from '../quota/quota.js';
-import type { MissingGlyphReport } from '../render/output/glyph-report.js';
+import type { MissingGlyphReport } from '../glyphs/glyph-report.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
 import type { StorageOptionsOutput, WebhookOptionsOutput } from '../schemas/render-options.js';
 

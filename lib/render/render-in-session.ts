@@ -10,7 +10,7 @@ import { loadPage } from './page/load-page.js';
 import type { RenderPlan } from './render-plan.js';
 import type { RenderLog, RenderResult } from './types.js';
 import type { PdfPlan } from './render-plan.js';
-import { MissingGlyphsError, type MissingGlyphReport } from './output/glyph-report.js';
+import { MissingGlyphsError, type MissingGlyphReport } from '../glyphs/glyph-report.js';
 import { MAX_REPORTED_CODE_POINTS, scanBudget, scanMissingGlyphs } from './output/missing-glyphs.js';
 import { probeMissingGlyphs, PROBE_TIME_MS } from './page/glyph-probe.js';
 

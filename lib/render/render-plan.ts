@@ -8,6 +8,7 @@ import type { PDFOptions, Viewport } from 'puppeteer-core';
 import type { BandsPlan } from '../finishing/steps/bands/bands-plan.js';
 import type { PageImagesPlan } from '../finishing/images/page-images.js';
 import type { FinishingPlan } from '../finishing/pipeline/registry.js';
+import type { PageFontsPlan } from '../fonts/user-fonts/page-fonts.js';
 
 /** What the browser loads: a URL to visit, or HTML to set as the document (given, or made from a template). */
 /** What a render does when it drew a character with no glyph (issue 46): says so in the answer, or is refused. */
@@ -54,20 +55,6 @@ export type PagePlan = {
   waitForMilliseconds: number;
   /** The account's own fonts (issue 46), offered to the page by family name; absent when it has none. */
   fonts?: PageFontsPlan;
-};
-
-/** One of the account's fonts as a page gets it: the family, weight and style it answers to, and what identifies its bytes. */
-export type PageFontFace = { id: string; family: string; weight: number; style: 'normal' | 'italic'; format: 'ttf' | 'otf'; sha256: string };
-
-/**
- * The account's fonts for one render (lib/fonts/user-fonts/account-fonts.ts fills it at the edge, where the
- * account is known): the faces, and where their bytes come from (the warm environment's cache, filled from S3).
- */
-export type PageFontsPlan = {
-  /** The account's fonts are cached by this key (the faces' ids and hashes): a drawing made with them is kept under it. */
-  key: string;
-  faces: PageFontFace[];
-  bytes(face: PageFontFace): Promise<Uint8Array | undefined>;
 };
 
 /** The screen a screenshot is taken on (a PDF keeps the page's default). */

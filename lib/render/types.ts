@@ -6,7 +6,7 @@ import type { RenderStep } from '../step-bound.js';
 import type { LaunchedBrowser } from './browser/launch-browser.js';
 import type { SessionFactory } from './browser/browser-session.js';
 import type { AdmissionLimits } from './admission.js';
-import type { MissingGlyphReport } from './output/glyph-report.js';
+import type { MissingGlyphReport } from '../glyphs/glyph-report.js';
 
 /**
  * Where the layers write what is worth a log line (a page that did not settle):

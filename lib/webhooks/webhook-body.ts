@@ -1,6 +1,6 @@
 import type { SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { PageFileUrl } from '../files/companion-files.js';
-import type { MissingGlyphReport } from '../render/output/glyph-report.js';
+import type { MissingGlyphReport } from '../glyphs/glyph-report.js';
 import { signedUrlStatusOf, type BatchSummary, type Job, type JobError } from '../jobs/job-store.js';
 
 /** How the file travels in the webhook: a download URL (receiveType URL) or its bytes (base64); null when the job failed. */

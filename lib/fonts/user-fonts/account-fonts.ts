@@ -3,7 +3,7 @@
  * list, kept a short while per environment) and where their bytes come from (the environment's font cache).
  */
 import { createHash } from 'node:crypto';
-import type { DocumentPlan, PageFontFace, PageFontsPlan, PagePlan } from '../../render/render-plan.js';
+import type { PageFontFace, PageFontsPlan } from './page-fonts.js';
 import { createFontCache, type FontCache } from './font-cache.js';
 import type { FontStore } from './font-store.js';
 
@@ -54,18 +54,4 @@ export async function accountFonts(store: FontStore, accountId: string, now = Da
     faces,
     bytes: (face) => cache.bytes(accountId, face),
   };
-}
-
-/** Gives every page a document plan prints (a render, each printed part of a merge) the account's fonts. */
-export function withAccountFonts(plan: DocumentPlan, fonts: PageFontsPlan | undefined): void {
-  if (!fonts) return;
-  const give = (page: PagePlan) => {
-    page.fonts = fonts;
-  };
-  if ('process' in plan) return;
-  if ('merge' in plan) {
-    for (const part of plan.parts) if ('plan' in part) give(part.plan.page);
-    return;
-  }
-  give(plan.page);
 }

@@ -4,7 +4,7 @@
  * deleted and another uploaded under the same id could never be served from
  * an old entry), so a render pays for a font's read once per environment.
  */
-import type { PageFontFace } from '../../render/render-plan.js';
+import type { PageFontFace } from './page-fonts.js';
 
 /** Where the bytes of a font not yet cached are read from (the font store's `readBytes`). */
 export type FontBytesSource = (face: { accountId: string; id: string; format: 'ttf' | 'otf' }) => Promise<Uint8Array | undefined>;

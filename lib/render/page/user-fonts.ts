@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PageSession, UserFontsPolicy } from '../browser/browser-session.js';
 import { USER_FONTS_ORIGIN } from '../browser/browser-session.js';
-import type { PageFontsPlan } from '../render-plan.js';
+import type { PageFontsPlan } from '../../fonts/user-fonts/page-fonts.js';
 
 /** The new-document script that adds the faces, their URLs under `nonce`. Plain JavaScript in a string, as settle.ts's. */
 export function fontFacesSource(fonts: PageFontsPlan, nonce: string): string {

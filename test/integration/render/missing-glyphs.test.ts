@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpError } from '../../../lib/errors.js';
 import { earnsRefund } from '../../../lib/http/quota-spend.js';
-import { MissingGlyphsError } from '../../../lib/render/output/glyph-report.js';
+import { MissingGlyphsError } from '../../../lib/glyphs/glyph-report.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
 import { b64 } from './render-fixtures.js';
 

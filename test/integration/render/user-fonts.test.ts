@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { accountFonts, fontCacheOf, withAccountFonts } from '../../../lib/fonts/user-fonts/account-fonts.js';
+import { accountFonts, fontCacheOf } from '../../../lib/fonts/user-fonts/account-fonts.js';
+import { withAccountFonts } from '../../../lib/plan/with-account-fonts.js';
 import type { FontStore, UserFont } from '../../../lib/fonts/user-fonts/font-store.js';
 import { readFontFile } from '../../../lib/fonts/user-fonts/font-file.js';
 import { buildRenderPlan } from '../../../lib/plan/build-plan.js';

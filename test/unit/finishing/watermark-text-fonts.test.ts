@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumTextDrawer } from '../../../lib/finishing/steps/stamp/watermark-text.js';
-import type { PageFontsPlan } from '../../../lib/render/render-plan.js';
+import type { PageFontsPlan } from '../../../lib/fonts/user-fonts/page-fonts.js';
 
 /** An account's font set as the edge gives it (only its key and faces matter to the drawer). */
 const fontsOf = (key: string): PageFontsPlan => ({

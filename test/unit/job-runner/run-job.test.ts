@@ -6,7 +6,7 @@ import { GIVEN_UP } from '../../../lib/job-runner/job-failures.js';
 import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/job-runner/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import { jobResponse } from '../../../lib/jobs/job-response.js';
-import { MissingGlyphsError } from '../../../lib/render/output/glyph-report.js';
+import { MissingGlyphsError } from '../../../lib/glyphs/glyph-report.js';
 import { webhookBody } from '../../../lib/webhooks/webhook-body.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
 import { documentBudget, unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { scanBudget, scanMissingGlyphs } from '../../../lib/render/output/missing-glyphs.js';
-import { missingGlyphsHeader } from '../../../lib/render/output/glyph-report.js';
+import { missingGlyphsHeader } from '../../../lib/glyphs/glyph-report.js';
 
 /** A PDF of `objects` (1-based, written in order, with a classic xref), its catalogue object 1 and page tree object 2. */
 function pdfOf(objects: Array<string | { dict: string; data: Buffer }>): Uint8Array {

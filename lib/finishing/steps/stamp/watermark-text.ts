@@ -1,4 +1,4 @@
-import type { PageFontsPlan } from '../../../render/render-plan.js';
+import type { PageFontsPlan } from '../../../fonts/user-fonts/page-fonts.js';
 import type { TextDrawer, WatermarkText } from './watermark.js';
 
 /**

@@ -1,13 +1,13 @@
-import { PayloadTooLargeError, ValidationError } from '../../errors.js';
-import type { FileStore } from '../../files/file-store.js';
-import { bodyBytes } from '../../http/body-limit.js';
-import { parseJsonBody } from '../../http/json-body.js';
-import type { HttpEvent } from '../../http/types.js';
-import { parseInput } from '../../validation/parse.js';
+import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import type { FileStore } from '../files/file-store.js';
+import { bodyBytes } from '../http/body-limit.js';
+import { parseJsonBody } from '../http/json-body.js';
+import type { HttpEvent } from '../http/types.js';
+import { parseInput } from '../validation/parse.js';
 import * as v from 'valibot';
-import { FONT_CONTENT_TYPES, FONT_UPLOAD_PREFIX, FamilySchema, FontUploadSchema } from '../../schemas/font-requests.js';
-import { MAX_FONT_FILE_BYTES } from './font-limits.js';
-import type { FontUpload } from './user-fonts.js';
+import { FONT_CONTENT_TYPES, FONT_UPLOAD_PREFIX, FamilySchema, FontUploadSchema } from '../schemas/font-requests.js';
+import { MAX_FONT_FILE_BYTES } from '../fonts/user-fonts/font-limits.js';
+import type { FontUpload } from '../fonts/user-fonts/user-fonts.js';
 
 export type FontUploadDeps = { files: Pick<FileStore, 'readStream'>; filesBucket: string; maxBodyBytes: number };
 
