@@ -147,7 +147,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
       const merged = (within: DocumentBudget) => mergedBandFacts(printed, partFacts, plan.finishing.archive?.metadata.title, plan.finishing.pages?.order, within);
       plans.bands = { bands: plan.bands, facts: merged };
     }
-    const steps = await stepsFor(plans, facts, deadline, plan.parts.find((part) => 'plan' in part)?.plan.page.fonts, named);
+    const steps = await stepsFor(plans, facts, deadline, plan.fonts, named);
     const rendered: RenderResult = { body: Buffer.from(first.pdf), contentType: 'application/pdf', output: 'PDF', timings: { render: Date.now() - started } };
     const check = plan.missingGlyphs ? { mode: plan.missingGlyphs, field: plan.missingGlyphsField ?? 'pdf.missingGlyphs', named } : undefined;
     return finishChecked(rendered, steps, deadline, budget, check).catch((error: unknown) => {
@@ -184,7 +184,7 @@ export function withFinishing(renderer: Renderer, defaultTimeoutMs: number, sign
         }
       }
       const result: RenderResult = { body: Buffer.from(existing.bytes.buffer, existing.bytes.byteOffset, existing.bytes.byteLength), contentType: 'application/pdf', output: 'PDF', timings };
-      const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline), deadline, budget) : result;
+      const finished = wantsFinishing(plan.finishing) ? await finishResult(result, await stepsFor(plan.finishing, undefined, deadline, plan.fonts), deadline, budget) : result;
       if (plan.images) return await imagesOf(finished, plan.images, deadline, budget);
       return plan.finishing.preview ? await withPreview(finished, plan.finishing, deadline, budget) : finished;
     } catch (error) {

@@ -148,6 +148,8 @@ export type MergePlan = {
   missingGlyphs?: MissingGlyphsMode;
   /** The field a refusal names: the first part's that asked for it (`parts.2.pdf.missingGlyphs`). */
   missingGlyphsField?: string;
+  /** The account's own fonts (issue 46) for what the finishing draws over the merged pages (a stamp's text, the bands). */
+  fonts?: PageFontsPlan;
 };
 
 /**
@@ -162,6 +164,8 @@ export type ProcessPlan = {
   source: { kind: 'bytes'; bytes: Uint8Array } | { kind: 'url'; url: string };
   password?: string;
   finishing: FinishingPlan;
+  /** The account's own fonts (issue 46) for what the finishing draws (a stamp's text, the bands). */
+  fonts?: PageFontsPlan;
 };
 
 /** What the document renderer (lib/document-renderer.ts) produces: one render, a merge, or an existing PDF processed. */

@@ -47,7 +47,7 @@ export type StampPosition = 'center' | 'top' | 'bottom' | 'left' | 'right' | 'to
 
 /** The stamp stage's settings, every default applied: what is drawn, how, where, on which pages. */
 export type StampPlan = {
-  mark: { text: string; fontSize: number; color: string } | { image: { kind: 'png' | 'jpeg'; bytes: Uint8Array } };
+  mark: { text: string; fontSize: number; color: string; fontFamily?: string } | { image: { kind: 'png' | 'jpeg'; bytes: Uint8Array } };
   opacity: number;
   /** Degrees, counter-clockwise. */
   rotation: number;

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import fontkit from '@cantoo/fontkit';
 import { FontFileError } from './errors.js';
-import { MAX_FAMILY_CHARACTERS, MAX_FONT_FILE_BYTES, MAX_FONT_TABLES, MAX_SFNT_BYTES } from './font-limits.js';
+import { familyProblem, isGenericFamily } from '../family-names.js';
+import { MAX_FONT_FILE_BYTES, MAX_FONT_TABLES, MAX_SFNT_BYTES } from './font-limits.js';
 
 /** The formats a font may be uploaded in. */
 export type FontUploadFormat = 'ttf' | 'otf' | 'woff' | 'woff2';
@@ -92,17 +93,11 @@ export async function readFontFile(bytes: Uint8Array, options: { family?: string
 export function checkFamily(family: string): string {
   const trimmed = family.trim().replace(/\s+/g, ' ');
   if (trimmed === '') throw new FontFileError('The font names no family: give one (family)');
-  if ([...trimmed].length > MAX_FAMILY_CHARACTERS) throw new FontFileError(`The family name must be at most ${MAX_FAMILY_CHARACTERS} characters`);
-  if (!/^[\p{L}\p{N}][\p{L}\p{N} ._-]*$/u.test(trimmed)) throw new FontFileError('The family name may hold letters, digits, spaces, "-", "_" and "." only');
-  if (GENERIC_FAMILIES.has(trimmed.toLowerCase())) throw new FontFileError(`"${trimmed}" is a generic family of CSS: name the font otherwise`);
+  const problem = familyProblem(trimmed);
+  if (problem) throw new FontFileError(problem);
+  if (isGenericFamily(trimmed)) throw new FontFileError(`"${trimmed}" is a generic family of CSS: name the font otherwise`);
   return trimmed;
 }
-
-/** CSS's generic families and keywords: a font by one of these names could never be asked for by its name. */
-const GENERIC_FAMILIES = new Set([
-  'serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'ui-serif', 'ui-sans-serif', 'ui-monospace', 'ui-rounded',
-  'math', 'emoji', 'fangsong', 'inherit', 'initial', 'unset', 'revert', 'revert-layer', 'default',
-]);
 
 /**
  * WOFF (1.0): every table inflated on its own, each to exactly the length its

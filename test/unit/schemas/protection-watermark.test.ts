@@ -45,6 +45,16 @@ describe('pdf.protection and pdf.watermark schemas', () => {
     assert.deepEqual(pdfFields({ watermark: { text: '已付 😀', rotation: 45, color: '#c00', position: 'bottomRight', layer: 'under', pages: '2-' } }), {});
   });
 
+  it('takes a text watermark\'s fontFamily as a family name CSS cannot misread, and refuses it with an image', () => {
+    assert.deepEqual(pdfFields({ watermark: { text: 'PAID', fontFamily: 'Acme Sans' } }), {});
+    assert.deepEqual(pdfFields({ watermark: { text: 'PAID', fontFamily: 'serif' } }), {});
+    assert.deepEqual(pdfFields({ watermark: { text: 'PAID', fontFamily: 'Noto Sans Arabic' } }), {});
+    for (const fontFamily of ['Acme"; color: red', 'a{b}', 'x\\y', 'inherit', '', 'A'.repeat(200)]) {
+      assert.deepEqual(Object.keys(pdfFields({ watermark: { text: 'PAID', fontFamily } })), ['pdf.watermark.fontFamily'], fontFamily);
+    }
+    assert.deepEqual(Object.keys(pdfFields({ watermark: { image: PNG_1X1, fontFamily: 'Acme Sans' } })), ['pdf.watermark.fontFamily']);
+  });
+
   it('refuses protection together with pdfa, naming both (PDF/A forbids encryption)', () => {
     assert.deepEqual(Object.keys(pdfFields({ protection: { userPassword: 'u' }, pdfa: 'PDF/A-2b' })), ['pdf.protection', 'pdf.pdfa']);
     assert.deepEqual(pdfFields({ pdfa: 'PDF/A-2b' }), {});

@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import { decodeStampImage, MAX_STAMP_IMAGE_EDGE, MAX_STAMP_IMAGE_PIXELS, StampImageSchema } from '../../../input/stamp-image.js';
+import { familyProblem, isCssKeyword } from '../../../fonts/family-names.js';
 import { OptionError } from '../../../pdf/errors.js';
 import { closedObject } from '../../../validation/closed-object.js';
 import { documented, numberBetween, oneOf } from '../../../validation/field-builders.js';
@@ -27,6 +28,18 @@ export const WATERMARK_DEFAULTS = {
   layer: 'over',
 } as const;
 
+/** A font family a text is drawn in, as CSS names it (no quotes or syntax: it is written into a page's style). */
+const FontFamilySchema = v.pipe(
+  v.string('Must be a string'),
+  v.trim(),
+  v.minLength(1, 'Must not be empty'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = familyProblem(dataset.value) ?? (isCssKeyword(dataset.value) ? `"${dataset.value}" is a keyword of CSS, not a family` : undefined);
+    if (problem) addIssue({ message: problem });
+  }),
+);
+
 /** `pdf.watermark`: one of text or image; fontSize and color only with text. */
 export const WatermarkSchema = v.pipe(
   closedObject({
@@ -45,6 +58,11 @@ export const WatermarkSchema = v.pipe(
       default: WATERMARK_DEFAULTS.color,
       description: 'Text only.',
     }),
+    fontFamily: documented(v.nullish(FontFamilySchema), {
+      description:
+        'The family the text is drawn in: one of the account\'s fonts (POST /v1/fonts), a family of the rendering layer ("Noto Serif") or a generic ' +
+        'family (serif, monospace); the layer\'s sans-serif draws the characters it lacks. Default sans-serif. Text only.',
+    }),
     position: documented(v.nullish(oneOf(WATERMARK_POSITIONS)), { default: WATERMARK_DEFAULTS.position }),
     pages: documented(v.nullish(PageRangesSchema), { description: 'Pages to stamp, in pageRanges syntax; default all. Applies after a merge, so it counts the merged pages.' }),
     layer: documented(v.nullish(oneOf(['over', 'under'])), { default: WATERMARK_DEFAULTS.layer }),
@@ -62,6 +80,7 @@ export const WatermarkSchema = v.pipe(
     }
     if (hasImage && input.fontSize != null) addIssue({ message: 'Only used with text', path: at('fontSize') });
     if (hasImage && input.color != null) addIssue({ message: 'Only used with text', path: at('color') });
+    if (hasImage && input.fontFamily != null) addIssue({ message: 'Only used with text', path: at('fontFamily') });
   }),
 );
 
@@ -75,7 +94,12 @@ export function stampPlan(watermark: WatermarkOutput): StampPlan {
     if ('problem' in decoded) throw new OptionError({ 'watermark.image': decoded.problem });
     mark = { image: decoded };
   } else {
-    mark = { text: watermark.text ?? '', fontSize: watermark.fontSize ?? WATERMARK_DEFAULTS.fontSize, color: watermark.color ?? WATERMARK_DEFAULTS.color };
+    mark = {
+      text: watermark.text ?? '',
+      fontSize: watermark.fontSize ?? WATERMARK_DEFAULTS.fontSize,
+      color: watermark.color ?? WATERMARK_DEFAULTS.color,
+      ...(watermark.fontFamily != null ? { fontFamily: watermark.fontFamily } : {}),
+    };
   }
   return {
     mark,

@@ -1,4 +1,5 @@
 import type { PageFontsPlan } from '../../../fonts/user-fonts/page-fonts.js';
+import { cssFamilyList } from '../../../fonts/family-names.js';
 import type { TextDrawer, WatermarkText } from './watermark.js';
 
 /**
@@ -14,15 +15,16 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 /**
- * The page that prints a watermark text: the text alone, in the layer's
- * sans-serif (with its CJK and emoji fallbacks), on a page sized to the text
+ * The page that prints a watermark text: the text alone, in its `fontFamily`
+ * (an account font or a layer family) and then the layer's sans-serif (with
+ * its fallbacks for every script), on a page sized to the text
  * by a script that measures it before printing. Whitespace and line breaks
  * are kept as given.
  */
-export function watermarkTextPage({ text, fontSize, color }: WatermarkText): string {
+export function watermarkTextPage({ text, fontSize, color, fontFamily }: WatermarkText): string {
   return `<!doctype html><html><head><meta charset="utf-8"><style>
 html,body{margin:0;padding:0;background:transparent}
-#w{display:inline-block;white-space:pre;font-family:sans-serif;font-size:${fontSize}pt;line-height:1.25;color:${color};padding:0 0.05em}
+#w{display:inline-block;white-space:pre;font-family:${cssFamilyList(fontFamily)};font-size:${fontSize}pt;line-height:1.25;color:${color};padding:0 0.05em}
 </style></head><body><span id="w">${escapeHtml(text)}</span><script>
 const box = document.getElementById('w').getBoundingClientRect();
 const page = document.createElement('style');
@@ -43,7 +45,7 @@ document.head.appendChild(page);
 export function chromiumTextDrawer(print: PrintHtml): (timeLeftMs: () => number, fonts?: PageFontsPlan) => TextDrawer {
   const drawn = new Map<string, Promise<Uint8Array>>();
   return (timeLeftMs, fonts) => (text) => {
-    const key = JSON.stringify([fonts?.key ?? '', text.text, text.fontSize, text.color.toLowerCase()]);
+    const key = JSON.stringify([fonts?.key ?? '', text.text, text.fontSize, text.color.toLowerCase(), text.fontFamily ?? '']);
     const cached = drawn.get(key);
     if (cached) {
       // Most recently used last, so the oldest goes first when the cache is full.

@@ -8,7 +8,8 @@ import { cropBox, ensureMediaBox, pageRotation } from '../../../pdf/page-box.js'
 import { openPdf } from '../../pipeline/pdf-document.js';
 
 /** What a text watermark looks like before it is placed: the fields that change its drawing. */
-export type WatermarkText = { text: string; fontSize: number; color: string };
+/** A watermark text; `fontFamily` is asked for first, the layer's sans-serif draws what it lacks. */
+export type WatermarkText = { text: string; fontSize: number; color: string; fontFamily?: string };
 
 /**
  * Draws a watermark text as a one-page PDF whose page is the text's box.
