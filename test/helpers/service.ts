@@ -99,7 +99,11 @@ async function waitForReady(child: ChildProcess, output: () => string, timeoutMs
     const url = /DocRender API listening on (http:\/\/\S+)/.exec(text)?.[1];
     const token = /^Token: (\S+)$/m.exec(text)?.[1];
     if (url && token) return { baseUrl: url.replace(/\/$/, ''), token };
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${text}`);
+    if (child.exitCode !== null) {
+      // Its own reason first: a CI log keeps the head and tail of a long message, and start-up output is long.
+      const reason = text.split('\n').find((line) => line.startsWith('npm start failed:')) ?? '(no "npm start failed" line)';
+      throw new Error(`service exited with ${child.exitCode}: ${reason}\n${text}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill('SIGKILL');
