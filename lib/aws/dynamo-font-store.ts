@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FontStore, UserFont } from '../fonts/user-fonts/font-store.js';
-import { awsErrorName, storageError } from './errors.js';
+import { awsErrorName, guardedStore } from './errors.js';
 
 /**
  * Where a font's bytes are kept: under `fonts/`, which no lifecycle rule
@@ -69,25 +69,11 @@ export function createDynamoFontStore(opts: DynamoFontStoreOptions): FontStore {
       }
     },
   };
-  return guarded(store, tableName);
-}
-
-/** The same store, with every SDK exception turned into a StorageError where it arises. */
-function guarded(store: FontStore, tableName: string): FontStore {
-  const wrap =
-    <A extends unknown[], R>(action: string, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } catch (error) {
-        throw storageError(`${action} (table ${tableName})`, error);
-      }
-    };
-  return {
-    create: wrap('Storing a font', store.create),
-    get: wrap('Reading a font', store.get),
-    list: wrap('Listing fonts', store.list),
-    remove: wrap('Deleting a font', store.remove),
-    readBytes: wrap('Reading a font file', store.readBytes),
-  };
+  return guardedStore(store, tableName, {
+    create: 'Storing a font',
+    get: 'Reading a font',
+    list: 'Listing fonts',
+    remove: 'Deleting a font',
+    readBytes: 'Reading a font file',
+  });
 }

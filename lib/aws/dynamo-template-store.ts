@@ -7,7 +7,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { Template, TemplatePage, TemplateStore, TemplateVariables } from '../templates/template-store.js';
-import { awsErrorName, storageError } from './errors.js';
+import { awsErrorName, guardedStore } from './errors.js';
 import { createS3Spill } from './s3-spill.js';
 /** The index that lists an account's templates without reading their variables. */
 export const TEMPLATES_BY_ACCOUNT_INDEX = 'byAccount';
@@ -156,25 +156,11 @@ export function createDynamoTemplateStore(opts: DynamoTemplateStoreOptions): Tem
       return true;
     },
   };
-  return guarded(store, tableName);
-}
-
-/** The same store, with every SDK exception turned into a StorageError where it arises. */
-function guarded(store: TemplateStore, tableName: string): TemplateStore {
-  const wrap =
-    <A extends unknown[], R>(action: string, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } catch (error) {
-        throw storageError(`${action} (table ${tableName})`, error);
-      }
-    };
-  return {
-    create: wrap('Creating a template', store.create),
-    get: wrap('Reading a template', store.get),
-    list: wrap('Listing templates', store.list),
-    replace: wrap('Updating a template', store.replace),
-    remove: wrap('Deleting a template', store.remove),
-  };
+  return guardedStore(store, tableName, {
+    create: 'Creating a template',
+    get: 'Reading a template',
+    list: 'Listing templates',
+    replace: 'Updating a template',
+    remove: 'Deleting a template',
+  });
 }

@@ -55,3 +55,23 @@ export function storageError(action: string, error: unknown): StorageError | Sto
   const detail = name === 'ResourceNotFoundException' ? 'it does not exist' : name ?? 'unknown error';
   return new StorageError(`${action} failed: ${detail}`, { cause: error });
 }
+
+/**
+ * `store` with each of its methods named in `actions` turned into one whose
+ * SDK exceptions become storageError(`<action> (table <tableName>)`) where
+ * they arise: the stores' callers never see an SDK exception.
+ */
+export function guardedStore<S extends { [K in keyof S]: (...args: never[]) => Promise<unknown> }>(store: S, tableName: string, actions: { [K in keyof S]: string }): S {
+  const guarded = {} as S;
+  for (const key of Object.keys(actions) as Array<keyof S>) {
+    const fn = store[key] as unknown as (...args: unknown[]) => Promise<unknown>;
+    guarded[key] = (async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (error) {
+        throw storageError(`${actions[key]} (table ${tableName})`, error);
+      }
+    }) as unknown as S[typeof key];
+  }
+  return guarded;
+}
