@@ -110,6 +110,11 @@ function say(element: HTMLElement, message: string, tone: 'ok' | 'error' | 'info
   element.dataset.tone = tone;
 }
 
+/** A 400's fields (or a JSON error) beside the editor's inputs they name; the fonts panel keeps its own. */
+function showEditorErrors(fields: Record<string, string>): void {
+  showFieldErrors(ui.otherErrors, fields, ui.editor);
+}
+
 // --- Token and usage ---
 
 async function refreshUsage(): Promise<void> {
@@ -353,7 +358,7 @@ async function openTemplate(id: string): Promise<void> {
     for (const button of ui.list.querySelectorAll<HTMLButtonElement>('.template-open')) {
       button.setAttribute('aria-current', String(button.dataset.id === id));
     }
-    clearFieldErrors();
+    clearFieldErrors(ui.editor);
     state.savedSnapshot = snapshot();
     markDirty();
     say(ui.actionStatus, '');
@@ -449,7 +454,7 @@ async function preview(): Promise<void> {
     request = currentRequest();
   } catch (error) {
     if (error instanceof FormJsonError) {
-      showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+      showEditorErrors({ [error.path]: error.message });
       say(ui.previewStatus, 'Waiting for valid JSON', 'error');
       return;
     }
@@ -465,7 +470,7 @@ async function preview(): Promise<void> {
     if (abort.signal.aborted) return;
     const described = await showFile(ui.preview, blob, response.headers.get('content-type') ?? blob.type);
     if (abort.signal.aborted) return;
-    clearFieldErrors();
+    clearFieldErrors(ui.editor);
     ui.previewError.hidden = true;
     showBanner(null);
     ui.preview.dataset.renders = String(Number(ui.preview.dataset.renders ?? '0') + 1);
@@ -473,7 +478,7 @@ async function preview(): Promise<void> {
   } catch (error) {
     if (abort.signal.aborted) return;
     if (error instanceof ApiError && error.status === 400) {
-      showFieldErrors(ui.otherErrors, error.fields);
+      showEditorErrors(error.fields);
       const reason = error.code === 'render.navigation' ? `The page could not be loaded: ${Object.values(error.fields).join('; ') || error.message}` : `The service refused the request (${error.code ?? 400}): see the fields marked.`;
       ui.previewError.textContent = reason;
       ui.previewError.hidden = false;
@@ -497,7 +502,7 @@ async function save(): Promise<void> {
   try {
     variables = currentVariables();
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+    if (error instanceof FormJsonError) showEditorErrors({ [error.path]: error.message });
     say(ui.actionStatus, 'Not saved: fix the marked fields first.', 'error');
     return;
   }
@@ -516,7 +521,7 @@ async function save(): Promise<void> {
     void refreshUsage().catch(() => undefined);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) {
-      showFieldErrors(ui.otherErrors, Object.fromEntries(Object.entries(error.fields).map(([path, message]) => [path.replace(/^variables\./, ''), message])));
+      showEditorErrors(Object.fromEntries(Object.entries(error.fields).map(([path, message]) => [path.replace(/^variables\./, ''), message])));
       say(ui.actionStatus, 'Not saved: the service refused the fields marked.', 'error');
     } else reportApiError(error, ui.actionStatus);
   }
@@ -545,7 +550,7 @@ ui.copyCurl.addEventListener('click', () => {
     const command = curlCommand(new URL(request.path, document.baseURI).href, request.body, ui.output.value === 'PDF' ? 'document.pdf' : 'screenshot.png');
     void copy(command, 'the curl command (set DOCRENDER_TOKEN first)');
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+    if (error instanceof FormJsonError) showEditorErrors({ [error.path]: error.message });
   }
 });
 
@@ -554,7 +559,7 @@ ui.copyJson.addEventListener('click', () => {
     const request = currentRequest();
     void copy(JSON.stringify(request.body, null, 2), `the JSON body of POST /${request.path}`);
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+    if (error instanceof FormJsonError) showEditorErrors({ [error.path]: error.message });
   }
 });
 
