@@ -10,6 +10,7 @@ import { decodeBase64, encodeBase64 } from './base64.js';
 import { htmlEditor, jsonEditor, type CodeEditor } from './editors.js';
 import { curlCommand } from './curl-command.js';
 import { clearFieldErrors, showFieldErrors } from './field-errors.js';
+import { fontsPanel } from './fonts-panel.js';
 import { showFile } from './preview.js';
 import { FormJsonError, buildFieldset, fillForm, readForm, type JsonSchema } from './schema-form.js';
 
@@ -86,6 +87,23 @@ const batches = batchPanel({
   links: $('batch-links'),
 });
 
+const fonts = fontsPanel(
+  {
+    box: $('fonts-panel'),
+    list: $<HTMLUListElement>('font-list'),
+    form: $<HTMLFormElement>('font-form'),
+    file: $<HTMLInputElement>('font-file'),
+    family: $<HTMLInputElement>('font-family'),
+    upload: $<HTMLButtonElement>('font-upload'),
+    errors: $('font-errors'),
+    status: $('font-status'),
+    deleteDialog: $<HTMLDialogElement>('font-delete-dialog'),
+    deleteForm: $<HTMLFormElement>('font-delete-form'),
+    deleteName: $('font-delete-name'),
+  },
+  reportApiError,
+);
+
 const state: {
   listPage: number;
   current?: Template;
@@ -139,7 +157,7 @@ async function useToken(): Promise<void> {
   say(ui.tokenStatus, 'Token accepted (kept in this tab only).', 'ok');
   ui.workspace.hidden = false;
   await buildOptions();
-  await loadList(1);
+  await Promise.all([loadList(1), fonts.load()]);
 }
 
 ui.tokenForm.addEventListener('submit', (event) => {
@@ -158,6 +176,7 @@ ui.forget.addEventListener('click', () => {
   forgetToken();
   state.previewAbort?.abort();
   batches.stop();
+  fonts.clear();
   ui.workspace.hidden = true;
   ui.usage.textContent = '';
   closeTemplate();
