@@ -11,6 +11,7 @@ import { htmlEditor, jsonEditor, type CodeEditor } from './editors.js';
 import { curlCommand } from './curl-command.js';
 import { clearFieldErrors, showFieldErrors } from './field-errors.js';
 import { fontsPanel } from './fonts-panel.js';
+import { showMissingGlyphs } from './missing-glyphs.js';
 import { showFile } from './preview.js';
 import { FormJsonError, buildFieldset, fillForm, readForm, type JsonSchema } from './schema-form.js';
 
@@ -63,6 +64,7 @@ const ui = {
   previewStatus: $('preview-status'),
   previewError: $('preview-error'),
   preview: $('preview'),
+  missingGlyphs: $('missing-glyphs'),
   createDialog: $<HTMLDialogElement>('create-dialog'),
   createForm: $<HTMLFormElement>('create-form'),
   createName: $<HTMLInputElement>('create-name'),
@@ -393,6 +395,7 @@ function closeTemplate(): void {
   ui.editor.hidden = true;
   ui.previewSection.hidden = true;
   ui.preview.replaceChildren();
+  showMissingGlyphs(ui.missingGlyphs, null);
 }
 
 /** The template's variables as the editor holds them; throws FormJsonError on JSON that does not parse. */
@@ -489,6 +492,8 @@ async function preview(): Promise<void> {
     if (abort.signal.aborted) return;
     const described = await showFile(ui.preview, blob, response.headers.get('content-type') ?? blob.type);
     if (abort.signal.aborted) return;
+    // Same origin, so the header is readable; it describes the file now shown, like the status line.
+    showMissingGlyphs(ui.missingGlyphs, response.headers.get('x-missing-glyphs'));
     clearFieldErrors(ui.editor);
     ui.previewError.hidden = true;
     showBanner(null);
