@@ -167,17 +167,17 @@ export function fontsPanel(panel: FontsPanel, report: Report): { load: () => Pro
     event.preventDefault();
     const font = deleting;
     if (!font) return;
+    deleting = undefined;
     void (async () => {
       try {
         // Read the (empty) 204 to its end, so the browser does not report the request as cancelled.
         await (await api(`v1/fonts/${encodeURIComponent(font.id)}`, { method: 'DELETE' })).arrayBuffer();
+        panel.deleteDialog.close();
         say(`Deleted “${font.family}” (${describeFace(font)}). Renders stop using it within ${FONT_LIST_SECONDS} s.`, 'ok');
         await load();
       } catch (error) {
-        report(error, panel.status);
-      } finally {
         panel.deleteDialog.close();
-        deleting = undefined;
+        report(error, panel.status);
       }
     })();
   });
