@@ -91,3 +91,16 @@ export type TemplateSummary = { id: string; name: string; output: 'PDF' | 'IMAGE
 export type Template = TemplateSummary & { variables: Variables };
 export type TemplatePage = { hasNextPage: boolean; hasPreviousPage: boolean; data: TemplateSummary[] };
 export type Variables = { page?: Record<string, unknown>; pdf?: Record<string, unknown>; screenshot?: Record<string, unknown> };
+/** An account font as POST/GET /v1/fonts answer it (`format` is what is kept: a WOFF or WOFF2 is unpacked). */
+export type Font = {
+  id: string;
+  family: string;
+  weight: number;
+  style: 'normal' | 'italic';
+  format: 'ttf' | 'otf';
+  uploadedAs: 'ttf' | 'otf' | 'woff' | 'woff2';
+  bytes: number;
+  glyphs: number;
+  createdAt: string;
+};
+export type FontList = { data: Font[] };

@@ -10,6 +10,8 @@ import { decodeBase64, encodeBase64 } from './base64.js';
 import { htmlEditor, jsonEditor, type CodeEditor } from './editors.js';
 import { curlCommand } from './curl-command.js';
 import { clearFieldErrors, showFieldErrors } from './field-errors.js';
+import { fontsPanel } from './fonts-panel.js';
+import { showMissingGlyphs } from './missing-glyphs.js';
 import { showFile } from './preview.js';
 import { FormJsonError, buildFieldset, fillForm, readForm, type JsonSchema } from './schema-form.js';
 
@@ -62,6 +64,7 @@ const ui = {
   previewStatus: $('preview-status'),
   previewError: $('preview-error'),
   preview: $('preview'),
+  missingGlyphs: $('missing-glyphs'),
   createDialog: $<HTMLDialogElement>('create-dialog'),
   createForm: $<HTMLFormElement>('create-form'),
   createName: $<HTMLInputElement>('create-name'),
@@ -86,6 +89,23 @@ const batches = batchPanel({
   links: $('batch-links'),
 });
 
+const fonts = fontsPanel(
+  {
+    box: $('fonts-panel'),
+    list: $<HTMLUListElement>('font-list'),
+    form: $<HTMLFormElement>('font-form'),
+    file: $<HTMLInputElement>('font-file'),
+    family: $<HTMLInputElement>('font-family'),
+    upload: $<HTMLButtonElement>('font-upload'),
+    errors: $('font-errors'),
+    status: $('font-status'),
+    deleteDialog: $<HTMLDialogElement>('font-delete-dialog'),
+    deleteForm: $<HTMLFormElement>('font-delete-form'),
+    deleteName: $('font-delete-name'),
+  },
+  reportApiError,
+);
+
 const state: {
   listPage: number;
   current?: Template;
@@ -108,6 +128,11 @@ function showBanner(message: string | null): void {
 function say(element: HTMLElement, message: string, tone: 'ok' | 'error' | 'info' = 'info'): void {
   element.textContent = message;
   element.dataset.tone = tone;
+}
+
+/** A 400's fields (or a JSON error) beside the editor's inputs they name; the fonts panel keeps its own. */
+function showEditorErrors(fields: Record<string, string>): void {
+  showFieldErrors(ui.otherErrors, fields, ui.editor);
 }
 
 // --- Token and usage ---
@@ -134,7 +159,7 @@ async function useToken(): Promise<void> {
   say(ui.tokenStatus, 'Token accepted (kept in this tab only).', 'ok');
   ui.workspace.hidden = false;
   await buildOptions();
-  await loadList(1);
+  await Promise.all([loadList(1), fonts.load()]);
 }
 
 ui.tokenForm.addEventListener('submit', (event) => {
@@ -153,6 +178,7 @@ ui.forget.addEventListener('click', () => {
   forgetToken();
   state.previewAbort?.abort();
   batches.stop();
+  fonts.clear();
   ui.workspace.hidden = true;
   ui.usage.textContent = '';
   closeTemplate();
@@ -353,7 +379,7 @@ async function openTemplate(id: string): Promise<void> {
     for (const button of ui.list.querySelectorAll<HTMLButtonElement>('.template-open')) {
       button.setAttribute('aria-current', String(button.dataset.id === id));
     }
-    clearFieldErrors();
+    clearFieldErrors(ui.editor);
     state.savedSnapshot = snapshot();
     markDirty();
     say(ui.actionStatus, '');
@@ -369,6 +395,7 @@ function closeTemplate(): void {
   ui.editor.hidden = true;
   ui.previewSection.hidden = true;
   ui.preview.replaceChildren();
+  showMissingGlyphs(ui.missingGlyphs, null);
 }
 
 /** The template's variables as the editor holds them; throws FormJsonError on JSON that does not parse. */
@@ -449,7 +476,7 @@ async function preview(): Promise<void> {
     request = currentRequest();
   } catch (error) {
     if (error instanceof FormJsonError) {
-      showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+      showEditorErrors({ [error.path]: error.message });
       say(ui.previewStatus, 'Waiting for valid JSON', 'error');
       return;
     }
@@ -465,7 +492,9 @@ async function preview(): Promise<void> {
     if (abort.signal.aborted) return;
     const described = await showFile(ui.preview, blob, response.headers.get('content-type') ?? blob.type);
     if (abort.signal.aborted) return;
-    clearFieldErrors();
+    // Same origin, so the header is readable; it describes the file now shown, like the status line.
+    showMissingGlyphs(ui.missingGlyphs, response.headers.get('x-missing-glyphs'));
+    clearFieldErrors(ui.editor);
     ui.previewError.hidden = true;
     showBanner(null);
     ui.preview.dataset.renders = String(Number(ui.preview.dataset.renders ?? '0') + 1);
@@ -473,7 +502,7 @@ async function preview(): Promise<void> {
   } catch (error) {
     if (abort.signal.aborted) return;
     if (error instanceof ApiError && error.status === 400) {
-      showFieldErrors(ui.otherErrors, error.fields);
+      showEditorErrors(error.fields);
       const reason = error.code === 'render.navigation' ? `The page could not be loaded: ${Object.values(error.fields).join('; ') || error.message}` : `The service refused the request (${error.code ?? 400}): see the fields marked.`;
       ui.previewError.textContent = reason;
       ui.previewError.hidden = false;
@@ -497,7 +526,7 @@ async function save(): Promise<void> {
   try {
     variables = currentVariables();
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+    if (error instanceof FormJsonError) showEditorErrors({ [error.path]: error.message });
     say(ui.actionStatus, 'Not saved: fix the marked fields first.', 'error');
     return;
   }
@@ -516,7 +545,7 @@ async function save(): Promise<void> {
     void refreshUsage().catch(() => undefined);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) {
-      showFieldErrors(ui.otherErrors, Object.fromEntries(Object.entries(error.fields).map(([path, message]) => [path.replace(/^variables\./, ''), message])));
+      showEditorErrors(Object.fromEntries(Object.entries(error.fields).map(([path, message]) => [path.replace(/^variables\./, ''), message])));
       say(ui.actionStatus, 'Not saved: the service refused the fields marked.', 'error');
     } else reportApiError(error, ui.actionStatus);
   }
@@ -545,7 +574,7 @@ ui.copyCurl.addEventListener('click', () => {
     const command = curlCommand(new URL(request.path, document.baseURI).href, request.body, ui.output.value === 'PDF' ? 'document.pdf' : 'screenshot.png');
     void copy(command, 'the curl command (set DOCRENDER_TOKEN first)');
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+    if (error instanceof FormJsonError) showEditorErrors({ [error.path]: error.message });
   }
 });
 
@@ -554,7 +583,7 @@ ui.copyJson.addEventListener('click', () => {
     const request = currentRequest();
     void copy(JSON.stringify(request.body, null, 2), `the JSON body of POST /${request.path}`);
   } catch (error) {
-    if (error instanceof FormJsonError) showFieldErrors(ui.otherErrors, { [error.path]: error.message });
+    if (error instanceof FormJsonError) showEditorErrors({ [error.path]: error.message });
   }
 });
 

@@ -4,22 +4,27 @@
  * template created, its HTML and data edited and previewed through the real
  * API (the PDF's text read from pdf.js's text layer), saved, found again
  * after a reload, rendered through the API to the same content, deleted; a
- * bad token, a 400 and a 429 shown where a person looks for them.
+ * bad token, a 400 and a 429 shown where a person looks for them; the
+ * account's fonts uploaded, used and deleted in the Fonts panel; characters
+ * no font draws named under the preview.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
 import { readPdf } from '../helpers/documents.js';
+import { BLACK_ITALIC_PS, THIN_ITALIC_PS, blackItalicTtf, thinItalicTtf, toWoff2 } from '../helpers/font-files.js';
+import { embeddedFonts } from '../helpers/pdf-tools.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const UNSAFE_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
-const SHOTS = join(process.cwd(), '.local');
+/** Where the screenshots go: .local/ (not committed), or STUDIO_SHOTS to look at them elsewhere. */
+const SHOTS = process.env.STUDIO_SHOTS ?? join(process.cwd(), '.local');
 
 async function launchBrowser(): Promise<Browser> {
   const args = chromium.args.filter((arg) => {
@@ -562,6 +567,143 @@ describe('template studio (GET /)', () => {
     const merged = new Uint8Array(await (await fetch(links[2]![1]!)).arrayBuffer());
     assert.equal(Buffer.from(merged.subarray(0, 5)).toString(), '%PDF-');
     await page.close();
+    assert.deepEqual(problems, []);
+  });
+
+  it("keeps the account's fonts in the Fonts panel: a TTF and a WOFF2 uploaded, used by family in a template and embedded by its preview, a broken file refused beside its input, one deleted", async () => {
+    // Prepare: a fresh account (no renderer has its font list yet), its template naming both families, and the files
+    const account = (await service.tokens('create')).stdout.trim();
+    const html = [
+      `<p style="font-family: 'Studio Brand Sans', sans-serif; font-weight: 100; font-style: italic; font-size: 28px">Kookaburra thin</p>`,
+      `<p style="font-family: 'Studio Brand Display', sans-serif; font-weight: 900; font-style: italic; font-size: 28px">Kookaburra black</p>`,
+    ].join('');
+    const created = await service.request('/v1/templates', {
+      token: account,
+      json: { name: 'Studio e2e brand fonts', output: 'PDF', variables: { page: { htmlTemplate: Buffer.from(html).toString('base64') } } },
+    });
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+    const dir = tempDir('studio-fonts-');
+    const files = {
+      ttf: join(dir, 'BrandSans-ThinItalic.ttf'),
+      woff2: join(dir, 'BrandDisplay-BlackItalic.woff2'),
+      broken: join(dir, 'Broken.ttf'),
+    };
+    writeFileSync(files.ttf, thinItalicTtf());
+    writeFileSync(files.woff2, await toWoff2(blackItalicTtf()));
+    writeFileSync(files.broken, 'These bytes are no font file at all.');
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const { problems, expect } = watchProblems(page);
+    await page.goto(`${service.baseUrl}/`, { waitUntil: 'networkidle0' });
+    await page.type('#token', account);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#font-list .empty');
+    assert.match(await page.$eval('#font-list', (element) => element.textContent ?? ''), /No fonts yet/);
+    assert.match(await page.$eval('#fonts-panel .hint', (element) => element.textContent ?? ''), /font-family: 'Acme Sans', sans-serif/);
+    await shot(page, 'fonts-empty');
+    /** Each listed font as "family | face | file". */
+    const fontItems = () =>
+      page.$$eval('#font-list .font-item', (items) => items.map((item) => [...item.querySelectorAll('.font-family, .font-face, .font-meta')].map((part) => part.textContent).join(' | ')));
+    const upload = async (path: string, family: string, items: number) => {
+      const input = (await page.$('#font-file')) as ElementHandle<HTMLInputElement>;
+      await input.uploadFile(path);
+      await page.type('#font-family', family);
+      await page.click('#font-upload');
+      await page.waitForFunction((count: number) => document.querySelectorAll('#font-list .font-item').length === count, { timeout: 30_000 }, items);
+    };
+
+    // Act: the two files uploaded through the panel, each under a family of its own
+    await upload(files.ttf, 'Studio Brand Sans', 1);
+    await upload(files.woff2, 'Studio Brand Display', 2);
+
+    // Assess: both listed as the API keeps them, with their face (weight and style from the font), format and size
+    const kept = ((await (await service.request('/v1/fonts', { token: account })).json()) as { data: { family: string; weight: number; style: string }[] }).data;
+    assert.deepEqual(kept.map((font) => [font.family, font.style]), [['Studio Brand Sans', 'italic'], ['Studio Brand Display', 'italic']]);
+    const listed = await fontItems();
+    assert.match(listed[0] ?? '', new RegExp(`^Studio Brand Sans \\| ([A-Za-z]+ )?${kept[0]?.weight} italic \\| TTF · \\d+ KB · `));
+    assert.match(listed[1] ?? '', new RegExp(`^Studio Brand Display \\| ([A-Za-z]+ )?${kept[1]?.weight} italic \\| WOFF2 → TTF · \\d+ KB · `));
+    assert.match(await page.$eval('#font-status', (element) => element.textContent ?? ''), /^Uploaded “Studio Brand Display” \(.*italic\)/);
+    assert.equal(await page.$eval('#font-family', (element) => (element as HTMLInputElement).value), '', 'the form is ready for the next font');
+
+    // Act: the template naming both families opens and previews
+    const previewed = page.waitForResponse((response) => /\/v1\/pdf$/.test(response.url()) && response.request().method() === 'POST', { timeout: 60_000 });
+    await page.click(`.template-open[data-id="${id}"]`);
+    const answer = await previewed;
+    await waitForPreviewText(page, ['Kookaburra thin', 'Kookaburra black']);
+    await shot(page, 'fonts-panel');
+
+    // Assess: the preview's request, sent again (puppeteer answered no body for the preview's own fetch), draws each line in
+    // the uploaded face (embedded); no character went missing
+    assert.equal(answer.status(), 200);
+    const again = await service.request('/v1/pdf', { token: account, method: 'POST', headers: { 'content-type': 'application/json' }, body: answer.request().postData() ?? '' });
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.get('x-missing-glyphs'), null);
+    const embedded = embeddedFonts(new Uint8Array(await again.arrayBuffer()));
+    assert.ok(embedded.includes(THIN_ITALIC_PS) && embedded.includes(BLACK_ITALIC_PS), embedded.join(', '));
+    assert.equal(await page.$eval('#missing-glyphs', (element) => (element as HTMLElement).hidden), true);
+
+    // Act: a file that is no font
+    expect(400);
+    const input = (await page.$('#font-file')) as ElementHandle<HTMLInputElement>;
+    await input.uploadFile(files.broken);
+    await page.click('#font-upload');
+    await page.waitForFunction(() => (document.querySelector('#fonts-panel [data-error-for="file"]')?.textContent ?? '') !== '', { timeout: 30_000 });
+    await page.$eval('#font-file', (element) => element.scrollIntoView({ block: 'center' }));
+    await shot(page, 'fonts-refused');
+
+    // Assess: the service's reason beside the file input, which is marked; the list is unchanged; the editor's fields untouched
+    assert.match(await page.$eval('#fonts-panel [data-error-for="file"]', (element) => element.textContent ?? ''), /Not a font file/);
+    assert.equal(await page.$eval('#font-file', (element) => element.getAttribute('aria-invalid')), 'true');
+    assert.match(await page.$eval('#font-status', (element) => element.textContent ?? ''), /^Not uploaded: The font cannot be used/);
+    assert.equal((await fontItems()).length, 2);
+    assert.equal(await page.$eval('#other-errors', (element) => element.textContent), '');
+    expect();
+
+    // Act: delete the WOFF2's font, after confirming
+    await page.click('#font-list .font-item:nth-child(2) .font-delete');
+    await page.waitForSelector('#font-delete-dialog[open]');
+    await shot(page, 'fonts-delete');
+    assert.match(await page.$eval('#font-delete-name', (element) => element.textContent ?? ''), new RegExp(`^Studio Brand Display \\(.*${kept[1]?.weight} italic\\)$`));
+    await page.click('#font-delete-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#font-list .font-item').length === 1, { timeout: 30_000 });
+
+    // Assess: gone from the panel and from the account
+    assert.match((await fontItems())[0] ?? '', /^Studio Brand Sans/);
+    assert.match(await page.$eval('#font-status', (element) => element.textContent ?? ''), /^Deleted “Studio Brand Display”/);
+    const left = (await (await service.request('/v1/fonts', { token: account })).json()) as { data: { family: string }[] };
+    assert.deepEqual(left.data.map((font) => font.family), ['Studio Brand Sans']);
+    await page.close();
+    rmSync(dir, { recursive: true, force: true });
+    assert.deepEqual(problems, []);
+  });
+
+  it('names the characters no font draws above the preview (X-Missing-Glyphs), and shows no such line for a template whose every character is drawn', async () => {
+    // Prepare: U+E000 and U+E001 are private use, in no font of the layer
+    const make = async (name: string, html: string) =>
+      ((await (await service.request('/v1/templates', { json: { name, output: 'PDF', variables: { page: { htmlTemplate: Buffer.from(html).toString('base64') } } } })).json()) as { id: string }).id;
+    const missing = await make('Studio e2e missing glyphs', '<h1>Price list</h1><p>Tea \uE000 3 EUR, coffee \uE001 4 EUR</p>');
+    const plain = await make('Studio e2e every glyph', '<h1>Platypus prices</h1>');
+    const { page, problems } = await signedInWith(plain);
+
+    // Act
+    await page.click(`.template-open[data-id="${missing}"]`);
+    await waitForPreviewText(page, ['Price list']);
+    await page.waitForSelector('#missing-glyphs:not([hidden])');
+    await shot(page, 'missing-glyphs');
+
+    // Assess
+    const line = await page.$eval('#missing-glyphs', (element) => element.textContent ?? '');
+    assert.match(line, /^2 characters no font draws: U\+E000, U\+E001 \(first on page 1\)/);
+
+    // Act: a template of drawn characters only
+    await page.click(`.template-open[data-id="${plain}"]`);
+    await page.waitForFunction(() => /Platypus/.test(document.querySelector('#preview')?.textContent ?? '') && (document.querySelector('#missing-glyphs') as HTMLElement).hidden, { timeout: 30_000 });
+
+    // Assess
+    assert.equal(await page.$eval('#missing-glyphs', (element) => element.textContent), '');
+    await page.close();
+    for (const id of [missing, plain]) await service.request(`/v1/templates/${id}`, { method: 'DELETE' });
     assert.deepEqual(problems, []);
   });
 
