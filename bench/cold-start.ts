@@ -9,6 +9,7 @@ import { deployedBuild } from './deployed-build.js';
 import { CHROMIUM_PACK_FILE } from '../lib/render/browser/chromium-pack.js';
 import { CHROMIUM_LAYER_DIR, packageBinDir, writeChromiumPack } from '../scripts/build-layer.js';
 import { createExtensionsApi, type ExtensionsApi } from '../scripts/local-runtime/extensions-api.js';
+import { layerFontEnvironment } from '../scripts/local-runtime/layers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_DIR = join(root, 'bench', 'results', 'build');
@@ -100,6 +101,9 @@ export async function coldStart(side: ColdSide, unpacked: boolean, env: Record<s
     childEnv.NODE_OPTIONS = deployedBuild().nodeOptions;
     // The layer's pack, where Lambda would find it at /opt/chromium; bare unpacks the package's brotli file.
     childEnv.CHROMIUM_PACK_DIR = dirname(PACK);
+    // The layer's fonts and fontconfig (with its cache prebuilt at build time), as the local runtime gives its
+    // rendering functions: a cold start on Lambda reads its fonts from there. Bare keeps the package's Open Sans.
+    Object.assign(childEnv, layerFontEnvironment([CHROMIUM_LAYER_DIR], root));
     extensions = createExtensionsApi({ functionName: 'docrender-bench-pdf', functionVersion: '$LATEST', handler: 'cold-handler.handler' });
     childEnv.AWS_LAMBDA_RUNTIME_API = await extensions.address;
     childEnv.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
