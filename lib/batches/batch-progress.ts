@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Config } from '../config.js';
 import { uploadToCaller, type SignedUrlStatus } from '../delivery/caller-upload.js';
 import type { FileStore, StoredFile } from '../files/file-store.js';
+import type { MissingGlyphReport } from '../glyphs/glyph-report.js';
 import { temporaryFileUrl } from '../files/temporary-files.js';
 import type { BatchItemHooks } from '../job-runner/run-job.js';
 import type { JobQueue } from '../jobs/job-queue.js';
@@ -193,6 +194,8 @@ export type ManifestEntry = {
   fileUrl?: string | null;
   contentType?: string;
   fileSize?: number;
+  /** Characters the item's file draws with no glyph (issue 46), as its job reports them: present only when there are any. */
+  missingGlyphs?: MissingGlyphReport;
   error?: JobError;
 };
 
@@ -234,7 +237,8 @@ async function writeManifest(
     const base = { index: item.batchItem.index, name: item.batchItem.name, metadata: item.batchItem.metadata ?? {} };
     if (item.status === 'COMPLETED' && item.file) {
       const fileUrl = (await temporaryFileUrl(deps.files, item.file, deps.config.fileLifetimeSeconds)) ?? null;
-      entries.push({ ...base, status: 'COMPLETED', fileUrl, contentType: item.file.contentType, fileSize: item.file.size });
+      const report = item.missingGlyphs ? { missingGlyphs: item.missingGlyphs } : {};
+      entries.push({ ...base, status: 'COMPLETED', fileUrl, contentType: item.file.contentType, fileSize: item.file.size, ...report });
     } else {
       entries.push({ ...base, status: 'FAILED', ...(item.error ? { error: item.error } : {}) });
     }

@@ -194,7 +194,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         type: ['string', 'null'],
         format: 'uri',
         description:
-          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, zip?, merged?, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, error?}]} valid 1 hour from the end; null once expired. zip and merged are {fileUrl, fileSize, leftOut?} or {error} when output asked for them: leftOut lists the items whose files had expired, [{index, name, error}], made without; a merged PDF past 20,000 pages or 512 MB is {error: {code: batch.merge_too_large}}.',
+          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, zip?, merged?, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, missingGlyphs?, error?}]} valid 1 hour from the end (missingGlyphs: the item\'s MissingGlyphs report, when its file draws characters no font has); null once expired. zip and merged are {fileUrl, fileSize, leftOut?} or {error} when output asked for them: leftOut lists the items whose files had expired, [{index, name, error}], made without; a merged PDF past 20,000 pages or 512 MB is {error: {code: batch.merge_too_large}}.',
       },
       zipUrl: {
         type: ['string', 'null'],

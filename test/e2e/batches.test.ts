@@ -33,7 +33,15 @@ type Manifest = {
   total: number;
   done: number;
   failed: number;
-  items: Array<{ index: number; name: string; status: string; metadata: Record<string, string>; fileUrl?: string; error?: { code: string } }>;
+  items: Array<{
+    index: number;
+    name: string;
+    status: string;
+    metadata: Record<string, string>;
+    fileUrl?: string;
+    missingGlyphs?: { count: number; codePoints: string[]; firstPage?: number };
+    error?: { code: string };
+  }>;
 };
 
 /** Items of the proof batch: 200 in CI (BATCH_E2E_ITEMS=1000 runs the issue's full proof). */
@@ -289,6 +297,27 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     assert.equal(batch.webhook?.status, 'DELIVERED');
     assert.equal(new Set(calls.map((call) => (JSON.parse(call.body) as { id: string }).id)).size, 1);
     await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '720' } }));
+  });
+
+  it("reports in the manifest an item's characters no font draws, and refuses an item that asked for \"fail\" (issue 46)", async () => {
+    // Prepare: U+E000 is private use, which no font has
+    const items = [
+      { name: 'missing', page: { html: b64('<p>Total \uE000 due</p>') } },
+      { name: 'drawn', page: { html: b64('<p>Total due</p>') } },
+      { name: 'refused', page: { html: b64('<p>Total \uE000 due</p>') }, pdf: { missingGlyphs: 'fail' } },
+    ];
+    // Act
+    const queued = await post({ items });
+    assert.equal(queued.status, 202, JSON.stringify(queued.body));
+    const batch = await ended(queued.body.id, 90_000);
+    const manifest = (await (await fetch(batch.manifestUrl as string)).json()) as Manifest;
+    // Assess
+    const [missing, drawn, refused] = manifest.items;
+    assert.deepEqual(missing?.missingGlyphs, { count: 1, codePoints: ['U+E000'], firstPage: 1 });
+    assert.equal(drawn?.status, 'COMPLETED');
+    assert.equal(drawn?.missingGlyphs, undefined);
+    assert.equal(refused?.status, 'FAILED');
+    assert.equal(refused?.error?.code, 'render.missing_glyphs');
   });
 
   it("answers 404 for another account's batch, to GET and DELETE alike", async () => {
