@@ -1,8 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import fontkit from '@cantoo/fontkit';
+import { PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { LAYER_FONTS } from '../../lib/fonts/layer-fonts.js';
 import { UDHR_ARTICLE_1, type ScriptSample } from '../fixtures/udhr-article-1.js';
@@ -84,6 +87,40 @@ function layerFile(family: string): string {
   const font = LAYER_FONTS.find((face) => face.family === family);
   if (!font) throw new Error(`no layer face ${family}`);
   return join(createRequire(import.meta.url).resolve(`${font.pkg}/package.json`), '..', font.files.regular);
+}
+
+/**
+ * A one-page PDF that shows `text` (one glyph per character, no marks) in a
+ * TrueType font it names but does not embed: the character codes 33… map to
+ * the characters by glyph names (`uniXXXX`), with the advance widths of the
+ * layer's face `family`, so a reader that substitutes that face draws it
+ * where a renderer of the embedded face would. A file as many a generator
+ * makes of an office document.
+ */
+async function pdfWithoutEmbeddedFont(text: string, family: string, fontSize: number): Promise<Uint8Array> {
+  const face = fontkit.create(readFileSync(layerFile(family))) as unknown as { unitsPerEm: number; glyphForCodePoint(point: number): { advanceWidth: number } };
+  const chars = [...text];
+  const doc = await PDFDocument.create();
+  const descriptor = doc.context.register(
+    doc.context.obj({ Type: 'FontDescriptor', FontName: family.replace(/ /g, ''), Flags: 32, FontBBox: [0, -300, 1200, 1000], ItalicAngle: 0, Ascent: 1000, Descent: -300, CapHeight: 700, StemV: 80 }),
+  );
+  const font = doc.context.register(
+    doc.context.obj({
+      Type: 'Font',
+      Subtype: 'TrueType',
+      BaseFont: family.replace(/ /g, ''),
+      FirstChar: 33,
+      LastChar: 32 + chars.length,
+      Widths: chars.map((char) => PDFNumber.of(Math.round((face.glyphForCodePoint(char.codePointAt(0) as number).advanceWidth * 1000) / face.unitsPerEm))),
+      Encoding: doc.context.obj({ Type: 'Encoding', Differences: [PDFNumber.of(33), ...chars.map((char) => PDFName.of(`uni${(char.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`))] }),
+      FontDescriptor: descriptor,
+    }),
+  );
+  const page = doc.addPage([Math.ceil(chars.length * fontSize * 0.9) + 48, fontSize * 2]);
+  page.node.setFontDictionary(PDFName.of('F1'), font);
+  const codes = chars.map((_, i) => (33 + i).toString(16).padStart(2, '0')).join('');
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(`BT /F1 ${fontSize} Tf 24 ${fontSize * 0.6} Td <${codes}> Tj ET`)));
+  return doc.save();
 }
 
 describe('every script the layer covers', () => {
@@ -186,5 +223,30 @@ describe('every script the layer covers', () => {
       const ssim = inkSsim(reference, images[i] as Buffer);
       assert.ok(ssim >= 0.95, `${family}: SSIM ${ssim.toFixed(3)} against hb-view`);
     });
+  });
+
+  it("draws the page images of a PDF whose Georgian and Armenian font is not embedded in the layer's faces (PDF.js's substitutes)", async () => {
+    // Prepare: 36 pt text, drawn at 128 dpi on both sides (hb-view's PDF through poppler; the page image at 128 dpi)
+    const lines = [
+      { family: 'Noto Sans Georgian', text: 'ადამიანი' },
+      { family: 'Noto Sans Armenian', text: 'մարդիկ' },
+    ];
+    for (const { family, text } of lines) {
+      const pdf = await pdfWithoutEmbeddedFont(text, family, 36);
+      const widthPt = (await PDFDocument.load(pdf)).getPage(0).getWidth();
+
+      // Act
+      const response = await service.request('/v1/pdf/process', {
+        json: { document: Buffer.from(pdf).toString('base64'), output: 'PNG', image: { pages: '1', width: Math.round((widthPt / 72) * 128) } },
+      });
+
+      // Assess: the line is drawn, and in the layer's face, as HarfBuzz draws it
+      assert.equal(response.status, 200, service.output().slice(-2000));
+      const image = Buffer.from(await response.arrayBuffer());
+      assert.ok(inkPixels(image) > 200, `${family}: the page image has ink`);
+      const reference = pdftoppm(execFileSync('hb-view', ['--font-size=36', '--output-format=pdf', layerFile(family), text]), 128)[0] as Buffer;
+      const ssim = inkSsim(reference, image);
+      assert.ok(ssim >= 0.9, `${family}: SSIM ${ssim.toFixed(3)} against hb-view`);
+    }
   });
 });
