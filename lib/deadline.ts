@@ -9,16 +9,31 @@ import { STEP_BOUNDS_MS, type RenderStep, type StepClock } from './step-bound.js
 export type Deadline = StepClock & {
   readonly at: number;
   readonly budgetMs: number;
+  /** When the page's load and the waits that may give up must have ended, whatever the budget (`WAIT_CAP_MS`). */
+  readonly waitsUntil: number;
   remaining(): number;
 };
 
-/** Starts the clock of a render with `budgetMs` to spend; `bounds` overrides `STEP_BOUNDS_MS` (tests use short ones). */
-export function startDeadline(budgetMs: number, now = Date.now(), bounds: Partial<Record<RenderStep, number>> = {}): Deadline {
+/**
+ * The longest a page's load and the waits that may give up (selectors,
+ * settling, `waitForMilliseconds`) take together, whatever the budget: a
+ * synchronous render's budget (25 s) is shorter, and an asynchronous one's,
+ * up to its consumer's 15 minutes, is for printing and finishing a long
+ * document, not for waiting on a page that never settles.
+ */
+export const WAIT_CAP_MS = 120_000;
+
+/**
+ * Starts the clock of a render with `budgetMs` to spend; `bounds` overrides `STEP_BOUNDS_MS` (tests use short
+ * ones), `waitCapMs` overrides `WAIT_CAP_MS`.
+ */
+export function startDeadline(budgetMs: number, now = Date.now(), bounds: Partial<Record<RenderStep, number>> = {}, waitCapMs = WAIT_CAP_MS): Deadline {
   const at = now + budgetMs;
   const remaining = () => Math.max(0, at - Date.now());
   return {
     at,
     budgetMs,
+    waitsUntil: now + waitCapMs,
     remaining,
     boundOf: (name) => Math.min(bounds[name] ?? STEP_BOUNDS_MS[name] ?? Number.POSITIVE_INFINITY, remaining()),
     underWay: undefined,
@@ -34,9 +49,14 @@ export function captureReserveMs(budgetMs: number): number {
   return Math.min(5_000, Math.max(1_000, Math.round(budgetMs * 0.2)));
 }
 
-/** Milliseconds a give-up-able wait may take: what is left of the budget minus the capture reserve. */
+/** When waits that may give up must end: the capture reserve before the budget's end, and never past the wait cap. */
+export function waitsEndAt(deadline: Deadline): number {
+  return Math.min(deadline.at - captureReserveMs(deadline.budgetMs), deadline.waitsUntil);
+}
+
+/** Milliseconds a give-up-able wait may take: until `waitsEndAt`. */
 export function waitAllowanceMs(deadline: Deadline): number {
-  return Math.max(0, deadline.remaining() - captureReserveMs(deadline.budgetMs));
+  return Math.max(0, waitsEndAt(deadline) - Date.now());
 }
 
 /**

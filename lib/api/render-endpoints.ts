@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { AppDeps } from '../bootstrap/app-deps.js';
-import { ValidationError } from '../errors.js';
+import { RenderTimeoutError, ValidationError } from '../errors.js';
 import type { RenderDeps } from '../bootstrap/renderer-init.js';
 import { rawFileResponse } from '../delivery/raw-response.js';
 import { syncFileResponse } from '../delivery/sync-response.js';
@@ -78,6 +78,25 @@ const SOURCES: Record<RenderSource | 'merge' | 'process', Source> = {
   },
 };
 
+/**
+ * A render that answers at once (raw, sync) and ran out of its budget, which
+ * API Gateway's 30 s bound: its 504 says so and names the same request's
+ * async endpoint, whose budget is its consumer's timeout (issue 47).
+ */
+function adviseAsync(error: unknown, path: string): never {
+  if (error instanceof RenderTimeoutError) {
+    error.message =
+      `${error.message}. The document takes longer than an answer within API Gateway's 30 s allows: ` +
+      `send the same request to POST ${asyncPathOf(path)}, whose budget is its queue consumer's timeout (up to 15 minutes; the result comes by webhook or GET /v1/jobs/{id})`;
+  }
+  throw error;
+}
+
+/** The async endpoint of a raw or sync render's path: /v1/pdf and /v1/pdf/sync → /v1/pdf/async. */
+export function asyncPathOf(path: string): string {
+  return `${path.replace(/\/sync$/, '')}/async`;
+}
+
 /** What a request is once checked: the validated request (which an async job stores) and its render plan. */
 export type Prepared = { input: DocumentInput; plan: DocumentPlan };
 
@@ -86,16 +105,16 @@ type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpReques
 /** The deliveries of the table: what happens once the request passed every check and its quota unit is spent. */
 const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
   // The file itself, or a 303 to a temporary copy when it is too large for a Lambda response.
-  raw: async (deps, { caller, context }, { plan }) => {
+  raw: async (deps, { caller, context, event }, { plan }) => {
     withAccountFonts(plan, await accountFonts(deps.fonts, caller.accountId));
-    const result = await renderForRequest(deps.renderer, plan);
+    const result = await renderForRequest(deps.renderer, plan).catch((error: unknown) => adviseAsync(error, event.rawPath));
     context.timings = result.timings;
     return rawFileResponse(deps, caller.accountId, result);
   },
   // `{id, status, fileUrl, signedUrlStatus}`, the file also PUT to the caller's storage when given.
-  sync: async (deps, { body, caller, context }, { plan }) => {
+  sync: async (deps, { body, caller, context, event }, { plan }) => {
     withAccountFonts(plan, await accountFonts(deps.fonts, caller.accountId));
-    const result = await renderForRequest(deps.renderer, plan);
+    const result = await renderForRequest(deps.renderer, plan).catch((error: unknown) => adviseAsync(error, event.rawPath));
     context.timings = result.timings;
     return syncFileResponse(deps, {
       id: newJobId(),

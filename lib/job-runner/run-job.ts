@@ -199,6 +199,21 @@ async function whenNotClaimed(
   throw new JobBusyError(current.jobId);
 }
 
+/**
+ * Kept back from an async render's budget for what follows it in the same invocation: storing the file
+ * (a long document's tens of MB), the PUT to the caller's URL (OUTBOUND_TIMEOUT_MS) and recording the outcome.
+ */
+export const AFTER_RENDER_RESERVE_MS = 30_000;
+
+/**
+ * An async render's budget (issue 47): what its consumer's invocation has left, less what must follow the
+ * render. Derived from the function's own timeout, so raising it (serverless.yml) lengthens the documents it can
+ * make; RENDER_TIMEOUT_MS bounds the renders that answer at once (raw and sync), not these.
+ */
+export function asyncRenderBudgetMs(timeLeftMs: number): number {
+  return Math.max(1_000, timeLeftMs - AFTER_RENDER_RESERVE_MS);
+}
+
 /** Renders, stores and uploads: the outcome to record, or a throw for a failure worth another attempt. */
 async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promise<RunOutcome> {
   let result;
@@ -208,7 +223,8 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
     const plan = buildDocumentPlan(input, await templatesFor(input));
     // The account's fonts as they are now (a font deleted since the request is no longer used).
     if (deps.fonts) withAccountFonts(plan, await accountFonts(deps.fonts, job.accountId));
-    result = await renderForRequest(deps.renderer, plan);
+    // Its budget is what this invocation has left (the consumer's timeout, up to Lambda's 15 minutes), not a sync render's.
+    result = await renderForRequest(deps.renderer, plan, { timeoutMs: asyncRenderBudgetMs(clock.timeLeftMs()) });
   } catch (error) {
     const failure = permanentFailure(error);
     if (!failure) throw error;

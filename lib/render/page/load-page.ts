@@ -4,7 +4,7 @@
  * a small step, run in the order written in `WAIT_STEPS`.
  */
 import type { HTTPResponse, Page } from 'puppeteer-core';
-import { captureReserveMs, sleep, waitAllowanceMs, within, type Deadline } from '../../deadline.js';
+import { sleep, waitAllowanceMs, waitsEndAt, within, type Deadline } from '../../deadline.js';
 import { RenderError } from '../../errors.js';
 import { step } from '../../step-bound.js';
 import { PlanStepError } from '../errors.js';
@@ -153,7 +153,7 @@ type WaitStep = (context: LoadContext) => Promise<boolean>;
 /** `waitUntil: auto`: the page settles (timers, frames, DOM, network), within a bound. */
 const settle: WaitStep = async ({ session, plan, deadline, timings, log }) => {
   if (plan.waitUntil !== 'auto') return false;
-  const until = Math.min(Date.now() + AUTO_SETTLE_MAX_MS, deadline.at - captureReserveMs(deadline.budgetMs));
+  const until = Math.min(Date.now() + AUTO_SETTLE_MAX_MS, waitsEndAt(deadline));
   const outcome = await waitForSettled(session.page, session.activity, { until, javascript: plan.javascript, log });
   // In the request's log line: a page captured at the bound (the reasons are logged by the wait).
   if (!outcome.settled) timings.unsettled = outcome.waitedMs;

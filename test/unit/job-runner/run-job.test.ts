@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { NavigationError, RenderError, RenderTimeoutError } from '../../../lib/errors.js';
 import { JobBusyError } from '../../../lib/jobs/errors.js';
 import { GIVEN_UP } from '../../../lib/job-runner/job-failures.js';
-import { giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/job-runner/run-job.js';
+import { AFTER_RENDER_RESERVE_MS, giveUpJob, JOB_RETRY_DELAY_SECONDS, MAX_JOB_RUNS, runJob, type RunJobDeps } from '../../../lib/job-runner/run-job.js';
 import { newJob } from '../../../lib/jobs/submit-job.js';
 import { jobResponse } from '../../../lib/jobs/job-response.js';
 import { MissingGlyphsError } from '../../../lib/glyphs/glyph-report.js';
@@ -81,6 +81,20 @@ describe('runJob', () => {
     assert.equal(failed.file, undefined);
     assert.equal(queue.webhooks.length, 1);
     assert.deepEqual(refunds, [], 'the page was rendered for, as on the raw endpoints');
+  });
+
+  it("gives the render a budget from what its consumer's invocation has left, not a sync render's (issue 47)", async () => {
+    // Prepare: a consumer with 15 minutes left, and one nearly out of time
+    const { jobs, renderer, deps } = setup();
+    const long = await queuedJob(jobs);
+    const short = await queuedJob(jobs);
+
+    // Act
+    await runJob(long, deps, { timeLeftMs: () => 900_000, now: () => Date.now() });
+    await runJob(short, deps, { timeLeftMs: () => 20_000, now: () => Date.now() });
+
+    // Assess: what is left less what must follow the render; at least a second
+    assert.deepEqual(renderer.budgets, [900_000 - AFTER_RENDER_RESERVE_MS, 1_000]);
   });
 
   it('records FAILED when the render overruns its budget, and gives the quota unit back', async () => {

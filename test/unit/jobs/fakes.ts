@@ -181,9 +181,12 @@ export function memoryFileStore(): MemoryFileStore {
 export function fakeRenderer(options: { failWith?: () => Error } = {}) {
   const renderer = {
     renders: 0,
+    /** The budget each render was given (`options.timeoutMs`), in order. */
+    budgets: [] as Array<number | undefined>,
     failWith: options.failWith,
-    async render(input: DocumentPlan): Promise<RenderResult> {
+    async render(input: DocumentPlan, renderOptions?: { timeoutMs?: number }): Promise<RenderResult> {
       renderer.renders += 1;
+      renderer.budgets.push(renderOptions?.timeoutMs);
       if (renderer.failWith) throw renderer.failWith();
       const pdf = input.output === 'PDF';
       return {

@@ -1,0 +1,75 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { pageCountOf } from '../helpers/pdf-tools.js';
+import { b64, startService, type RunningService } from '../helpers/service.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/**
+ * Budgets that fit the mode (issue 47), through the API of `npm start` with
+ * a synchronous budget made short (RENDER_TIMEOUT_MS): a table of about 220
+ * pages whose page also waits 6.5 s for a selector that never comes leaves a
+ * sync render too little of its 8 s to print, so raw and sync answer a 504
+ * that names the async endpoint; the same request sent there completes, its
+ * budget being the queue consumer's time left (its timeout is 900 s).
+ */
+
+const SYNC_BUDGET_MS = 8_000;
+
+/** A plain table of `rows` rows, four columns of 10 px text: about 55 rows a page. */
+const table = (rows: number) =>
+  `<!doctype html><style>table{border-collapse:collapse;font:10px sans-serif}td{border:1px solid #999;padding:1px 4px}</style><table>${Array.from(
+    { length: rows },
+    (_, i) => `<tr><td>${i + 1}</td><td>Account ${i % 97}</td><td>2026-11-${String((i % 28) + 1).padStart(2, '0')}</td><td>${(i * 37.5).toFixed(2)}</td></tr>`,
+  ).join('')}</table>`;
+
+type ErrorBody = { message: string };
+type JobBody = { id: string; status: string; fileUrl?: string | null; error?: { code: string; message: string } };
+
+describe('time budgets by mode', () => {
+  let service: RunningService;
+  let receiver: TestServer;
+  const request = { page: { html: b64(table(12_000)), waitForSelector: { selector: '#never', options: { timeout: 6_500 } } } };
+
+  before(async () => {
+    receiver = await startTestServer({ '/hook': (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok') });
+    service = await startService({ RENDER_TIMEOUT_MS: String(SYNC_BUDGET_MS) });
+  });
+  after(async () => {
+    await service?.stop();
+    await receiver?.close();
+  });
+
+  it('answers a raw and a sync render past their budget with a 504 naming the async endpoint', async () => {
+    // Act
+    const [raw, sync] = await Promise.all([service.request('/v1/pdf', { json: request }), service.request('/v1/pdf/sync', { json: request })]);
+
+    // Assess
+    for (const [response, asyncPath] of [[raw, '/v1/pdf/async'], [sync, '/v1/pdf/async']] as const) {
+      assert.equal(response.status, 504, await response.clone().text());
+      const { message } = (await response.json()) as ErrorBody;
+      assert.match(message, new RegExp(`send the same request to POST ${asyncPath.replace(/\//g, '\\/')}`));
+    }
+  });
+
+  it("completes the same document sent async: its budget is the consumer's, not the sync one", async () => {
+    // Act
+    const queued = await service.request('/v1/pdf/async', { json: { ...request, webhook: { url: `${receiver.url}/hook` } } });
+    assert.equal(queued.status, 201, await queued.clone().text());
+    const { id } = (await queued.json()) as JobBody;
+    const job = await waitFor(
+      'the job to end',
+      async () => {
+        const body = (await (await service.request(`/v1/jobs/${id}`)).json()) as JobBody;
+        return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
+      },
+      180_000,
+    );
+
+    // Assess
+    assert.equal(job.status, 'COMPLETED', JSON.stringify(job.error));
+    const pdf = new Uint8Array(await (await fetch(job.fileUrl as string)).arrayBuffer());
+    assert.ok(pageCountOf(pdf) > 150, `${pageCountOf(pdf)} pages`);
+  });
+});
