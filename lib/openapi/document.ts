@@ -225,7 +225,12 @@ function operation(route: RouteDoc) {
     };
   }
   if (signsNow) responses['502'] = errorResponse('The signer of pdf.signature failed (AWS KMS, SSM, S3 or Secrets Manager; code render.signer_unavailable): nothing was stored or charged.');
-  if (route.renders) responses['504'] = errorResponse('The render exceeded its time budget.');
+  // A queued render (async, batches) ends FAILED with render.timeout in its job instead.
+  if (route.renders && !route.next) {
+    responses['504'] = errorResponse(
+      'The render exceeded its time budget (RENDER_TIMEOUT_MS, 25 s, inside API Gateway\'s 30 s): the message names the step under way and the same request\'s async endpoint, whose budget is its queue consumer\'s (about 14.5 minutes).',
+    );
+  }
   // Every answer given after the token was checked carries where the caller stands against its rate, errors included.
   if (auth) for (const response of Object.values(responses)) response.headers = { ...response.headers, ...RATE_HEADERS };
   if (auth) {

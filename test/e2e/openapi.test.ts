@@ -11,6 +11,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { resolveService } from '../../scripts/local-runtime/service-definition.js';
+import { thinItalicTtf } from '../helpers/font-files.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -191,6 +192,13 @@ describe('GET /v1/openapi.json', () => {
     await call('GET', '/studio/{file}', { token: null, realPath: '/studio/studio.css' });
     await call('GET', '/studio/{file}', { token: null, realPath: '/studio/missing.js' });
     await call('DELETE', '/v1/templates/{id}', byId('/v1/templates/{id}'));
+    // Fonts: uploaded, listed, read, a broken file named, deleted, and another's id missing
+    const font = (await call('POST', '/v1/fonts', { json: { file: thinItalicTtf().toString('base64'), family: 'Spec Sans' } })) as { id: string };
+    await call('GET', '/v1/fonts');
+    await call('GET', '/v1/fonts/{id}', { realPath: `/v1/fonts/${font.id}` });
+    await call('POST', '/v1/fonts', { json: { file: b64('not a font at all, long enough') } });
+    await call('DELETE', '/v1/fonts/{id}', { realPath: `/v1/fonts/${font.id}` });
+    await call('GET', '/v1/fonts/{id}', { realPath: `/v1/fonts/${font.id}` });
     // Batches: accepted, read, cancelled, and a bad item named
     const batch = (await call('POST', '/v1/batches', { json: { items: [{ page: { html } }, { name: 'second', page: { html } }] } })) as { id: string };
     await call('GET', '/v1/batches/{id}', { realPath: `/v1/batches/${batch.id}` });
