@@ -2,6 +2,7 @@ import { ApiError, api, apiJson } from './api.js';
 import type { Font, FontList } from './api.js';
 import { bytesToBase64 } from './base64.js';
 import { clearFieldErrors, showFieldErrors } from './field-errors.js';
+import { retryItem } from './retry-item.js';
 
 export type FontsPanel = {
   /** The panel: its field messages are cleared and placed within it only. */
@@ -118,14 +119,7 @@ export function fontsPanel(panel: FontsPanel, report: Report): { load: () => Pro
       panel.list.replaceChildren(...(fonts.length > 0 ? fonts.map((font) => fontItem(font, confirmDelete)) : [emptyItem()]));
     } catch (error) {
       report(error, panel.status);
-      const failed = document.createElement('li');
-      failed.className = 'empty';
-      const retry = document.createElement('button');
-      retry.type = 'button';
-      retry.textContent = 'Retry';
-      retry.addEventListener('click', () => void load());
-      failed.append('The fonts could not be loaded. ', retry);
-      panel.list.replaceChildren(failed);
+      panel.list.replaceChildren(retryItem('The fonts could not be loaded.', () => void load()));
     }
   };
 

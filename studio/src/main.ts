@@ -14,6 +14,7 @@ import { fontsPanel } from './fonts-panel.js';
 import { showMissingGlyphs } from './missing-glyphs.js';
 import { showFile } from './preview.js';
 import { FormJsonError, buildFieldset, fillForm, readForm, type JsonSchema } from './schema-form.js';
+import { retryItem } from './retry-item.js';
 
 const PREVIEW_DELAY_MS = 600;
 const STARTER_HTML = `<!doctype html>
@@ -263,14 +264,7 @@ async function loadList(page: number): Promise<void> {
     showBanner(null);
   } catch (error) {
     reportApiError(error, ui.actionStatus);
-    const failed = document.createElement('li');
-    failed.className = 'empty';
-    const retry = document.createElement('button');
-    retry.type = 'button';
-    retry.textContent = 'Retry';
-    retry.addEventListener('click', () => void loadList(page));
-    failed.append('The templates could not be loaded. ', retry);
-    ui.list.replaceChildren(failed);
+    ui.list.replaceChildren(retryItem('The templates could not be loaded.', () => void loadList(page)));
   }
 }
 
