@@ -93,8 +93,8 @@ describe('GET /docs', () => {
     // Assess
     assert.deepEqual(problems, []);
     assert.deepEqual(foreign, []);
-    // 26 operations, the three of batches and the three of process.
-    assert.equal(summaries.length, 32);
+    // 26 operations, the three of batches, the three of process and the four of fonts.
+    assert.equal(summaries.length, 36);
     for (const shown of ['DocRender API', 'OpenAPI 3.1.0', 'POST /v1/pdf', ...summaries]) {
       assert.ok(text.replace(/\s+/g, ' ').includes(shown), `the page shows "${shown}"`);
     }
