@@ -4,6 +4,7 @@ import { httpError } from '../../../lib/errors.js';
 import { earnsRefund } from '../../../lib/http/quota-spend.js';
 import { MissingGlyphsError } from '../../../lib/glyphs/glyph-report.js';
 import { warmFinishingRenderer, type RequestRenderer } from '../../helpers/local-egress.js';
+import { startTestServer } from '../../helpers/test-server.js';
 import { b64 } from './render-fixtures.js';
 
 // U+E000 is private use: no font of the layer (nor of this machine) has it, so it can only be drawn as .notdef.
@@ -82,6 +83,34 @@ describe('characters no font draws (pdf.missingGlyphs, screenshot.missingGlyphs)
 
     // Assess
     assert.deepEqual(result.missingGlyphs, { count: 1, codePoints: ['U+E000'] });
+  });
+
+  it('reports one in a screenshot of an SVG document, whose document makes no HTML elements', async () => {
+    // Prepare
+    const site = await startTestServer({
+      '/doc.svg': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'image/svg+xml' });
+        res.end(`<svg xmlns="http://www.w3.org/2000/svg" width="300" height="80"><text x="10" y="50" font-size="30">A ${MISSING} B</text></svg>`);
+      },
+    });
+    try {
+      // Act
+      const result = await renderer.render({ output: 'IMAGE', page: { url: `${site.url}/doc.svg` } });
+
+      // Assess
+      assert.deepEqual(result.missingGlyphs, { count: 1, codePoints: ['U+E000'] });
+    } finally {
+      await site.close();
+    }
+  });
+
+  it("answers a page whose scripts break the probe with a partial report, not a failure", async () => {
+    // Act
+    const html = `<p>A ${MISSING} B</p><script>window.getComputedStyle = () => { throw new Error('not for you'); };</script>`;
+    const result = await renderer.render({ output: 'IMAGE', page: { html: b64(html) } });
+
+    // Assess
+    assert.deepEqual(result.missingGlyphs, { count: 0, codePoints: [], partial: true });
   });
 
   it('refuses the render with "fail": a 422 naming the character, refunded', async () => {
