@@ -39,6 +39,7 @@ import { CHROMIUM_PACK_ARCHIVES, CHROMIUM_PACK_FILE } from '../lib/render/browse
 import { chromiumArgs } from '../lib/render/browser/launch-args.js';
 import { noteLaunchRetry } from '../lib/render/browser/launch-retries.js';
 import { lambdaFontsConf, layerFontsCacheKey, layerFontsConf } from './layer-fontconfig.js';
+import { withoutTables } from './sfnt-tables.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -179,7 +180,7 @@ export function layerLicenceFile(pkg: string): string {
 /**
  * Writes the layer's fonts into `fontsDir`: every face of the catalogue
  * (lib/fonts/layer-fonts.ts) as its package ships it, the colour emoji's
- * WOFF2 slices decoded to TrueType (fontconfig reads no WOFF2), and each
+ * WOFF2 decoded to TrueType (fontconfig reads no WOFF2) without its SVG table, and each
  * package's font licence in licenses/ (the OFL asks for it to travel with the
  * fonts; fontconfig skips files that are no fonts). What Lambda mounts at
  * /opt/fonts, and what `npm start` points its rendering functions' fontconfig at.
@@ -203,16 +204,9 @@ export async function writeLayerFonts(fontsDir: string): Promise<string[]> {
   }
   const woff2 = createRequire(import.meta.url)('wawoff2') as Woff2Decoder;
   const emojiDir = resolvePackageDir(LAYER_EMOJI.pkg, root);
-  const slices = readdirSync(join(emojiDir, LAYER_EMOJI.dir))
-    .filter((file) => file.endsWith('.woff2'))
-    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-  if (slices.length === 0) throw new Error(`${LAYER_EMOJI.pkg} holds no .woff2 files in ${LAYER_EMOJI.dir}/`);
-  for (const slice of slices) {
-    const ttf = await woff2.decompress(readFileSync(join(emojiDir, LAYER_EMOJI.dir, slice)));
-    const file = `${LAYER_EMOJI.prefix}-${slice.replace(/\.woff2$/, '')}.ttf`;
-    writeFileSync(join(fontsDir, file), ttf);
-    written.push(file);
-  }
+  const emoji = await woff2.decompress(readFileSync(join(emojiDir, LAYER_EMOJI.file)));
+  writeFileSync(join(fontsDir, LAYER_EMOJI.name), withoutTables(emoji, LAYER_EMOJI.dropTables));
+  written.push(LAYER_EMOJI.name);
   keepLicence(emojiDir, LAYER_EMOJI.pkg, LAYER_EMOJI.licence);
   return written;
 }

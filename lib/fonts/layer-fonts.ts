@@ -8,8 +8,8 @@
  * Every face comes from an npm package with its OFL licence, copied as it
  * is: `@expo-google-fonts/*` ship Google Fonts' own static TrueType files
  * per weight; `@embedpdf/fonts-*` the Noto Sans CJK faces subset to the
- * national character sets; `@infolektuell/noto-color-emoji` its colour emoji
- * as WOFF2 slices, which the build decodes (fontconfig reads no WOFF2).
+ * national character sets; `@fontsource/noto-color-emoji` its colour emoji
+ * as one WOFF2, which the build decodes (fontconfig reads no WOFF2).
  */
 
 /** One face of the layer: a family in one or two weights, and what it is for. */
@@ -98,8 +98,21 @@ export const LAYER_FONTS: readonly LayerFont[] = [
   expo('noto-sans-symbols-2', 'NotoSansSymbols2', [], { bold: false }),
 ];
 
-/** Noto Color Emoji: WOFF2 slices in the package, decoded to TrueType files named `<prefix>-<slice>.ttf` by the build. */
-export const LAYER_EMOJI = { family: 'Noto Color Emoji', pkg: '@infolektuell/noto-color-emoji', dir: 'files', prefix: 'NotoColorEmoji', licence: 'LICENSE' } as const;
+/**
+ * Noto Color Emoji: the whole face (Fontsource's `emoji` subset), one WOFF2
+ * decoded to TrueType by the build, its OT-SVG table dropped (Chromium draws
+ * the COLR glyphs; the SVG copy is 20 of its 25 MB). One face, not Google
+ * Fonts' slices: a sequence (👩‍💻, 1️⃣, 👍🏽, 🇩🇪) is one glyph only in a face
+ * that holds all its code points, and fontconfig picks a face per code point.
+ */
+export const LAYER_EMOJI = {
+  family: 'Noto Color Emoji',
+  pkg: '@fontsource/noto-color-emoji',
+  file: 'files/noto-color-emoji-emoji-400-normal.woff2',
+  name: 'NotoColorEmoji.ttf',
+  dropTables: ['SVG '],
+  licence: 'LICENSE',
+} as const;
 
 /** Where the layer's fonts are on Lambda (the layer's fonts/ folder). */
 export const LAYER_FONTS_DIR = '/opt/fonts';

@@ -640,7 +640,7 @@ describe('npm run package (offline, stage prod)', () => {
       'nodejs/node_modules/pdfjs-dist/standard_fonts/FoxitFixed.pfb',
       // Every face of the catalogue, the colour emoji, and fontconfig's configuration and prebuilt cache of /opt/fonts.
       ...LAYER_FONTS.flatMap((font) => [font.files.regular, font.files.bold]).filter((file) => file !== undefined).map((file) => `fonts/${layerFileName(file)}`),
-      `fonts/${LAYER_EMOJI.prefix}-0.ttf`,
+      `fonts/${LAYER_EMOJI.name}`,
       'fontconfig/fonts.conf',
     ]) {
       assert.ok(names.has(name), `layer lacks ${name}`);

@@ -32,8 +32,8 @@ async function embeddedFonts(pdf: Uint8Array): Promise<string[]> {
 function layerFontNames(): Set<string> {
   const require = createRequire(import.meta.url);
   const fontkit = require('@cantoo/fontkit') as { openSync(path: string): { postscriptName: string } };
-  const names = new Set<string>([LAYER_EMOJI.prefix]);
-  for (const font of LAYER_FONTS) {
+  const names = new Set<string>();
+  for (const font of [...LAYER_FONTS, { pkg: LAYER_EMOJI.pkg, files: { regular: LAYER_EMOJI.file, bold: undefined } }]) {
     const pkgDir = fileURLToPath(new URL(`../../node_modules/${font.pkg}/`, import.meta.url));
     for (const file of [font.files.regular, font.files.bold]) if (file !== undefined) names.add(fontkit.openSync(join(pkgDir, file)).postscriptName);
   }

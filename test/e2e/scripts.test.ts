@@ -156,6 +156,39 @@ describe('every script the layer covers', () => {
     assert.equal(response.headers.get('x-missing-glyphs'), null);
   });
 
+  it('draws an emoji sequence (ZWJ, keycap, skin tone, flag) as one colour glyph: none is .notdef, none falls apart in two', async () => {
+    // Prepare: one sequence a row, 64 px, in the page's default font
+    const sequences = ['👩‍💻', '👨‍👩‍👧', '1️⃣', '👍🏽', '🇩🇪', '🏳️‍🌈'];
+    const rows = sequences.map((sequence) => `<div style="height:100px;font:64px/100px sans-serif">${sequence}</div>`).join('');
+    const html = `<!doctype html><meta charset="utf-8"><body style="margin:0;background:#fff">${rows}</body>`;
+
+    // Act
+    const [pdfAnswer, shot] = await Promise.all([
+      service.request('/v1/pdf', { json: { page: { html: b64(html) } } }),
+      service.request('/v1/screenshot', { json: { page: { html: b64(html) }, screenshot: { viewport: { width: 400, height: 100 * sequences.length } } } }),
+    ]);
+
+    // Assess: the PDF draws no .notdef and the service reports none...
+    assert.equal(pdfAnswer.status, 200, service.output());
+    assert.equal(pdfAnswer.headers.get('x-missing-glyphs'), null);
+    assert.deepEqual(await notdefGlyphs(new Uint8Array(await pdfAnswer.arrayBuffer())), []);
+    // ...and each row's drawn pixels span one emoji (about 64 px), not two side by side (the family is grey: any pixel off white counts)
+    assert.equal(shot.status, 200, service.output());
+    const png = PNG.sync.read(Buffer.from(await shot.arrayBuffer()));
+    sequences.forEach((sequence, row) => {
+      let [left, right] = [png.width, -1];
+      for (let y = row * 100; y < (row + 1) * 100; y += 1) {
+        for (let x = 0; x < png.width; x += 1) {
+          const i = (y * png.width + x) * 4;
+          const [r, g, b] = [png.data[i] as number, png.data[i + 1] as number, png.data[i + 2] as number];
+          if (Math.min(r, g, b) < 200) [left, right] = [Math.min(left, x), Math.max(right, x)];
+        }
+      }
+      assert.ok(right >= 0, `${sequence}: nothing drawn`);
+      assert.ok(right - left + 1 <= 96, `${sequence}: drawn ${right - left + 1} px wide, more than one glyph`);
+    });
+  });
+
   it('tells a character no font has: PDF.js reads its .notdef and the service reports it (the readings above are not blind)', async () => {
     // Act: a private-use character between Latin and Japanese text
     const response = await service.request('/v1/pdf', { json: { page: { html: b64('<p>Total \uE000 合計</p>') } } });
