@@ -19,6 +19,7 @@ import { contentUsage, type DrawnSize } from './content-images.js';
 import { dropUnreachable } from '../../objects/document-objects.js';
 import type { DocumentEdit } from '../../pipeline/step-types.js';
 import { subsetFonts } from './font-subset.js';
+import { joinTextRuns } from './text-runs.js';
 import type { CompressPlan } from '../../pipeline/finishing-plan.js';
 import { decodeCmykJpeg, decodeJpeg, encodeJpeg, type Samples } from '../../images/jpeg-codec.js';
 import { mediaBox } from '../../../pdf/page-box.js';
@@ -68,6 +69,7 @@ export async function compressDocument(doc: PDFDocument, plan: CompressPlan, bud
     if (softMasks.has(ref)) continue;
     await compressImage(doc, ref, image, drawn.get(ref) ?? pageBound, plan, keepCmyk, budget);
   }
+  joinTextRuns(doc, budget);
   flateUnfiltered(doc, budget);
   storeIdenticalOnce(doc, budget);
   storeIdenticalOnce(doc, budget);
