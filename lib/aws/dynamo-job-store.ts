@@ -174,6 +174,16 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
       return toJob(item);
     },
 
+    async renewRun(key, runId, until, now) {
+      const item = await tryChange('Renewing a job\'s lease', key, {
+        UpdateExpression: 'SET #lease.#until = :until, #updatedAt = :at',
+        ConditionExpression: '#status = :running AND #lease.#runId = :runId',
+        ExpressionAttributeNames: { '#status': 'status', '#lease': 'lease', '#runId': 'runId', '#until': 'until', '#updatedAt': 'updatedAt' },
+        ExpressionAttributeValues: { ':running': 'RUNNING', ':runId': runId, ':until': until, ':at': new Date(now).toISOString() },
+      });
+      return item !== undefined;
+    },
+
     async releaseRun(key, runId, now) {
       const item = await tryChange('Releasing a job', key, {
         UpdateExpression: 'SET #status = :pending, #updatedAt = :at REMOVE #lease',

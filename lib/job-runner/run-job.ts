@@ -37,7 +37,21 @@ export type RunJobDeps = {
   fonts?: FontStore;
   /** What a batch's items do instead of a webhook (the batch consumers'); absent, items are run as any job. */
   batchItems?: BatchItemHooks;
+  /** How a run holds its job; JOB_LEASE unless a test shortens it. */
+  lease?: LeaseTiming;
 };
+
+/** How long a run's lease on its job lasts, and how often the running consumer renews it. */
+export type LeaseTiming = { ms: number; renewEveryMs: number };
+
+/**
+ * A run holds its job for two minutes at a time and renews the lease every
+ * 30 s while it renders, however long the render (up to the consumer's 15
+ * minutes): a consumer that dies mid-render (out of memory, killed at its
+ * timeout) leaves a job another can take two minutes later, when its
+ * message comes back, instead of one held for the whole invocation it had.
+ */
+export const JOB_LEASE: LeaseTiming = { ms: 120_000, renewEveryMs: 30_000 };
 
 /** How a batch item differs from a single job: its batch may refuse it, and its end is counted there instead of sending a webhook. */
 export type BatchItemHooks = {
@@ -72,9 +86,10 @@ export const MAX_JOB_RUNS = 3;
 export async function runJob(message: JobMessage, deps: RunJobDeps, clock: ConsumerClock): Promise<void> {
   const now = clock.now ?? Date.now;
   const runId = randomUUID();
+  const lease = deps.lease ?? JOB_LEASE;
   let job: Job;
   try {
-    job = await deps.jobs.claimRun(message, { runId, until: now() + clock.timeLeftMs() }, now());
+    job = await deps.jobs.claimRun(message, { runId, until: now() + lease.ms }, now());
   } catch (error) {
     if (!(error instanceof JobConflictError)) throw error;
     return whenNotClaimed(message, error.current, deps, now());
@@ -83,21 +98,27 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   let outcome: RunOutcome;
   const kind = job.output === 'IMAGE' ? 'screenshot' : 'pdf';
   const startedAt = now();
-  const refused = job.batchItem ? await deps.batchItems?.refusal(job) : undefined;
-  if (refused) outcome = { status: 'FAILED', error: refused };
-  else try {
-    outcome = await produce(job, deps, clock);
-    recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
-  } catch (error) {
-    recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(error), durationMs: now() - startedAt });
-    if (job.runs >= MAX_JOB_RUNS) {
-      // The last run allowed: end the job now, with its reason and one webhook, rather than hand it back.
-      deps.logger.error('job failed on the service side on its last run; given up', { jobId: job.jobId, runs: job.runs, error: error as Error });
-      outcome = { status: 'FAILED', error: GIVEN_UP };
-    } else {
-      await retrySoon(message, job, runId, error, deps, now());
-      return;
+  const heartbeat = holdLease(job, runId, lease, deps, now);
+  try {
+    const refused = job.batchItem ? await deps.batchItems?.refusal(job) : undefined;
+    if (refused) outcome = { status: 'FAILED', error: refused };
+    else try {
+      outcome = await produce(job, deps, clock);
+      recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(outcome.status === 'FAILED' ? outcome.error : undefined), durationMs: now() - startedAt });
+    } catch (error) {
+      recordJobRender({ kind, mode: 'async', outcome: renderOutcomeOf(error), durationMs: now() - startedAt });
+      if (job.runs >= MAX_JOB_RUNS) {
+        // The last run allowed: end the job now, with its reason and one webhook, rather than hand it back.
+        deps.logger.error('job failed on the service side on its last run; given up', { jobId: job.jobId, runs: job.runs, error: error as Error });
+        outcome = { status: 'FAILED', error: GIVEN_UP };
+      } else {
+        await heartbeat.stop();
+        await retrySoon(message, job, runId, error, deps, now());
+        return;
+      }
     }
+  } finally {
+    await heartbeat.stop();
   }
   const finished = await deps.jobs.finishRun(job, runId, outcome, now());
   if (!finished) {
@@ -107,6 +128,35 @@ export async function runJob(message: JobMessage, deps: RunJobDeps, clock: Consu
   deps.logger.info('job finished', { jobId: job.jobId, status: finished.status, runs: finished.runs });
   await refundIfDeserved(finished, deps);
   await announce(finished, deps);
+}
+
+/**
+ * Renews the run's lease every `timing.renewEveryMs` until stopped. A lease
+ * found taken (the run was too slow to renew, and another consumer took the
+ * job) is logged once; that run's result is then dropped by `finishRun`.
+ * `stop()` waits for a renewal under way, so none is left running when the
+ * invocation ends (Lambda would freeze it mid-call).
+ */
+function holdLease(job: Job, runId: string, timing: LeaseTiming, deps: Pick<RunJobDeps, 'jobs' | 'logger'>, now: () => number): { stop(): Promise<void> } {
+  let lost = false;
+  let renewal: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    if (lost) return;
+    renewal = deps.jobs.renewRun(job, runId, now() + timing.ms, now()).then(
+      (held) => {
+        if (held) return;
+        lost = true;
+        deps.logger.warn('another consumer took the job while it ran; its result will be dropped', { jobId: job.jobId });
+      },
+      (error: unknown) => deps.logger.warn('could not renew the lease on the job; tried again shortly', { jobId: job.jobId, error: error as Error }),
+    );
+  }, timing.renewEveryMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await renewal;
+    },
+  };
 }
 
 /** Tells of a finished job: its webhook, or for a batch's item its count in the batch (whose own webhook comes at its end). */

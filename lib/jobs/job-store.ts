@@ -128,6 +128,8 @@ export interface JobStore {
   remove(key: JobKey): Promise<void>;
   /** PENDING, or RUNNING under an expired lease → RUNNING under `lease`. Resolves to the job as claimed; else JobConflictError. */
   claimRun(key: JobKey, lease: Lease, now: number): Promise<Job>;
+  /** RUNNING under `runId` → the same, its lease held until `until` (the run's heartbeat). Resolves false when the run no longer holds it. */
+  renewRun(key: JobKey, runId: string, until: number, now: number): Promise<boolean>;
   /** RUNNING under `runId` → PENDING, so that the next delivery of the message can run it again. */
   releaseRun(key: JobKey, runId: string, now: number): Promise<boolean>;
   /** RUNNING under `runId` → COMPLETED or FAILED. Resolves to the finished job. */

@@ -123,6 +123,30 @@ describe('createDynamoJobStore', () => {
     assert.equal(afterExpiry?.runs, 2);
   });
 
+  it('renews a lease only for the consumer holding it, and a renewed lease keeps the job from being taken over', async () => {
+    // Prepare
+    const queued = job();
+    await store.create(queued);
+    const now = Date.now();
+    await store.claimRun(queued, { runId: 'holder', until: now + 1_000 }, now);
+
+    // Act
+    const byOther = await store.renewRun(queued, 'other', now + 90_000, now + 500);
+    const byHolder = await store.renewRun(queued, 'holder', now + 2_000, now + 500);
+    const takeOver = await unlessRefused(store.claimRun(queued, { runId: 'second', until: now + 60_000 }, now + 1_500));
+    await store.finishRun(queued, 'holder', { status: 'FAILED', error: { code: 'render.failed', message: 'x' } }, now + 1_600);
+    const afterFinish = await store.renewRun(queued, 'holder', now + 3_000, now + 1_700);
+
+    // Assess
+    assert.equal(byOther, false);
+    assert.equal(byHolder, true);
+    assert.equal(takeOver, undefined, 'taken over within the renewed lease');
+    assert.equal(afterFinish, false);
+    const finished = await store.get(queued);
+    assert.equal(finished?.status, 'FAILED');
+    assert.equal(finished?.lease, undefined);
+  });
+
   it('hands a job back to PENDING only for the consumer holding it', async () => {
     // Prepare
     const queued = job();

@@ -330,6 +330,72 @@ describe('runJob', () => {
     assert.equal(jobs.peek(job)?.status, 'COMPLETED');
   });
 
+  it('holds its job for the lease, not for its whole invocation, and renews the lease while a long render runs (issue 47)', async () => {
+    // Prepare: a 15-minute invocation, a lease of 1 s renewed every 100 ms, a render of 2 s
+    const { jobs, deps } = setup();
+    deps.lease = { ms: 1_000, renewEveryMs: 100 };
+    let renewals = 0;
+    deps.jobs = { ...jobs, renewRun: (...args) => ((renewals += 1), jobs.renewRun(...args)) };
+    const job = await queuedJob(jobs);
+    const left: number[] = [];
+    let claimedUntil = 0;
+    deps.renderer = {
+      render: async (input) => {
+        claimedUntil = jobs.peek(job)?.lease?.until as number;
+        for (let i = 0; i < 5; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          left.push((jobs.peek(job)?.lease?.until as number) - Date.now());
+        }
+        return fakeRenderer().render(input);
+      },
+    };
+
+    // Act
+    const before = Date.now();
+    await runJob(job, deps, { timeLeftMs: () => 900_000, now: () => Date.now() });
+    const renewalsInRun = renewals;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Assess: claimed for the lease's length alone, never expired though the render outlived it twice, not renewed after the run
+    assert.ok(claimedUntil >= before + 1_000 && claimedUntil < before + 2_000, `claimed until ${claimedUntil - before} ms after the start`);
+    assert.ok(left.every((ms) => ms > 0), `lease left every 400 ms: ${left.join(', ')} ms`);
+    assert.equal(jobs.peek(job)?.status, 'COMPLETED');
+    assert.ok(renewalsInRun >= 5, `${renewalsInRun} renewals`);
+    assert.equal(renewals, renewalsInRun);
+  });
+
+  it('stops renewing once the run is over, and says once that another consumer took the job meanwhile', async () => {
+    // Prepare: the job taken over by another consumer mid-render; the lease renewed every 20 ms
+    const { jobs, deps } = setup();
+    const warnings: string[] = [];
+    let renewals = 0;
+    let renewalsWhenTold = -1;
+    deps.logger = {
+      ...silentLogger,
+      warn: (message: string) => (warnings.push(message), message.includes('another consumer took the job') && (renewalsWhenTold = renewals)),
+    } as unknown as RunJobDeps['logger'];
+    deps.lease = { ms: 100, renewEveryMs: 20 };
+    deps.jobs = { ...jobs, renewRun: (...args) => ((renewals += 1), jobs.renewRun(...args)) };
+    const job = await queuedJob(jobs);
+    deps.renderer = {
+      render: async (input) => {
+        await jobs.claimRun(job, { runId: 'usurper', until: Date.now() + 60_000 }, Number.MAX_SAFE_INTEGER);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return fakeRenderer().render(input);
+      },
+    };
+
+    // Act
+    await runJob(job, deps, { timeLeftMs: () => 900_000, now: () => Date.now() });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    // Assess: the renewal that found the lease taken was the last, though the render ran on and the run ended
+    assert.equal(jobs.peek(job)?.lease?.runId, 'usurper');
+    assert.equal(warnings.filter((warning) => warning.includes('another consumer took the job')).length, 1);
+    assert.ok(renewalsWhenTold >= 1);
+    assert.equal(renewals, renewalsWhenTold);
+  });
+
   it('drops the result of a consumer that lost its lease to another one instead of recording it twice', async () => {
     // Prepare
     const { jobs, queue, deps } = setup();

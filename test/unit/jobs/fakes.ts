@@ -63,6 +63,11 @@ export function memoryJobStore(): MemoryJobStore {
         job.runs += 1;
       });
     },
+    async renewRun(key, runId, until) {
+      return !!change(key, (job) => job.status === 'RUNNING' && job.lease?.runId === runId, (job) => {
+        (job.lease as NonNullable<Job['lease']>).until = until;
+      });
+    },
     async releaseRun(key, runId) {
       return !!change(key, (job) => job.status === 'RUNNING' && job.lease?.runId === runId, (job) => {
         job.status = 'PENDING';
