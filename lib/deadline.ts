@@ -18,7 +18,7 @@ export type Deadline = StepClock & {
  * The longest a page's load and the waits that may give up (selectors,
  * settling, `waitForMilliseconds`) take together, whatever the budget: a
  * synchronous render's budget (25 s) is shorter, and an asynchronous one's,
- * what its consumer's invocation has left, is for printing and finishing a long
+ * up to its consumer's 15 minutes, is for printing and finishing a long
  * document, not for waiting on a page that never settles.
  */
 export const WAIT_CAP_MS = 120_000;

@@ -87,7 +87,7 @@ function adviseAsync(error: unknown, path: string): never {
   if (error instanceof RenderTimeoutError) {
     error.message =
       `${error.message}. The document takes longer than an answer within API Gateway's 30 s allows: ` +
-      `send the same request to POST ${asyncPathOf(path)}, whose budget is its queue consumer's time left (the result comes by webhook or GET /v1/jobs/{id})`;
+      `send the same request to POST ${asyncPathOf(path)}, whose budget is its queue consumer's timeout (up to 15 minutes; the result comes by webhook or GET /v1/jobs/{id})`;
   }
   throw error;
 }

@@ -273,7 +273,7 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
     const plan = buildDocumentPlan(input, await templatesFor(input));
     // The account's fonts as they are now (a font deleted since the request is no longer used).
     if (deps.fonts) withAccountFonts(plan, await accountFonts(deps.fonts, job.accountId));
-    // Its budget is what this invocation has left (from the consumer's timeout), not a sync render's.
+    // Its budget is what this invocation has left (the consumer's timeout, up to Lambda's 15 minutes), not a sync render's.
     result = await renderForRequest(deps.renderer, plan, { timeoutMs: asyncRenderBudgetMs(clock.timeLeftMs()) });
   } catch (error) {
     const failure = permanentFailure(error);

@@ -228,7 +228,7 @@ function operation(route: RouteDoc) {
   // A queued render (async, batches) ends FAILED with render.timeout in its job instead.
   if (route.renders && !route.next) {
     responses['504'] = errorResponse(
-      'The render exceeded its time budget (RENDER_TIMEOUT_MS, 25 s, inside API Gateway\'s 30 s): the message names the step under way and the same request\'s async endpoint, whose budget is its queue consumer\'s time left (about 90 s).',
+      'The render exceeded its time budget (RENDER_TIMEOUT_MS, 25 s, inside API Gateway\'s 30 s): the message names the step under way and the same request\'s async endpoint, whose budget is its queue consumer\'s (about 14.5 minutes).',
     );
   }
   // Every answer given after the token was checked carries where the caller stands against its rate, errors included.

@@ -254,7 +254,7 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
 
   it('loses nothing and counts nothing twice when consumer instances and browsers are killed mid-batch, and calls a webhook that fails twice once more, once', async () => {
     // Prepare: a killed instance's messages come back after the queue's visibility timeout, set past the
-    // 120 s lease a run holds (the production 720 s would make this test wait 12 minutes).
+    // two-minute lease a run holds (JOB_LEASE; the production 5,400 s would make this test wait 90 minutes).
     const queue = (await sqs.send(new GetQueueUrlCommand({ QueueName: `docrender-${stage}-BatchItemsQueue` }))).QueueUrl as string;
     await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '125' } }));
     const total = 60;
@@ -296,7 +296,7 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     assert.equal(calls.length, 3);
     assert.equal(batch.webhook?.status, 'DELIVERED');
     assert.equal(new Set(calls.map((call) => (JSON.parse(call.body) as { id: string }).id)).size, 1);
-    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '720' } }));
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queue, Attributes: { VisibilityTimeout: '5400' } }));
   });
 
   it("reports in the manifest an item's characters no font draws, and refuses an item that asked for \"fail\" (issue 46)", async () => {

@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/wait-for.js';
  * pages whose page also waits 6.5 s for a selector that never comes leaves a
  * sync render too little of its 8 s to print, so raw and sync answer a 504
  * that names the async endpoint; the same request sent there completes, its
- * budget being the queue consumer's time left (its timeout is 120 s).
+ * budget being the queue consumer's time left (its timeout is 900 s).
  */
 
 const SYNC_BUDGET_MS = 8_000;
