@@ -368,8 +368,14 @@ function bandRenderInput(html: string, size: { width: number; height: number }, 
  */
 export async function finishResult(result: RenderResult, steps: FinishingSteps, deadline: Deadline, budget: DocumentBudget, order?: readonly string[]): Promise<RenderResult> {
   const started = Date.now();
-  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps, budget, order), deadline);
-  return { ...result, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), timings: { ...result.timings, finish: (result.timings.finish ?? 0) + Date.now() - started } };
+  const facts: { pageCount?: number } = {};
+  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps, budget, order, facts), deadline);
+  return {
+    ...result,
+    body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    timings: { ...result.timings, finish: (result.timings.finish ?? 0) + Date.now() - started },
+    ...(facts.pageCount !== undefined ? { pageCount: facts.pageCount } : {}),
+  };
 }
 
 /** Reports of the prints behind a document (its body, its parts, its bands): what they name, the document's scan may not. */

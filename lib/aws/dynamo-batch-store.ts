@@ -181,7 +181,7 @@ export function createDynamoBatchStore(opts: { dynamo: DynamoDBDocumentClient; t
               TableName: tableName,
               KeyConditionExpression: 'accountId = :account AND begins_with(jobId, :prefix)',
               ExpressionAttributeValues: { ':account': k.accountId, ':prefix': `${k.batchId}.` },
-              ProjectionExpression: 'jobId, #status, #file, #error, batchItem, missingGlyphs',
+              ProjectionExpression: 'jobId, #status, #file, #error, batchItem, missingGlyphs, pageCount, renderMs',
               ExpressionAttributeNames: { '#status': 'status', '#file': 'file', '#error': 'error' },
               ConsistentRead: true,
               ...(start ? { ExclusiveStartKey: start } : {}),

@@ -211,6 +211,15 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
         result.set += ', #missingGlyphs = :missingGlyphs';
         (result.values as Record<string, unknown>)[':missingGlyphs'] = glyphs;
       }
+      // What the run cost (issue 47), for the job endpoint and the webhook.
+      const cost = { pageCount: outcome.status === 'COMPLETED' ? outcome.pageCount : undefined, renderMs: outcome.renderMs };
+      const costNames: Record<string, string> = {};
+      for (const [field, value] of Object.entries(cost)) {
+        if (value === undefined) continue;
+        result.set += `, #${field} = :${field}`;
+        (result.values as Record<string, unknown>)[`:${field}`] = value;
+        costNames[`#${field}`] = field;
+      }
       const item = await tryChange('Finishing a job', key, {
         UpdateExpression: `SET #status = :status, #completedAt = :at, #updatedAt = :at, ${result.set} REMOVE #lease, #input`,
         ConditionExpression: '#status = :running AND #lease.#runId = :runId',
@@ -224,6 +233,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
           ...(outcome.status === 'COMPLETED' ? { '#file': 'file', '#signedUrlStatus': 'signedUrlStatus' } : { '#error': 'error' }),
           ...(outcome.status === 'COMPLETED' && outcome.companions && Object.keys(outcome.companions).length > 0 ? { '#companions': 'companions' } : {}),
           ...(glyphs ? { '#missingGlyphs': 'missingGlyphs' } : {}),
+          ...costNames,
         },
         ExpressionAttributeValues: { ':status': outcome.status, ':running': 'RUNNING', ':runId': runId, ':at': at, ...result.values },
       });

@@ -196,8 +196,13 @@ export type ManifestEntry = {
   fileSize?: number;
   /** Characters the item's file draws with no glyph (issue 46), as its job reports them: present only when there are any. */
   missingGlyphs?: MissingGlyphReport;
+  /** What the item cost (issue 47), as its job records it: a PDF's pages, the render's milliseconds. */
+  pageCount?: number;
+  renderMs?: number;
   error?: JobError;
 };
+
+const renderTime = (item: BatchItemRecord) => (item.renderMs !== undefined ? { renderMs: item.renderMs } : {});
 
 /** How long the PUT of a batch's file to the caller's URL may take: an archive can be gigabytes (the outputs step has 900 s). */
 const BATCH_UPLOAD_MS = 300_000;
@@ -238,9 +243,10 @@ async function writeManifest(
     if (item.status === 'COMPLETED' && item.file) {
       const fileUrl = (await temporaryFileUrl(deps.files, item.file, deps.config.fileLifetimeSeconds)) ?? null;
       const report = item.missingGlyphs ? { missingGlyphs: item.missingGlyphs } : {};
-      entries.push({ ...base, status: 'COMPLETED', fileUrl, contentType: item.file.contentType, fileSize: item.file.size, ...report });
+      const pages = item.pageCount !== undefined ? { pageCount: item.pageCount } : {};
+      entries.push({ ...base, status: 'COMPLETED', fileUrl, contentType: item.file.contentType, fileSize: item.file.size, ...report, ...pages, ...renderTime(item) });
     } else {
-      entries.push({ ...base, status: 'FAILED', ...(item.error ? { error: item.error } : {}) });
+      entries.push({ ...base, status: 'FAILED', ...renderTime(item), ...(item.error ? { error: item.error } : {}) });
     }
   }
   // An output made without some items (their files had expired) names them and why.

@@ -65,7 +65,7 @@ export type NewBatch = BatchKey & {
 };
 
 /** What the manifest needs of an item, as its job record holds it. */
-export type BatchItemRecord = Pick<Job, 'jobId' | 'status' | 'file' | 'error' | 'missingGlyphs'> & { batchItem: BatchItemRef };
+export type BatchItemRecord = Pick<Job, 'jobId' | 'status' | 'file' | 'error' | 'missingGlyphs' | 'pageCount' | 'renderMs'> & { batchItem: BatchItemRef };
 
 /**
  * Port: where batches live, beside their items (each item is an async job of

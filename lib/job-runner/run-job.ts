@@ -19,6 +19,7 @@ import type { DocumentInput } from '../schemas/merge-requests.js';
 import { parseMergedOptions } from '../schemas/render-requests.js';
 import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js';
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
+import { plainPageCount } from '../pdf/page-count.js';
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
 import type { JobMessage, JobQueue } from '../jobs/job-queue.js';
@@ -64,7 +65,7 @@ export type BatchItemHooks = {
 /**
  * How long after a failure on the service's side (the browser crashed, AWS
  * was unavailable) the job is tried again: a fresh message with this delay,
- * instead of waiting out the jobs queue's visibility timeout (12 minutes).
+ * instead of waiting out the jobs queue's visibility timeout (90 minutes).
  */
 export const JOB_RETRY_DELAY_SECONDS = 10;
 
@@ -266,6 +267,8 @@ export function asyncRenderBudgetMs(timeLeftMs: number): number {
 
 /** Renders, stores and uploads: the outcome to record, or a throw for a failure worth another attempt. */
 async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promise<RunOutcome> {
+  const now = clock.now ?? Date.now;
+  const started = now();
   let result;
   try {
     // The job holds the request as accepted; its plan is built anew, as the edge built it then.
@@ -278,8 +281,10 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
   } catch (error) {
     const failure = permanentFailure(error);
     if (!failure) throw error;
-    return { status: 'FAILED', error: failure };
+    return { status: 'FAILED', error: failure, renderMs: now() - started };
   }
+  const renderMs = now() - started;
+  const pageCount = result.output === 'PDF' ? (result.pageCount ?? plainPageCount(result.body)) : undefined;
   const uploadTimeoutMs = Math.min(OUTBOUND_TIMEOUT_MS, clock.timeLeftMs() - RECORD_MARGIN_MS);
   const [file, companions, upload] = await Promise.all([
     deps.files.put(job.accountId, result.body, result.contentType),
@@ -295,6 +300,8 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
     ...(companions.pages || companions.preview ? { companions } : {}),
     signedUrlStatus: upload.status,
     ...(result.missingGlyphs ? { missingGlyphs: result.missingGlyphs } : {}),
+    ...(pageCount !== undefined ? { pageCount } : {}),
+    renderMs,
   };
 }
 

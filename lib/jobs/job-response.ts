@@ -8,7 +8,9 @@ import { isFinished, signedUrlStatusOf, type Job } from './job-store.js';
  * lives (a URL valid for the rest of its lifetime), `signedUrlStatus` once
  * the job has ended, `error` when it failed, and where its webhook stands;
  * `fileUrls` and `previewUrl` for the images stored beside the file (issue 34);
- * `missingGlyphs` when the file draws characters no font has (issue 46).
+ * `missingGlyphs` when the file draws characters no font has (issue 46);
+ * once it has ended, what it cost (issue 47), where known: `pageCount` (a
+ * PDF's) and `renderMs` (not for a job refused before rendering).
  */
 export async function jobResponse(
   job: Job,
@@ -27,6 +29,8 @@ export async function jobResponse(
     ...beside,
     ...(isFinished(job) ? { signedUrlStatus: signedUrlStatusOf(job) } : {}),
     ...(job.missingGlyphs ? { missingGlyphs: job.missingGlyphs } : {}),
+    ...(job.status === 'COMPLETED' && job.pageCount !== undefined ? { pageCount: job.pageCount } : {}),
+    ...(isFinished(job) && job.renderMs !== undefined ? { renderMs: job.renderMs } : {}),
     ...(job.error ? { error: job.error } : {}),
     webhook: { status: job.webhookStatus, attempts: job.webhookAttempts },
   };

@@ -87,6 +87,9 @@ export type Job = JobKey & {
   signedUrlStatus?: SignedUrlStatus;
   /** Characters the file draws with no glyph (issue 46), when it has any: the job endpoint and webhook report them. */
   missingGlyphs?: MissingGlyphReport;
+  /** The last run's cost (RunCost), once the job has ended. */
+  pageCount?: number;
+  renderMs?: number;
   error?: JobError;
   webhookStatus: WebhookStatus;
   /** Webhook attempts started so far. */
@@ -102,8 +105,15 @@ export type Job = JobKey & {
 
 /** How a run ended: the outcome recorded on the job. */
 export type RunOutcome =
-  | { status: 'COMPLETED'; file: StoredFile; companions?: StoredCompanions; signedUrlStatus: SignedUrlStatus; missingGlyphs?: MissingGlyphReport }
-  | { status: 'FAILED'; error: JobError };
+  | ({ status: 'COMPLETED'; file: StoredFile; companions?: StoredCompanions; signedUrlStatus: SignedUrlStatus; missingGlyphs?: MissingGlyphReport } & RunCost)
+  | ({ status: 'FAILED'; error: JobError } & Pick<RunCost, 'renderMs'>);
+
+/**
+ * What a run cost (issue 47): the PDF's pages (absent for images, or where
+ * they could not be read) and the milliseconds from taking the job to the
+ * file ready to store; the file's bytes are its `size`.
+ */
+export type RunCost = { pageCount?: number; renderMs?: number };
 
 /**
  * Port: where jobs live. Every change of state is a conditional write, so

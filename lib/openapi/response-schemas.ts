@@ -32,6 +32,11 @@ const BESIDE_FILE: Record<string, JsonSchema> = {
 
 /** Characters the file draws with no glyph (issue 46): in the sync answer, the job and the webhook, only when there are any. */
 const MISSING_GLYPHS: Record<string, JsonSchema> = { missingGlyphs: ref('MissingGlyphs') };
+/** What an async job cost (issue 47), once it has ended; with fileSize, its bytes. */
+const RUN_COST: Record<string, JsonSchema> = {
+  pageCount: { type: 'integer', minimum: 0, description: 'Once a PDF job has completed: its pages (absent for images, and where they could not be read).' },
+  renderMs: { type: 'integer', minimum: 0, description: 'Once the job has ended: milliseconds from taking the job to its file ready to store (the render and its finishing; absent when it never rendered). The bytes are fileSize.' },
+};
 
 const TEMPLATE_FIELDS: Record<string, JsonSchema> = {
   id: { type: 'string' },
@@ -194,7 +199,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         type: ['string', 'null'],
         format: 'uri',
         description:
-          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, zip?, merged?, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, missingGlyphs?, error?}]} valid 1 hour from the end (missingGlyphs: the item\'s MissingGlyphs report, when its file draws characters no font has); null once expired. zip and merged are {fileUrl, fileSize, leftOut?} or {error} when output asked for them: leftOut lists the items whose files had expired, [{index, name, error}], made without; a merged PDF past 20,000 pages or 512 MB is {error: {code: batch.merge_too_large}}.',
+          'Once the batch has ended: the results manifest, a JSON file {id, status, total, done, failed, createdAt, completedAt, zip?, merged?, items: [{index, name, status, metadata, fileUrl?, contentType?, fileSize?, missingGlyphs?, pageCount?, renderMs?, error?}]} valid 1 hour from the end (missingGlyphs: the item\'s MissingGlyphs report, when its file draws characters no font has; pageCount and renderMs: what it cost, as on a job); null once expired. zip and merged are {fileUrl, fileSize, leftOut?} or {error} when output asked for them: leftOut lists the items whose files had expired, [{index, name, error}], made without; a merged PDF past 20,000 pages or 512 MB is {error: {code: batch.merge_too_large}}.',
       },
       zipUrl: {
         type: ['string', 'null'],
@@ -239,6 +244,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       ...BESIDE_FILE,
       signedUrlStatus: { ...SIGNED_URL_STATUS, description: 'Once the job has ended.' },
       ...MISSING_GLYPHS,
+      ...RUN_COST,
       error: ref('JobError'),
       webhook: WEBHOOK_STATE,
     },
@@ -426,6 +432,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       ...BESIDE_FILE,
       signedUrlStatus: SIGNED_URL_STATUS,
       ...MISSING_GLYPHS,
+      ...RUN_COST,
       metadata: { type: 'object', additionalProperties: { type: 'string' } },
       error: ref('JobError'),
       createdAt: dateTime,

@@ -35,6 +35,8 @@ export type RenderResult = {
   bodies?: Buffer[];
   /** Characters drawn with no glyph (issue 46), when the plan asked and there were any. */
   missingGlyphs?: MissingGlyphReport;
+  /** A PDF's pages, when the finishing opened it (else read from the file where it can be: lib/pdf/page-count.ts). */
+  pageCount?: number;
 };
 
 /** One image beside a rendered file: the 1-based page it shows, its pixel size and encoded bytes. */

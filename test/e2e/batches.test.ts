@@ -40,6 +40,8 @@ type Manifest = {
     metadata: Record<string, string>;
     fileUrl?: string;
     missingGlyphs?: { count: number; codePoints: string[]; firstPage?: number };
+    pageCount?: number;
+    renderMs?: number;
     error?: { code: string };
   }>;
 };
@@ -316,6 +318,9 @@ describe('batches: POST /v1/batches fans out, counts, closes once and calls one 
     assert.deepEqual(missing?.missingGlyphs, { count: 1, codePoints: ['U+E000'], firstPage: 1 });
     assert.equal(drawn?.status, 'COMPLETED');
     assert.equal(drawn?.missingGlyphs, undefined);
+    // what each item cost (issue 47): its one page, and how long it rendered
+    assert.equal(drawn?.pageCount, pageCountOf(new Uint8Array(await (await fetch(drawn?.fileUrl as string)).arrayBuffer())));
+    assert.ok((drawn?.renderMs as number) > 0);
     assert.equal(refused?.status, 'FAILED');
     assert.equal(refused?.error?.code, 'render.missing_glyphs');
   });

@@ -25,7 +25,7 @@ const table = (rows: number) =>
   ).join('')}</table>`;
 
 type ErrorBody = { message: string };
-type JobBody = { id: string; status: string; fileUrl?: string | null; error?: { code: string; message: string } };
+type JobBody = { id: string; status: string; fileUrl?: string | null; pageCount?: number; renderMs?: number; error?: { code: string; message: string } };
 
 describe('time budgets by mode', () => {
   let service: RunningService;
@@ -71,5 +71,11 @@ describe('time budgets by mode', () => {
     assert.equal(job.status, 'COMPLETED', JSON.stringify(job.error));
     const pdf = new Uint8Array(await (await fetch(job.fileUrl as string)).arrayBuffer());
     assert.ok(pageCountOf(pdf) > 150, `${pageCountOf(pdf)} pages`);
+    // ...and what it cost, on the job and in its webhook: its pages as pdfinfo counts them, and a render that waited 6.5 s
+    assert.equal(job.pageCount, pageCountOf(pdf));
+    assert.ok((job.renderMs as number) > 6_500 && (job.renderMs as number) < 180_000, `renderMs ${job.renderMs}`);
+    const call = await waitFor('the webhook', () => receiver.requests.find((r) => r.url === '/hook'), 30_000);
+    const hook = JSON.parse(call.body) as JobBody & { fileSize: number };
+    assert.deepEqual([hook.pageCount, hook.renderMs, hook.fileSize], [job.pageCount, job.renderMs, pdf.byteLength]);
   });
 });

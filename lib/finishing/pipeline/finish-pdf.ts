@@ -15,13 +15,15 @@ const loadPdfDocument = () => (pdfDocument ??= import('./pdf-document.js'));
  * Runs the given steps over `pdf` in the registry's order (or `order`), each spending from
  * `budget` (checked before each step too); with no step, answers `pdf`
  * itself. A run of document edits opens the PDF at its first edit and saves
- * it before the next byte step, or at the end.
+ * it before the next byte step, or at the end. `facts`, when given, gets the
+ * page count of the last document opened (byte steps do not change pages).
  */
 export async function finishPdf(
   pdf: Uint8Array,
   steps: FinishingSteps | Record<string, FinishingStep>,
   budget: DocumentBudget,
   order: readonly string[] = FINISHING_ORDER,
+  facts?: { pageCount?: number },
 ): Promise<Uint8Array> {
   let current = pdf;
   let open: { doc: PDFDocument; stages: string[]; compact: boolean } | undefined;
@@ -31,6 +33,7 @@ export async function finishPdf(
     if (!step) continue;
     budget.check();
     if (typeof step === 'function') {
+      if (open && facts) facts.pageCount = open.doc.getPageCount();
       if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), budget, open.compact);
       open = undefined;
       current = await step(current, budget);
@@ -43,6 +46,7 @@ export async function finishPdf(
     await step.edit(open.doc, budget);
   }
   budget.check();
+  if (open && facts) facts.pageCount = open.doc.getPageCount();
   if (open && io) current = await io.savePdf(open.doc, open.stages.join('+'), budget, open.compact);
   return current;
 }

@@ -210,6 +210,25 @@ describe('createDynamoJobStore', () => {
     assert.deepEqual((await store.get(queued))?.missingGlyphs, missingGlyphs);
   });
 
+  it('keeps what a run cost on the job: the pages and render time of a completed one, the render time of a failed one', async () => {
+    // Prepare
+    const [completed, failed] = [job(), job()];
+    const now = Date.now();
+    for (const queued of [completed, failed]) {
+      await store.create(queued);
+      await store.claimRun(queued, { runId: 'holder', until: now + 60_000 }, now);
+    }
+
+    // Act
+    await store.finishRun(completed, 'holder', { status: 'COMPLETED', file: FILE, signedUrlStatus: 'NOT_PROVIDED', pageCount: 5_000, renderMs: 61_234 }, now);
+    await store.finishRun(failed, 'holder', { status: 'FAILED', error: { code: 'render.timeout', message: 'x' }, renderMs: 870_000 }, now);
+
+    // Assess
+    const [done, refused] = [await store.get(completed), await store.get(failed)];
+    assert.deepEqual([done?.pageCount, done?.renderMs], [5_000, 61_234]);
+    assert.deepEqual([refused?.pageCount, refused?.renderMs], [undefined, 870_000]);
+  });
+
   it('records a failed run with its error', async () => {
     const queued = job();
     await store.create(queued);

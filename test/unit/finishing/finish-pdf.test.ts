@@ -34,6 +34,20 @@ describe('finishPdf', () => {
     assert.equal(String.fromCharCode(...out), 'ASRTP');
   });
 
+  it('tells the page count of the document it opened, after the edits, and nothing when only byte steps ran', async () => {
+    // Prepare: an edit that adds two pages to a one-page file
+    const adding: DocumentEdit = { edit: (doc) => void (doc.addPage([100, 100]), doc.addPage([100, 100])) };
+    const [edited, bytesOnly] = [{} as { pageCount?: number }, {} as { pageCount?: number }];
+
+    // Act
+    await finishPdf(await onePage(), { stamp: adding, protect: append('P') }, unboundedBudget(), undefined, edited);
+    await finishPdf(await onePage(), { protect: append('P') }, unboundedBudget(), undefined, bytesOnly);
+
+    // Assess
+    assert.equal(edited.pageCount, 3);
+    assert.equal(bytesOnly.pageCount, undefined);
+  });
+
   it('answers the printed bytes themselves when nothing is asked', async () => {
     const pdf = new Uint8Array([1, 2, 3]);
     assert.equal(await finishPdf(pdf, {}, unboundedBudget()), pdf);

@@ -11,7 +11,7 @@ import { webhookBody } from '../../../lib/webhooks/webhook-body.js';
 import type { QuotaSpend } from '../../../lib/quota/quota.js';
 import type { UsageStore } from '../../../lib/quota/usage-store.js';
 import { b64 } from '../../helpers/service.js';
-import { fakeRenderer, memoryFileStore, memoryJobStore, recordingQueue, silentLogger } from '../jobs/fakes.js';
+import { FAKE_PDF, fakeRenderer, memoryFileStore, memoryJobStore, recordingQueue, silentLogger } from '../jobs/fakes.js';
 
 const DELAYS = [1, 2, 3, 4, 5];
 const SPEND: QuotaSpend = { tokenHash: 'hash', period: '2026-11', spendId: 'request-1' };
@@ -55,7 +55,7 @@ describe('runJob', () => {
     assert.equal(done.status, 'COMPLETED');
     assert.equal(renderer.renders, 1);
     assert.equal(done.file?.contentType, 'application/pdf');
-    assert.equal(files.files.get(done.file!.key)?.body.toString(), '%PDF-1.7 fake');
+    assert.equal(files.files.get(done.file!.key)?.body.toString(), FAKE_PDF);
     assert.equal(done.signedUrlStatus, 'NOT_PROVIDED');
     assert.equal(done.input, undefined, 'the input (which may hold page credentials) is dropped once the job ends');
     assert.deepEqual(queue.webhooks, [{ message: { accountId: 'acct-1', jobId: job.jobId, attempt: 1 }, delaySeconds: 0 }]);
@@ -81,6 +81,52 @@ describe('runJob', () => {
     assert.equal(failed.file, undefined);
     assert.equal(queue.webhooks.length, 1);
     assert.deepEqual(refunds, [], 'the page was rendered for, as on the raw endpoints');
+  });
+
+  it('records what the job cost: the PDF\'s pages (read from the file, or as the finishing counted them) and the render\'s milliseconds, for its endpoint and its webhook (issue 47)', async () => {
+    // Prepare: one job whose renderer takes 50 ms and leaves the count to the file, one whose finishing counted 7 pages
+    const { jobs, deps } = setup();
+    const counted = await queuedJob(jobs);
+    const finished = await queuedJob(jobs);
+    deps.renderer = {
+      render: async (input) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return fakeRenderer().render(input);
+      },
+    };
+    await runJob(counted, deps, { timeLeftMs: () => 900_000, now: () => Date.now() });
+    deps.renderer = { render: async (input) => ({ ...(await fakeRenderer().render(input)), pageCount: 7 }) };
+
+    // Act
+    await runJob(finished, deps, { timeLeftMs: () => 900_000, now: () => Date.now() });
+
+    // Assess
+    const [first, second] = [jobs.peek(counted)!, jobs.peek(finished)!];
+    assert.equal(first.pageCount, 3);
+    assert.ok((first.renderMs as number) >= 45 && (first.renderMs as number) < 10_000, `renderMs ${first.renderMs}`);
+    assert.equal(second.pageCount, 7);
+    const body = webhookBody(first, { fileUrl: 'https://files.example/x.pdf' });
+    assert.equal(body.pageCount, 3);
+    assert.equal(body.renderMs, first.renderMs);
+    const response = await jobResponse(first, { files: { downloadUrl: async () => 'https://files.example/x.pdf' }, lifetimeSeconds: 3600 });
+    assert.equal(response.pageCount, 3);
+    assert.equal(response.renderMs, first.renderMs);
+  });
+
+  it('records how long a failed render ran, and no page count', async () => {
+    // Prepare
+    const { jobs, deps } = setup({ failWith: () => new NavigationError('net::ERR_NAME_NOT_RESOLVED') });
+    const job = await queuedJob(jobs);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    const failed = jobs.peek(job)!;
+    assert.equal(failed.status, 'FAILED');
+    assert.equal(failed.pageCount, undefined);
+    assert.equal(typeof failed.renderMs, 'number');
+    assert.equal(webhookBody(failed, { fileUrl: null }).pageCount, undefined);
   });
 
   it("gives the render a budget from what its consumer's invocation has left, not a sync render's (issue 47)", async () => {

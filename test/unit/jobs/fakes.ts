@@ -81,9 +81,11 @@ export function memoryJobStore(): MemoryJobStore {
           job.file = outcome.file;
           job.signedUrlStatus = outcome.signedUrlStatus;
           if (outcome.missingGlyphs) job.missingGlyphs = outcome.missingGlyphs;
+          if (outcome.pageCount !== undefined) job.pageCount = outcome.pageCount;
         } else {
           job.error = outcome.error;
         }
+        if (outcome.renderMs !== undefined) job.renderMs = outcome.renderMs;
         job.completedAt = new Date(now).toISOString();
         delete job.lease;
         delete job.input;
@@ -183,6 +185,9 @@ export function memoryFileStore(): MemoryFileStore {
 }
 
 /** A renderer that answers with fixed bytes, or fails with `failWith`; counts its renders. */
+/** The fake renderer's PDF: no real file, but a page tree of three pages as a print writes one. */
+export const FAKE_PDF = '%PDF-1.7 fake\n2 0 obj\n<</Type /Pages\n/Count 3\n/Kids [3 0 R 4 0 R 5 0 R]>>\nendobj\n';
+
 export function fakeRenderer(options: { failWith?: () => Error } = {}) {
   const renderer = {
     renders: 0,
@@ -195,7 +200,7 @@ export function fakeRenderer(options: { failWith?: () => Error } = {}) {
       if (renderer.failWith) throw renderer.failWith();
       const pdf = input.output === 'PDF';
       return {
-        body: Buffer.from(pdf ? '%PDF-1.7 fake' : 'PNG fake'),
+        body: Buffer.from(pdf ? FAKE_PDF : 'PNG fake'),
         contentType: pdf ? 'application/pdf' : 'image/png',
         output: input.output,
         timings: {},
