@@ -4,6 +4,7 @@
  */
 import { startDeadline, type Deadline } from './deadline.js';
 import { RenderTimeoutError, ServiceError, ValidationError } from './errors.js';
+import { plainPageCount } from './pdf/page-count.js';
 import { BudgetDeadlineError, DocumentBudgetError, documentBudget, type DocumentBudget } from './budget/document-budget.js';
 import type { AssemblyPart } from './finishing/steps/assemble/assemble.js';
 import type { BandFacts, BandsPlan, BandTemplateRenderer } from './finishing/steps/bands/bands-plan.js';
@@ -369,7 +370,16 @@ function bandRenderInput(html: string, size: { width: number; height: number }, 
 export async function finishResult(result: RenderResult, steps: FinishingSteps, deadline: Deadline, budget: DocumentBudget, order?: readonly string[]): Promise<RenderResult> {
   const started = Date.now();
   const facts: { pageCount?: number } = {};
-  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps, budget, order, facts), deadline);
+  const body = await withinDeadline(finishPdf(new Uint8Array(result.body.buffer, result.body.byteOffset, result.body.byteLength), steps, budget, order, facts), deadline).catch(
+    (error: unknown) => {
+      // Out of time once printed: the error says how far the document got, which a long one's caller needs to know.
+      if (error instanceof RenderTimeoutError && error.pagesPrinted === undefined) {
+        error.pagesPrinted = plainPageCount(result.body);
+        error.message += error.pagesPrinted === undefined ? ', in the finishing of the printed document' : `, in the finishing of the ${error.pagesPrinted} printed pages`;
+      }
+      throw error;
+    },
+  );
   return {
     ...result,
     body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),

@@ -127,6 +127,8 @@ export class RenderTimeoutError extends ServiceError {
   readonly stepElapsedMs: number | undefined;
   /** The phases the render had finished, for the request's log line (set by the renderer). */
   timings: Record<string, number> | undefined;
+  /** The pages printed when the budget ran out in the finishing (issue 47): how far a long document got. */
+  pagesPrinted: number | undefined;
 
   constructor(budgetMs: number, options: { cause?: unknown; step?: string; stepElapsedMs?: number; message?: string } = {}) {
     const under = options.step === undefined ? '' : ` (step "${options.step}" still running after ${options.stepElapsedMs ?? '?'} ms)`;

@@ -212,7 +212,7 @@ export function createDynamoJobStore(opts: DynamoJobStoreOptions): JobStore {
         (result.values as Record<string, unknown>)[':missingGlyphs'] = glyphs;
       }
       // What the run cost (issue 47), for the job endpoint and the webhook.
-      const cost = { pageCount: outcome.status === 'COMPLETED' ? outcome.pageCount : undefined, renderMs: outcome.renderMs };
+      const cost = { pageCount: outcome.pageCount, renderMs: outcome.renderMs };
       const costNames: Record<string, string> = {};
       for (const [field, value] of Object.entries(cost)) {
         if (value === undefined) continue;

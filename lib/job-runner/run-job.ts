@@ -21,6 +21,7 @@ import { RECORD_MARGIN_MS, type ConsumerClock } from '../jobs/queue-consumer.js'
 import { queueFollowingAttempt, queueWebhookAttempt } from '../webhooks/webhook-schedule.js';
 import { plainPageCount } from '../pdf/page-count.js';
 import { JobBusyError, JobConflictError } from '../jobs/errors.js';
+import { RenderTimeoutError } from '../errors.js';
 import { GIVEN_UP, permanentFailure } from './job-failures.js';
 import type { JobMessage, JobQueue } from '../jobs/job-queue.js';
 import { isFinished, type Job, type JobError, type JobStore, type RunOutcome } from '../jobs/job-store.js';
@@ -281,7 +282,8 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
   } catch (error) {
     const failure = permanentFailure(error);
     if (!failure) throw error;
-    return { status: 'FAILED', error: failure, renderMs: now() - started };
+    const reached = error instanceof RenderTimeoutError ? error.pagesPrinted : undefined;
+    return { status: 'FAILED', error: failure, renderMs: now() - started, ...(reached !== undefined ? { pageCount: reached } : {}) };
   }
   const renderMs = now() - started;
   const pageCount = result.output === 'PDF' ? (result.pageCount ?? plainPageCount(result.body)) : undefined;

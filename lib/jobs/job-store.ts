@@ -106,12 +106,13 @@ export type Job = JobKey & {
 /** How a run ended: the outcome recorded on the job. */
 export type RunOutcome =
   | ({ status: 'COMPLETED'; file: StoredFile; companions?: StoredCompanions; signedUrlStatus: SignedUrlStatus; missingGlyphs?: MissingGlyphReport } & RunCost)
-  | ({ status: 'FAILED'; error: JobError } & Pick<RunCost, 'renderMs'>);
+  | ({ status: 'FAILED'; error: JobError } & RunCost);
 
 /**
  * What a run cost (issue 47): the PDF's pages (absent for images, or where
- * they could not be read) and the milliseconds from taking the job to the
- * file ready to store; the file's bytes are its `size`.
+ * they could not be read; on a run out of time in the finishing, the pages
+ * printed) and the milliseconds from taking the job to the file ready to
+ * store, or to the failure; the file's bytes are its `size`.
  */
 export type RunCost = { pageCount?: number; renderMs?: number };
 

@@ -34,7 +34,7 @@ const BESIDE_FILE: Record<string, JsonSchema> = {
 const MISSING_GLYPHS: Record<string, JsonSchema> = { missingGlyphs: ref('MissingGlyphs') };
 /** What an async job cost (issue 47), once it has ended; with fileSize, its bytes. */
 const RUN_COST: Record<string, JsonSchema> = {
-  pageCount: { type: 'integer', minimum: 0, description: 'Once a PDF job has completed: its pages (absent for images, and where they could not be read).' },
+  pageCount: { type: 'integer', minimum: 0, description: 'Once a PDF job has ended: its pages, or for one that ran out of time in the finishing, the pages printed (absent for images, and where not known).' },
   renderMs: { type: 'integer', minimum: 0, description: 'Once the job has ended: milliseconds from taking the job to its file ready to store (the render and its finishing; absent when it never rendered). The bytes are fileSize.' },
 };
 

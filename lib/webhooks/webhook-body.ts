@@ -50,7 +50,7 @@ export function webhookBody(job: Job, file: WebhookFile, beside: Pick<WebhookBod
     ...beside,
     signedUrlStatus: signedUrlStatusOf(job),
     ...(stored && job.missingGlyphs ? { missingGlyphs: job.missingGlyphs } : {}),
-    ...(stored && job.pageCount !== undefined ? { pageCount: job.pageCount } : {}),
+    ...(job.pageCount !== undefined ? { pageCount: job.pageCount } : {}),
     ...(job.renderMs !== undefined ? { renderMs: job.renderMs } : {}),
     metadata: job.webhook?.metadata ?? {},
     ...(job.error ? { error: job.error } : {}),

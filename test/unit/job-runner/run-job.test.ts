@@ -156,6 +156,22 @@ describe('runJob', () => {
     assert.deepEqual(refunds, ['request-1']);
   });
 
+  it('records how far a render out of time got: the pages printed when it ran out in the finishing, on the job and in its message', async () => {
+    // Prepare
+    const timedOut = () => Object.assign(new RenderTimeoutError(870_000), { pagesPrinted: 5_000 });
+    const { jobs, deps } = setup({ failWith: timedOut });
+    const job = await queuedJob(jobs);
+
+    // Act
+    await runJob(job, deps, clock());
+
+    // Assess
+    const failed = jobs.peek(job)!;
+    assert.equal(failed.error?.code, 'render.timeout');
+    assert.equal(failed.pageCount, 5_000);
+    assert.equal(webhookBody(failed, { fileUrl: null }).pageCount, 5_000);
+  });
+
   it('hands the job back (PENDING) on a failure on the service side and queues it again within seconds, not after the visibility timeout', async () => {
     // Prepare
     const { jobs, queue, renderer, deps } = setup({ failWith: () => new RenderError('The browser stopped while rendering') });

@@ -81,10 +81,10 @@ export function memoryJobStore(): MemoryJobStore {
           job.file = outcome.file;
           job.signedUrlStatus = outcome.signedUrlStatus;
           if (outcome.missingGlyphs) job.missingGlyphs = outcome.missingGlyphs;
-          if (outcome.pageCount !== undefined) job.pageCount = outcome.pageCount;
         } else {
           job.error = outcome.error;
         }
+        if (outcome.pageCount !== undefined) job.pageCount = outcome.pageCount;
         if (outcome.renderMs !== undefined) job.renderMs = outcome.renderMs;
         job.completedAt = new Date(now).toISOString();
         delete job.lease;
