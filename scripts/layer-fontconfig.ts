@@ -37,7 +37,7 @@ export function layerFontsCacheKey(): string {
   return createHash('md5').update(LAYER_FONTS_DIR).digest('hex');
 }
 
-/** The generic families every CSS page may name; each prefers the layer's faces in catalogue order. */
+/** The generic families every CSS page may name; each prefers its own face (LayerFont.generic), then the layer's faces in catalogue order. */
 const GENERIC_FAMILIES = ['sans-serif', 'serif', 'monospace', 'system-ui'];
 
 export type LayerFontconfig = {
@@ -116,11 +116,12 @@ function defaultFamily(): string[] {
 }
 
 function preferLayerFaces(generic: string): string[] {
+  const heads = LAYER_FONTS.filter((font) => font.generic === generic).map((font) => font.family);
   return [
     '  <alias>',
     `    <family>${generic}</family>`,
     '    <prefer>',
-    ...fallbackFamilies().map((family) => `      <family>${xml(family)}</family>`),
+    ...[...heads, ...fallbackFamilies().filter((family) => !heads.includes(family))].map((family) => `      <family>${xml(family)}</family>`),
     '    </prefer>',
     '  </alias>',
   ];

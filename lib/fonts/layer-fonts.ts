@@ -31,11 +31,17 @@ export type LayerFont = {
    * attribute picks Japanese rather than Chinese Han glyphs, Nastaliq for Urdu.
    */
   langs?: readonly string[];
+  /**
+   * The CSS generic family this face heads (`font-family: serif` or
+   * `monospace`), before the catalogue's order; the rest (sans-serif,
+   * system-ui and any family the layer lacks) start with the default face.
+   */
+  generic?: 'serif' | 'monospace';
   /** The licence file in the package, copied beside the fonts (the OFL asks for it to travel with them). */
   licence: string;
 };
 
-const expo = (pkg: string, face: string, scripts: readonly string[], options: { bold?: false; langs?: readonly string[] } = {}): LayerFont => ({
+const expo = (pkg: string, face: string, scripts: readonly string[], options: { bold?: false; langs?: readonly string[]; generic?: LayerFont['generic'] } = {}): LayerFont => ({
   family: face.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([a-z])(\d)/g, '$1 $2'),
   pkg: `@expo-google-fonts/${pkg}`,
   files: {
@@ -44,6 +50,7 @@ const expo = (pkg: string, face: string, scripts: readonly string[], options: { 
   },
   scripts,
   ...(options.langs ? { langs: options.langs } : {}),
+  ...(options.generic ? { generic: options.generic } : {}),
   licence: 'LICENSE_FONT',
 });
 
@@ -59,7 +66,8 @@ const embedpdf = (pkg: string, family: string, face: string, scripts: readonly s
 /**
  * The layer's text faces in fontconfig's fallback order: the default face
  * first (Latin, Greek, Cyrillic and the currency signs), then one face per
- * script, then CJK, then the gap fillers. A character is drawn by the first
+ * script, then CJK, then the gap fillers, then the faces that head the
+ * generic serif and monospace families. A character is drawn by the first
  * face in this order that has it, unless the page's `lang` or its own
  * font-family says otherwise.
  */
@@ -96,6 +104,9 @@ export const LAYER_FONTS: readonly LayerFont[] = [
   expo('noto-sans-math', 'NotoSansMath', [], { bold: false }),
   expo('noto-sans-symbols', 'NotoSansSymbols', []),
   expo('noto-sans-symbols-2', 'NotoSansSymbols2', [], { bold: false }),
+  // The generic serif and monospace families' own faces (Latin, Greek, Cyrillic): what Noto Sans lacks they leave to the order above.
+  expo('noto-serif', 'NotoSerif', [], { generic: 'serif' }),
+  expo('noto-sans-mono', 'NotoSansMono', [], { generic: 'monospace' }),
 ];
 
 /**

@@ -210,6 +210,19 @@ describe('Chromium layer fonts', () => {
     assert.deepEqual(named, ['OpenSans-Regular']);
   });
 
+  it('draws the generic serif in Noto Serif and monospace in Noto Sans Mono, and what they lack in the script\'s face', async () => {
+    // Act
+    const [serif, mono, monoArabic] = await Promise.all([
+      embeddedFonts(browser, '<p style="font-family:serif">Invoice</p>'),
+      embeddedFonts(browser, '<p style="font-family:monospace">Invoice</p>'),
+      embeddedFonts(browser, '<p style="font-family:monospace">عربي</p>'),
+    ]);
+    // Assess
+    assert.deepEqual(serif, ['NotoSerif-Regular']);
+    assert.deepEqual(mono, ['NotoSansMono-Regular']);
+    assert.deepEqual(monoArabic, ['NotoSansArabic-Regular']);
+  });
+
   it('draws the same Han character with the Japanese face for lang=ja and the Chinese ones for lang=zh-CN, zh-TW, zh-Hans and zh-Hant', async () => {
     // Act
     const [ja, zhCN, zhTW, zhHans, zhHantTW] = await Promise.all(

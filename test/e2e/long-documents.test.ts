@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { pageCountOf } from '../helpers/pdf-tools.js';
+import { pageCountOf, pdftotext } from '../helpers/pdf-tools.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -77,5 +77,41 @@ describe('time budgets by mode', () => {
     const call = await waitFor('the webhook', () => receiver.requests.find((r) => r.url === '/hook'), 30_000);
     const hook = JSON.parse(call.body) as JobBody & { fileSize: number };
     assert.deepEqual([hook.pageCount, hook.renderMs, hook.fileSize], [job.pageCount, job.renderMs, pdf.byteLength]);
+  });
+
+  it('makes a document of over 1,000 pages async from a template and its data, with a footer band right to the last page', async () => {
+    // Prepare: 60,000 rows of data (2.6 MB of JSON) in a table template, a footer band "Page N of M"
+    const rows = Array.from({ length: 60_000 }, (_, i) => [i + 1, `Account ${i % 97}`, `2026-11-${String((i % 28) + 1).padStart(2, '0')}`, (i * 37.5).toFixed(2)]);
+    const template =
+      '<!doctype html><style>table{border-collapse:collapse;font:10px sans-serif}td{border:1px solid #999;padding:1px 4px}</style>' +
+      '<table>{{#each rows}}<tr><td>R{{this.[0]}}R</td><td>{{this.[1]}}</td><td>{{this.[2]}}</td><td>{{this.[3]}}</td></tr>{{/each}}</table>';
+    const footer = '<div style="font:9px sans-serif;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>';
+
+    // Act
+    const queued = await service.request('/v1/pdf/async', {
+      json: { page: { htmlTemplate: b64(template), templateData: { rows } }, pdf: { footer: { html: b64(footer) } } },
+    });
+    assert.equal(queued.status, 201, await queued.clone().text());
+    const { id } = (await queued.json()) as JobBody;
+    const job = await waitFor(
+      'the long job to end',
+      async () => {
+        const body = (await (await service.request(`/v1/jobs/${id}`)).json()) as JobBody;
+        return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
+      },
+      600_000,
+    );
+
+    // Assess: the page count as pdfinfo reads it, the first row on the first page and the last on the last, and the band's numbers right there
+    assert.equal(job.status, 'COMPLETED', JSON.stringify(job.error));
+    const pdf = new Uint8Array(await (await fetch(job.fileUrl as string)).arrayBuffer());
+    const pages = pageCountOf(pdf);
+    assert.ok(pages > 1_000, `${pages} pages`);
+    assert.equal(job.pageCount, pages);
+    const [first, last] = [pdftotext(pdf, ['-f', '1', '-l', '1']).stdout, pdftotext(pdf, ['-f', String(pages), '-l', String(pages)]).stdout];
+    assert.match(first, /\bR1R\b/);
+    assert.match(last, /\bR60000R\b/);
+    assert.match(last, new RegExp(`Page ${pages} of ${pages}\\b`));
+    console.log(`1,000-page async render: ${pages} pages, ${pdf.byteLength} bytes, renderMs ${job.renderMs}`);
   });
 });

@@ -10,7 +10,7 @@ import { PNG } from 'pngjs';
 import { LAYER_FONTS } from '../../lib/fonts/layer-fonts.js';
 import { UDHR_ARTICLE_1, type ScriptSample } from '../fixtures/udhr-article-1.js';
 import { inkSsim } from '../helpers/ink-ssim.js';
-import { pageCountOf, pdftoppm, pdftotextPages } from '../helpers/pdf-tools.js';
+import { embeddedFonts, pageCountOf, pdftoppm, pdftotextPages } from '../helpers/pdf-tools.js';
 import { b64, startService, type RunningService } from '../helpers/service.js';
 
 /**
@@ -187,6 +187,23 @@ describe('every script the layer covers', () => {
       assert.ok(right >= 0, `${sequence}: nothing drawn`);
       assert.ok(right - left + 1 <= 96, `${sequence}: drawn ${right - left + 1} px wide, more than one glyph`);
     });
+  });
+
+  it('draws the generic serif and monospace families in faces of their own (Noto Serif, Noto Sans Mono), and their scripts beyond Latin by the fallbacks', async () => {
+    // Prepare
+    const html =
+      '<!doctype html><meta charset="utf-8"><p style="font:16px sans-serif">Sans Ωmega</p><p style="font:16px serif">Serif Ωmega <b>bold</b></p>' +
+      '<p style="font:16px monospace">iiii WWWW مرحبا</p><p style="font:16px \'Noto Serif\'">By name</p>';
+
+    // Act
+    const response = await service.request('/v1/pdf', { json: { page: { html: b64(html) } } });
+
+    // Assess: each family's face embedded (subset-prefixed), Arabic in monospace still drawn by its script's face
+    assert.equal(response.status, 200, service.output());
+    const pdf = new Uint8Array(await response.arrayBuffer());
+    const faces = embeddedFonts(pdf).map((name) => name.replace(/^[A-Z]{6}\+/, ''));
+    for (const face of ['NotoSans-Regular', 'NotoSerif-Regular', 'NotoSerif-Bold', 'NotoSansMono-Regular', 'NotoSansArabic-Regular']) assert.ok(faces.includes(face), `${face} not in ${faces.join(', ')}`);
+    assert.equal(response.headers.get('x-missing-glyphs'), null);
   });
 
   it('tells a character no font has: PDF.js reads its .notdef and the service reports it (the readings above are not blind)', async () => {
