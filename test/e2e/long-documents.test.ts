@@ -32,6 +32,19 @@ describe('time budgets by mode', () => {
   let receiver: TestServer;
   const request = { page: { html: b64(table(12_000)), waitForSelector: { selector: '#never', options: { timeout: 6_500 } } } };
 
+  /** The job an async answer queued, once it has ended (the job endpoint polled). */
+  const ended = async (queued: Response, timeoutMs: number): Promise<JobBody> => {
+    const { id } = (await queued.json()) as JobBody;
+    return waitFor(
+      `job ${id} to end`,
+      async () => {
+        const body = (await (await service.request(`/v1/jobs/${id}`)).json()) as JobBody;
+        return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
+      },
+      timeoutMs,
+    );
+  };
+
   before(async () => {
     receiver = await startTestServer({ '/hook': (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok') });
     service = await startService({ RENDER_TIMEOUT_MS: String(SYNC_BUDGET_MS) });
@@ -57,15 +70,7 @@ describe('time budgets by mode', () => {
     // Act
     const queued = await service.request('/v1/pdf/async', { json: { ...request, webhook: { url: `${receiver.url}/hook` } } });
     assert.equal(queued.status, 201, await queued.clone().text());
-    const { id } = (await queued.json()) as JobBody;
-    const job = await waitFor(
-      'the job to end',
-      async () => {
-        const body = (await (await service.request(`/v1/jobs/${id}`)).json()) as JobBody;
-        return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
-      },
-      180_000,
-    );
+    const job = await ended(queued, 180_000);
 
     // Assess
     assert.equal(job.status, 'COMPLETED', JSON.stringify(job.error));
@@ -92,15 +97,7 @@ describe('time budgets by mode', () => {
       json: { page: { htmlTemplate: b64(template), templateData: { rows } }, pdf: { footer: { html: b64(footer) } } },
     });
     assert.equal(queued.status, 201, await queued.clone().text());
-    const { id } = (await queued.json()) as JobBody;
-    const job = await waitFor(
-      'the long job to end',
-      async () => {
-        const body = (await (await service.request(`/v1/jobs/${id}`)).json()) as JobBody;
-        return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
-      },
-      600_000,
-    );
+    const job = await ended(queued, 600_000);
 
     // Assess: the page count as pdfinfo reads it, the first row on the first page and the last on the last, and the band's numbers right there
     assert.equal(job.status, 'COMPLETED', JSON.stringify(job.error));
