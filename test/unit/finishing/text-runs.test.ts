@@ -136,6 +136,7 @@ describe('compress: text runs', () => {
     for (const [label, pdf] of [
       ['Tc', await pageWith(`BT /F1 12 Tf 2 Tc 1 0 0 1 20 100 Tm ${line} ET`)],
       ['Tw before the text object', await pageWith(`3 Tw BT /F1 12 Tf 1 0 0 1 20 100 Tm ${line} ET`)],
+      ['the " operator', await pageWith(`BT /F1 12 Tf 14 TL 1 0 0 1 20 100 Tm 2 1 (x) " ${line} ET`)],
       ['shared', await pageWith(`BT /F1 12 Tf 1 0 0 1 20 100 Tm ${line} ET`, { sharedWithSecondPage: true })],
       ['unended', await pageWith(`BT /F1 12 Tf 1 0 0 1 20 100 Tm ${line}`)],
     ] as const) {

@@ -13,8 +13,8 @@
  *
  * It is written to be safe on any file: a page content stream is rewritten
  * only when it is drawn on one page alone, never sets character or word
- * spacing or horizontal scaling (`Tc`, `Tw`, `Tz`: the advances would need
- * them), and ends outside a text object; a font whose advances are not known
+ * spacing or horizontal scaling (`Tc`, `Tw`, `Tz`, `"`: the advances would
+ * need them), and ends outside a text object; a font whose advances are not known
  * (Type 3, vertical, a font not found) and any text operator not modelled
  * here (`T*`, `'`, `"`, `TD`, a `TJ` of the file's own) make the rewrite put
  * its matrices back exactly where the file's are, then copy the operator as
@@ -39,8 +39,8 @@ const POSITIONLESS = new Set([
   'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN',
 ]);
 
-/** Operators that make a stream's advances unknowable here: such a stream is left as it is. */
-const SPACING = new Set(['Tc', 'Tw', 'Tz']);
+/** Operators that make a stream's advances unknowable here (`"` sets word and character spacing): such a stream is left as it is. */
+const SPACING = new Set(['Tc', 'Tw', 'Tz', '"']);
 
 /** A font's advance for a string's codes, in thousandths of an em; undefined when not known. */
 type Advances = (codes: Uint8Array) => number | undefined;
@@ -182,7 +182,10 @@ function rewriteStream(bytes: Uint8Array, fontOf: (resource: string) => Advances
     const op = token.value;
     const args = operands;
     operands = [];
-    if (SPACING.has(op)) return undefined;
+    if (SPACING.has(op)) {
+      operators.done();
+      return undefined;
+    }
     if (op === 'q') state.saved.push(state.font);
     else if (op === 'Q') state.font = state.saved.pop() ?? state.font;
     else if (op === 'Tf' || op === 'gs') {
