@@ -1,11 +1,12 @@
 import { PayloadTooLargeError, ValidationError } from '../errors.js';
 import type { FileStore } from '../files/file-store.js';
+import { callerUploadBytes } from '../files/caller-uploads.js';
 import { bodyBytes } from '../http/body-limit.js';
 import { parseJsonBody } from '../http/json-body.js';
 import type { HttpEvent } from '../http/types.js';
 import { parseInput } from '../validation/parse.js';
 import * as v from 'valibot';
-import { FONT_CONTENT_TYPES, FONT_UPLOAD_PREFIX, FamilySchema, FontUploadSchema } from '../schemas/font-requests.js';
+import { FONT_CONTENT_TYPES, FamilySchema, FontUploadSchema } from '../schemas/font-requests.js';
 import { MAX_FONT_FILE_BYTES } from '../fonts/user-fonts/font-limits.js';
 import type { FontUpload } from '../fonts/user-fonts/user-fonts.js';
 
@@ -30,34 +31,8 @@ export async function readFontUpload(event: HttpEvent, query: Record<string, str
   const body = parseInput(FontUploadSchema, parseJsonBody(event));
   const family = body.family ?? undefined;
   if (body.file != null) return { bytes: Buffer.from(body.file, 'base64'), field: 'file', ...(family !== undefined ? { family } : {}) };
-  return { bytes: await uploadedFontFile(body.fileUrl as string, accountId, deps), field: 'fileUrl', ...(family !== undefined ? { family } : {}) };
-}
-
-/**
- * The caller's own upload named by `s3://bucket/key`: only in the service's
- * files bucket under `uploads/<the caller's account id>/` (as a batch's itemsUrl),
- * never another account's uploads or the service's own objects, and the same
- * answer whether such a key exists or not; read up to MAX_FONT_FILE_BYTES.
- */
-async function uploadedFontFile(fileUrl: string, accountId: string, deps: FontUploadDeps): Promise<Buffer> {
-  const rest = fileUrl.slice('s3://'.length);
-  const bucket = rest.slice(0, rest.indexOf('/'));
-  const key = rest.slice(rest.indexOf('/') + 1);
-  const own = `${FONT_UPLOAD_PREFIX}${accountId}/`;
-  const segments = key.slice(own.length).split('/');
-  if (bucket !== deps.filesBucket || !key.startsWith(own) || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw new ValidationError({ fileUrl: `Must be s3://${deps.filesBucket}/${own}<key>: only your account's uploads are read` });
-  }
-  const stream = await deps.files.readStream(key);
-  if (!stream) throw new ValidationError({ fileUrl: 'No file at this key' });
-  const chunks: Uint8Array[] = [];
-  let read = 0;
-  for await (const chunk of stream) {
-    read += chunk.length;
-    if (read > MAX_FONT_FILE_BYTES) throw new ValidationError({ fileUrl: `Must be at most ${MAX_FONT_FILE_BYTES / 1024 / 1024} MB` }, { message: 'The font cannot be used' });
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  const bytes = await callerUploadBytes(body.fileUrl as string, accountId, deps, { field: 'fileUrl', maxBytes: MAX_FONT_FILE_BYTES, message: 'The font cannot be used' });
+  return { bytes, field: 'fileUrl', ...(family !== undefined ? { family } : {}) };
 }
 
 function headerOf(event: HttpEvent, name: string): string | undefined {

@@ -16,6 +16,7 @@ import { checkProcessDocument } from '../plan/process-input.js';
 import { PROCESS_REQUEST_SCHEMAS, processInput, type ProcessRequestOutput } from '../schemas/process-requests.js';
 import { buildDocumentPlan } from '../plan/build-plan.js';
 import { templatesFor } from '../templates/template-engine.js';
+import { readsTemplateData, withStandInData, withTemplateData } from '../templates/template-data-source.js';
 import { renderForRequest } from '../plan/request-errors.js';
 import { checkSignatureAvailable, checkSignerGranted } from '../plan/signature-check.js';
 import type { DocumentPlan } from '../render/render-plan.js';
@@ -105,14 +106,16 @@ type Deliver<D extends RenderDelivery> = (deps: DeliveryDeps[D], req: HttpReques
 /** The deliveries of the table: what happens once the request passed every check and its quota unit is spent. */
 const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
   // The file itself, or a 303 to a temporary copy when it is too large for a Lambda response.
-  raw: async (deps, { caller, context, event }, { plan }) => {
+  raw: async (deps, { caller, context, event }, prepared) => {
+    const plan = await renderedPlan(prepared, caller.accountId, deps);
     withAccountFonts(plan, await accountFonts(deps.fonts, caller.accountId));
     const result = await renderForRequest(deps.renderer, plan).catch((error: unknown) => adviseAsync(error, event.rawPath));
     context.timings = result.timings;
     return rawFileResponse(deps, caller.accountId, result);
   },
   // `{id, status, fileUrl, signedUrlStatus}`, the file also PUT to the caller's storage when given.
-  sync: async (deps, { body, caller, context, event }, { plan }) => {
+  sync: async (deps, { body, caller, context, event }, prepared) => {
+    const plan = await renderedPlan(prepared, caller.accountId, deps);
     withAccountFonts(plan, await accountFonts(deps.fonts, caller.accountId));
     const result = await renderForRequest(deps.renderer, plan).catch((error: unknown) => adviseAsync(error, event.rawPath));
     context.timings = result.timings;
@@ -144,9 +147,23 @@ const DELIVERIES: { [D in RenderDelivery]: Deliver<D> } = {
  * a signature must name a configured signer, at a level the deployment can sign (400).
  */
 export async function prepareRender(input: DocumentInput, config: Pick<AppDeps['config'], 'signing'>): Promise<Prepared> {
-  const plan = buildDocumentPlan(input, await templatesFor(input));
+  // Data by reference is not read here: the request is checked with an empty stand-in (template-data-source.ts).
+  const plan = buildDocumentPlan(withStandInData(input), await templatesFor(input));
   checkSignatureAvailable(plan, config.signing);
   return { input, plan };
+}
+
+/** How long a raw or sync render may spend reading its data by reference, of API Gateway's 30 s. */
+const EDGE_TEMPLATE_DATA_MS = 10_000;
+
+/**
+ * The plan a raw or sync render renders: the prepared one, or, where a page names its data by reference, one
+ * built again with the data read (a 400 on the page's templateDataUrl when it cannot be).
+ */
+async function renderedPlan(prepared: Prepared, accountId: string, deps: RenderDeps): Promise<DocumentPlan> {
+  if (!readsTemplateData(prepared.input)) return prepared.plan;
+  const input = await withTemplateData(prepared.input, accountId, { files: deps.files, filesBucket: deps.config.filesBucket }, EDGE_TEMPLATE_DATA_MS);
+  return buildDocumentPlan(input, await templatesFor(input));
 }
 
 /** Why a raw request may not ask for a preview: its answer is the file alone, with no URL for a second one. */

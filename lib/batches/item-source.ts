@@ -1,14 +1,14 @@
 import { DocumentFetchError } from '../delivery/errors.js';
 import { fetchDocument } from '../delivery/fetch-document.js';
 import { ValidationError } from '../errors.js';
-import type { FileStore } from '../files/file-store.js';
-import { ITEMS_UPLOAD_PREFIX, MAX_ITEMS_FILE_BYTES, type BatchItemEntryOutput } from '../schemas/batch-requests.js';
+import { callerUpload, type CallerUploadDeps } from '../files/caller-uploads.js';
+import { MAX_ITEMS_FILE_BYTES, type BatchItemEntryOutput } from '../schemas/batch-requests.js';
 import { readItemLines } from './item-lines.js';
 
 /** How long fetching an https `itemsUrl` may take: the POST has 29 s in all behind API Gateway. */
 export const ITEMS_FETCH_TIMEOUT_MS = 10_000;
 
-export type ItemSourceDeps = { files: Pick<FileStore, 'readStream'>; filesBucket: string };
+export type ItemSourceDeps = CallerUploadDeps;
 
 /**
  * The entries of a batch given as `itemsUrl`, every line checked
@@ -21,7 +21,7 @@ export type ItemSourceDeps = { files: Pick<FileStore, 'readStream'>; filesBucket
  * `itemsUrl` (the URL itself is never echoed: it may carry credentials).
  */
 export async function readItemsUrl(itemsUrl: string, accountId: string, deps: ItemSourceDeps): Promise<BatchItemEntryOutput[]> {
-  if (/^s3:/iu.test(itemsUrl)) return readItemLines(bounded(await uploadedFile(itemsUrl, accountId, deps)));
+  if (/^s3:/iu.test(itemsUrl)) return readItemLines(bounded(await callerUpload(itemsUrl, accountId, deps, 'itemsUrl')));
   let body: Buffer;
   try {
     body = await fetchDocument(itemsUrl, { maxBytes: MAX_ITEMS_FILE_BYTES, timeoutMs: ITEMS_FETCH_TIMEOUT_MS, accept: 'application/jsonl, application/x-ndjson, */*' });
@@ -32,21 +32,6 @@ export async function readItemsUrl(itemsUrl: string, accountId: string, deps: It
   return readItemLines((async function* () {
     yield body;
   })());
-}
-
-/** The caller's own uploaded file named by `s3://bucket/key`, or a 400 on itemsUrl. */
-async function uploadedFile(itemsUrl: string, accountId: string, deps: ItemSourceDeps): Promise<AsyncIterable<Uint8Array>> {
-  const rest = itemsUrl.slice('s3://'.length);
-  const bucket = rest.slice(0, rest.indexOf('/'));
-  const key = rest.slice(rest.indexOf('/') + 1);
-  const own = `${ITEMS_UPLOAD_PREFIX}${accountId}/`;
-  const segments = key.slice(own.length).split('/');
-  if (bucket !== deps.filesBucket || !key.startsWith(own) || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw new ValidationError({ itemsUrl: `Must be s3://${deps.filesBucket}/${own}<key>: only your account's uploads are read` });
-  }
-  const stream = await deps.files.readStream(key);
-  if (!stream) throw new ValidationError({ itemsUrl: 'No file at this key' });
-  return stream;
 }
 
 /** `chunks`, refused past MAX_ITEMS_FILE_BYTES. */

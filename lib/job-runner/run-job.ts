@@ -13,6 +13,7 @@ import { accountFonts } from '../fonts/user-fonts/account-fonts.js';
 import { withAccountFonts } from '../plan/with-account-fonts.js';
 import type { FontStore } from '../fonts/user-fonts/font-store.js';
 import { templatesFor } from '../templates/template-engine.js';
+import { withTemplateData } from '../templates/template-data-source.js';
 import { renderForRequest } from '../plan/request-errors.js';
 import type { DocumentRenderer } from '../render/types.js';
 import type { DocumentInput } from '../schemas/merge-requests.js';
@@ -32,7 +33,7 @@ export type RunJobDeps = {
   files: FileStore;
   renderer: Pick<DocumentRenderer, 'render'>;
   logger: Logger;
-  config: Pick<Config, 'webhookRetryDelaysSeconds'>;
+  config: Pick<Config, 'webhookRetryDelaysSeconds' | 'filesBucket'>;
   /** Where the quota unit of a job that failed on the service's side is given back. */
   usage?: UsageStore;
   /** The accounts' own fonts, given to the job's pages (issue 46); absent, pages get none. */
@@ -273,7 +274,8 @@ async function produce(job: Job, deps: RunJobDeps, clock: ConsumerClock): Promis
   let result;
   try {
     // The job holds the request as accepted; its plan is built anew, as the edge built it then.
-    const input = checkedInput(await deps.jobs.loadInput(job));
+    // Data by reference is read now, when the job starts (never held in the job record or the queue).
+    const input = await withTemplateData(checkedInput(await deps.jobs.loadInput(job)), job.accountId, { files: deps.files, filesBucket: deps.config.filesBucket }, asyncRenderBudgetMs(clock.timeLeftMs()));
     const plan = buildDocumentPlan(input, await templatesFor(input));
     // The account's fonts as they are now (a font deleted since the request is no longer used).
     if (deps.fonts) withAccountFonts(plan, await accountFonts(deps.fonts, job.accountId));

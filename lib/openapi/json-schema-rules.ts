@@ -73,6 +73,12 @@ function stringOf(object: Schema, field: string): Schema {
   return branches ? branches.find((branch) => branch.type === 'string')! : property;
 }
 
+/** A page's templateDataUrl: an http(s) URL or an s3://bucket/key (render-options.ts, upload-url.ts). */
+function templateDataUrlPattern(page: Schema): Schema {
+  Object.assign(stringOf(page, 'templateDataUrl'), { anyOf: [{ pattern: HTTP_URL }, { pattern: S3_KEY_PATTERN.source }] });
+  return page;
+}
+
 /** Adds rules to an object schema, beside what it already says. */
 const withRules = (object: Schema, ...rules: Schema[]): Schema => ({ ...object, allOf: [...((object.allOf as Schema[]) ?? []), ...rules] });
 
@@ -195,10 +201,11 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
   ]),
   // A page given as HTML has no site: each cookie names its url or domain, and a Cookie header, which would
   // be for the page's site, stays empty (lib/plan, cookiePlan and cookiesOfHeader).
+  // templateDataUrl only with htmlTemplate, and not beside templateData.
   [
     lastOf(PageWithSourceSchema),
     (page) =>
-      withRules(page, {
+      withRules(page, { if: given('templateDataUrl', 'string'), then: given('htmlTemplate', 'string') }, { not: { allOf: [given('templateData', 'object'), given('templateDataUrl', 'string')] } }, {
         if: { not: given('url', 'string') },
         then: {
           properties: {
@@ -228,8 +235,9 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       }),
   ],
   // Header names: an HTTP token, not one the service sets itself.
-  [lastOf(PageOptionsSchema), headersOf()],
-  [lastOf(PageOverridesSchema), headersOf()],
+  // ...and templateDataUrl an http(s) URL or an s3://bucket/key, as itemsUrl.
+  [lastOf(PageOptionsSchema), (page) => templateDataUrlPattern(headersOf()(page))],
+  [lastOf(PageOverridesSchema), (page) => templateDataUrlPattern(headersOf()(page))],
   [lastOf(WebhookOptionsSchema), headersOf(WEBHOOK_SIGNATURE_HEADERS)],
   // pageRanges and watermark.pages: pages and ranges separated by commas, numbered from 1.
   [lastOf(PageRangesSchema), (ranges) => ({ ...ranges, pattern: `^(?:${WS}|${PAGE_RANGE_PART}(?:,${PAGE_RANGE_PART})*)$` })],

@@ -183,6 +183,8 @@ export function pageSource(page: PageOptionsOutput, templates?: TemplateRenderer
     }
   }
   if (page.htmlTemplate != null) {
+    // Data by reference is read before a plan is built (template-data-source.ts): rendering without it would drop it silently.
+    if (page.templateDataUrl != null && page.templateData == null) throw new Error('page.templateDataUrl was not read before the plan was built');
     return { kind: 'html', html: needTemplates(templates)(page.htmlTemplate, page.templateData ?? {}), fromTemplate: true };
   }
   throw new ValidationError({ 'page.url': 'Give one of page.url, page.html or page.htmlTemplate' });

@@ -12,8 +12,8 @@ import {
   WebhookOptionsSchema,
 } from './render-options.js';
 import { PageWithSourceSchema } from './render-requests.js';
-import { MAX_URL_LENGTH, publicHttpUrl } from '../validation/http-url.js';
-import { S3_KEY_PATTERN } from '../validation/http-url-pattern.js';
+import { UPLOAD_PREFIX } from '../files/caller-uploads.js';
+import { uploadOrHttpUrl } from './upload-url.js';
 
 /** Items of one batch given inline, at most. */
 export const MAX_BATCH_ITEMS = 10_000;
@@ -129,36 +129,20 @@ export const MAX_ITEM_LINES = 100_000;
 export const MAX_ITEMS_FILE_BYTES = 64 * 1024 * 1024;
 
 /** Where the service's bucket takes a caller's JSON Lines files: `uploads/<accountId>/…`, read by that account only. */
-export const ITEMS_UPLOAD_PREFIX = 'uploads/';
+export const ITEMS_UPLOAD_PREFIX = UPLOAD_PREFIX;
 
-const PublicItemsUrl = publicHttpUrl('items URL');
 
 /**
  * `itemsUrl`: a JSON Lines file of items, fetched as documentUrl is (the
  * egress policy, no redirects, a size and a time bound) or read from the
  * service's bucket under the caller's own upload prefix.
  */
-const ItemsUrlSchema = v.pipe(
-  v.string('Must be a string'),
-  v.trim(),
-  v.maxLength(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters`),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const url = dataset.value;
-    if (/^s3:/iu.test(url)) {
-      if (!S3_KEY_PATTERN.test(url)) addIssue({ message: 'Must be s3://<bucket>/<key> (the bucket in lower case)' });
-      return;
-    }
-    const checked = v.safeParse(PublicItemsUrl, url);
-    if (!checked.success) addIssue({ message: checked.issues[0].message });
-  }),
-  v.metadata({
-    description:
-      `A JSON Lines file of items (one item per line, as items takes them; at most ${MAX_ITEM_LINES} lines and ${MAX_ITEMS_FILE_BYTES / 1024 / 1024} MB, each line at most ${MAX_ITEM_LINE_BYTES / 1024 / 1024} MB), instead of items: ` +
-      'an http(s) URL fetched with a GET through the same network rules as page.url (no redirects, private, loopback and metadata addresses refused, 10 s), ' +
-      `or s3://<the service's files bucket>/${ITEMS_UPLOAD_PREFIX}<your account id>/<key>: keys under another prefix, another account's or another bucket are refused. ` +
-      'Every line is checked before anything is queued (a 400 names items.<line index>.<field>).',
-  }),
+const ItemsUrlSchema = uploadOrHttpUrl(
+  'items URL',
+  `A JSON Lines file of items (one item per line, as items takes them; at most ${MAX_ITEM_LINES} lines and ${MAX_ITEMS_FILE_BYTES / 1024 / 1024} MB, each line at most ${MAX_ITEM_LINE_BYTES / 1024 / 1024} MB), instead of items: ` +
+    'an http(s) URL fetched with a GET through the same network rules as page.url (no redirects, private, loopback and metadata addresses refused, 10 s), ' +
+    `or s3://<the service's files bucket>/${ITEMS_UPLOAD_PREFIX}<your account id>/<key>: keys under another prefix, another account's or another bucket are refused. ` +
+    'Every line is checked before anything is queued (a 400 names items.<line index>.<field>).',
 );
 
 const BatchBodySchema = closedObject({

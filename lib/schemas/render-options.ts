@@ -18,6 +18,7 @@ import { closedObject } from '../validation/closed-object.js';
 import { cssValueProblem, hasUrlScheme } from '../validation/css-value.js';
 import { httpUrl, publicHttpUrl } from '../validation/http-url.js';
 import { MAX_JSON_DEPTH, nestsWithin } from '../validation/json-depth.js';
+import { uploadOrHttpUrl } from './upload-url.js';
 import { PageRangesSchema } from '../validation/page-ranges.js';
 import { FINISHING_ENTRIES, finishingRules } from '../finishing/pipeline/finishing-options.js';
 import { fieldRules, type FieldConflict } from '../validation/field-rules.js';
@@ -33,6 +34,8 @@ import { WEBHOOK_SIGNATURE_HEADER_NAMES } from './webhook-signature-headers.js';
  * Gateway's 30 s, so a longer wait could never end in "the request continues".
  */
 export const MAX_WAIT_TIMEOUT_MS = 25_000;
+/** Largest template data read by reference (`page.templateDataUrl`): far above the request body's limit. */
+export const MAX_TEMPLATE_DATA_URL_BYTES = 64 * 1024 * 1024;
 /** Fastest `waitForFunction` polling interval: faster only burns the render's CPU. */
 export const MIN_POLLING_MS = 10;
 /** Largest `deviceScaleFactor` / `clip.scale`. */
@@ -376,6 +379,14 @@ const pageEntries = {
       v.pipe(JsonObjectSchema, v.check((data) => nestsWithin(data, MAX_JSON_DEPTH), `Must not be nested deeper than ${MAX_JSON_DEPTH} levels`)),
     ),
     { description: `Data for htmlTemplate (a JSON object, nested at most ${MAX_JSON_DEPTH} levels); only together with htmlTemplate.` },
+  ),
+  templateDataUrl: v.nullish(
+    uploadOrHttpUrl(
+      'template data URL',
+      `Data for htmlTemplate by reference, instead of templateData, for data too large for a request body (issue 47): a JSON object of at most ${MAX_TEMPLATE_DATA_URL_BYTES / 1024 / 1024} MB ` +
+        `(nested at most ${MAX_JSON_DEPTH} levels), read when the render runs (an async job's when it starts) from s3://<the service's files bucket>/uploads/<your account id>/<key> ` +
+        'or from an http(s) URL through the same network rules as page.url (no redirects). A file that cannot be read, too large or no JSON object is a 400 on page.templateDataUrl (an async job ends FAILED with it). Only together with htmlTemplate.',
+    ),
   ),
   waitUntil: documented(v.nullish(oneOf(['auto', 'load', 'domcontentloaded', 'networkidle0', 'networkidle2'])), { default: RENDER_DEFAULTS.page.waitUntil }),
   waitForMilliseconds: v.nullish(numberBetween(0, 5000)),

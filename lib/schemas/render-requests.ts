@@ -22,7 +22,7 @@ import {
 
 type SourceField = 'url' | 'html' | 'htmlTemplate';
 /** What the page rules read: which fields are present, valid or not. */
-type PagePresence = Pick<PageOptionsOutput, SourceField | 'templateData'>;
+type PagePresence = Pick<PageOptionsOutput, SourceField | 'templateData' | 'templateDataUrl'>;
 
 const SOURCE_FIELDS: readonly SourceField[] = ['url', 'html', 'htmlTemplate'];
 const NO_SOURCE = 'Exactly one of page.url, page.html or page.htmlTemplate is required';
@@ -40,7 +40,7 @@ function countSources(page: PagePresence): number {
  * fields are present.
  */
 function pageRule(
-  field: SourceField | 'templateData',
+  field: SourceField | 'templateData' | 'templateDataUrl',
   requirement: (page: PagePresence) => boolean,
   message: (page: PagePresence) => string,
 ) {
@@ -76,10 +76,17 @@ const templateDataRule = pageRule(
   () => 'Only used together with page.htmlTemplate',
 );
 
+/** `templateDataUrl`: only with htmlTemplate, and not beside templateData (the data comes one way). */
+const templateDataUrlRule = pageRule(
+  'templateDataUrl',
+  (page) => page.templateDataUrl == null || (page.htmlTemplate != null && page.templateData == null),
+  (page) => (page.templateData != null ? 'Give page.templateData or page.templateDataUrl, not both' : 'Only used together with page.htmlTemplate'),
+);
+
 /**
  * `page` of a direct render, or of a template render after the merge:
- * exactly one of url, html, htmlTemplate, and templateData only with
- * htmlTemplate.
+ * exactly one of url, html, htmlTemplate, and templateData or
+ * templateDataUrl (not both) only with htmlTemplate.
  */
 export const PageWithSourceSchema = v.pipe(
   PageOptionsSchema,
@@ -87,6 +94,7 @@ export const PageWithSourceSchema = v.pipe(
   sourceRule('html', true),
   sourceRule('htmlTemplate', true),
   templateDataRule,
+  templateDataUrlRule,
   // The same rules in the OpenAPI document's words, so a generated body that fits the document fits them too.
   v.metadata({
     oneOf: SOURCE_FIELDS.map((field) => ({ required: [field], properties: { [field]: { type: 'string' } } })),

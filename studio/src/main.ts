@@ -401,9 +401,11 @@ function currentVariables(): Variables {
     throw new FormJsonError('page.templateData', `Not valid JSON: ${(error as Error).message}`);
   }
   const options = readForm(ui.options);
-  // An empty editor leaves the page source to page.url or page.html (templateData goes only with a template).
+  // An empty editor leaves the page source to page.url or page.html (templateData goes only with a template);
+  // a templateDataUrl given in the options brings the data instead of the editor's.
   const source = htmlSource.get();
-  const page = source.trim() === '' ? { ...options.page } : { ...options.page, htmlTemplate: encodeBase64(source), templateData };
+  const byReference = typeof (options.page as Record<string, unknown> | undefined)?.templateDataUrl === 'string';
+  const page = source.trim() === '' ? { ...options.page } : { ...options.page, htmlTemplate: encodeBase64(source), ...(byReference ? {} : { templateData }) };
   const variables: Variables = { page };
   if (ui.output.value === 'PDF') variables.pdf = options.pdf ?? {};
   else variables.screenshot = options.screenshot ?? {};

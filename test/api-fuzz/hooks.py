@@ -73,6 +73,10 @@ def before_call(context, case, **kwargs):
     for holder in (body, body.get("variables"), body.get("defaults"), *lists):
         for section, field in URL_FIELDS:
             _point_at_receiver(holder, section, field)
+        # A page's data by reference is read (an s3:// key would be refused outside the caller's own uploads): the receiver answers a JSON object.
+        page = holder.get("page") if isinstance(holder, dict) else None
+        if isinstance(page, dict) and isinstance(page.get("templateDataUrl"), str):
+            page["templateDataUrl"] = f"{RECEIVER}/templateDataUrl"
         for section, field in TEXT_FIELDS:
             _as_utf8(holder, section, field)
     # A process request's documentUrl is fetched: the receiver answers it (with a page, which is no PDF).

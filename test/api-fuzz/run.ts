@@ -43,13 +43,16 @@ function ensureSchemathesis(): void {
 
 /**
  * Stands in for the public pages, upload targets and webhook receivers the
- * machine cannot reach: a small HTML page for GET, 200 for anything else.
+ * machine cannot reach: a small HTML page for GET (a JSON object at
+ * /templateDataUrl, where a page's data by reference is read), 200 for anything else.
  */
 async function startReceiver(): Promise<{ origin: string; server: Server }> {
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      if (request.method === 'GET') {
+      if (request.method === 'GET' && request.url === '/templateDataUrl') {
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"customer":"fuzz"}');
+      } else if (request.method === 'GET') {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         response.end('<!doctype html><title>fuzz</title><h1>A page for the fuzzer</h1>');
       } else {

@@ -46,7 +46,12 @@ describe('time budgets by mode', () => {
   };
 
   before(async () => {
-    receiver = await startTestServer({ '/hook': (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok') });
+    receiver = await startTestServer({
+      '/hook': (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok'),
+      // A report's data by reference: 3,000 rows, read by the render, never sent in its body
+      '/data.json': (_req: unknown, res: ServerResponse) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'By reference', rows: Array.from({ length: 3_000 }, (_, i) => `row-${i + 1}`) })),
+    });
     service = await startService({ RENDER_TIMEOUT_MS: String(SYNC_BUDGET_MS) });
   });
   after(async () => {
@@ -110,5 +115,31 @@ describe('time budgets by mode', () => {
     assert.match(last, /\bR60000R\b/);
     assert.match(last, new RegExp(`Page ${pages} of ${pages}\\b`));
     console.log(`1,000-page async render: ${pages} pages, ${pdf.byteLength} bytes, renderMs ${job.renderMs}`);
+  });
+
+  it('renders a template whose data comes by reference (page.templateDataUrl), raw and async, and names the field when it cannot be read', async () => {
+    // Prepare
+    const page = { htmlTemplate: b64('<h1>{{title}}</h1><ol>{{#each rows}}<li>{{this}}</li>{{/each}}</ol>'), templateDataUrl: `${receiver.url}/data.json` };
+
+    // Act
+    const [raw, queued, missing] = await Promise.all([
+      service.request('/v1/pdf', { json: { page } }),
+      service.request('/v1/pdf/async', { json: { page } }),
+      service.request('/v1/pdf', { json: { page: { ...page, templateDataUrl: `${receiver.url}/absent.json` } } }),
+    ]);
+
+    // Assess: both files carry the first and the last row; the 404 is a 400 naming the field
+    assert.equal(raw.status, 200, await raw.clone().text());
+    assert.equal(queued.status, 201, await queued.clone().text());
+    const job = await ended(queued, 120_000);
+    assert.equal(job.status, 'COMPLETED', JSON.stringify(job.error));
+    for (const pdf of [new Uint8Array(await raw.arrayBuffer()), new Uint8Array(await (await fetch(job.fileUrl as string)).arrayBuffer())]) {
+      const text = pdftotext(pdf).stdout;
+      assert.match(text, /By reference/);
+      assert.match(text, /\brow-1\b[\s\S]*\brow-3000\b/);
+    }
+    assert.equal(missing.status, 400);
+    const refused = (await missing.json()) as { fields?: Record<string, string> };
+    assert.match(refused.fields?.['page.templateDataUrl'] ?? '', /404/);
   });
 });

@@ -87,7 +87,7 @@ describe('the browser failing under a render', { timeout: 120_000 }, () => {
     const deps: RunJobDeps = {
       jobs, queue, files: memoryFileStore(), renderer,
       logger: new Logger({ serviceName: 'crash', logLevel: 'SILENT' }),
-      config: { webhookRetryDelaysSeconds: [1, 2, 3, 4] },
+      config: { webhookRetryDelaysSeconds: [1, 2, 3, 4], filesBucket: 'files' },
     };
     const spend: QuotaSpend = { tokenHash: 'hash', period: '2026-11', spendId: 'r-1' };
     const job = newJob({ accountId: 'acct', tokenHash: 'hash', spend, input: { output: 'PDF', page: { url: `${site.url}/slow-once`, adblock: false } }, webhook: { url: 'https://hooks.example/done' } });

@@ -23,7 +23,7 @@ function setup(options: { failWith?: () => Error } = {}) {
   const renderer = fakeRenderer(options);
   const refunds: string[] = [];
   const usage = { refund: async (_key: unknown, spendId: string) => (refunds.push(spendId), true) } as unknown as UsageStore;
-  const deps: RunJobDeps = { jobs, queue, files, renderer, logger: silentLogger, config: { webhookRetryDelaysSeconds: DELAYS }, usage };
+  const deps: RunJobDeps = { jobs, queue, files, renderer, logger: silentLogger, config: { webhookRetryDelaysSeconds: DELAYS, filesBucket: 'files' }, usage };
   return { jobs, queue, files, renderer, refunds, deps };
 }
 
@@ -127,6 +127,34 @@ describe('runJob', () => {
     assert.equal(failed.pageCount, undefined);
     assert.equal(typeof failed.renderMs, 'number');
     assert.equal(webhookBody(failed, { fileUrl: null }).pageCount, undefined);
+  });
+
+  it('reads data by reference when the job starts, and ends a job whose data cannot be read FAILED with a 400 naming the field (issue 47)', async () => {
+    // Prepare: one job whose data is the caller's upload, one whose key is missing
+    const { jobs, files, deps } = setup();
+    const body = Buffer.from(JSON.stringify({ customer: 'Ada Lovelace' }));
+    files.files.set('uploads/acct-1/data.json', { body, file: { key: 'uploads/acct-1/data.json', contentType: 'application/json', size: body.length, createdAt: new Date().toISOString() } });
+    const queue = async (key: string) => {
+      const job = newJob({ accountId: 'acct-1', tokenHash: 'hash', spend: SPEND, input: { output: 'PDF', page: { htmlTemplate: b64('<p>{{customer}}</p>'), templateDataUrl: `s3://files/${key}` } }, webhook: { url: 'https://hooks.example/done' } });
+      await jobs.create(job);
+      return job;
+    };
+    const [read, missing] = [await queue('uploads/acct-1/data.json'), await queue('uploads/acct-1/absent.json')];
+    const planned: string[] = [];
+    deps.renderer = { render: async (plan, options) => (planned.push(JSON.stringify(plan)), fakeRenderer().render(plan, options)) };
+
+    // Act
+    await runJob(read, deps, clock());
+    await runJob(missing, deps, clock());
+
+    // Assess: the render had the data; a missing key fails the job, naming the field
+    assert.equal(jobs.peek(read)?.status, 'COMPLETED');
+    assert.match(planned[0] ?? '', /Ada Lovelace/);
+    assert.equal(planned.length, 1);
+    const failed = jobs.peek(missing)!;
+    assert.equal(failed.status, 'FAILED');
+    assert.equal(failed.error?.code, 'api.validation');
+    assert.match(failed.error?.fields?.['page.templateDataUrl'] ?? '', /No file at this key/);
   });
 
   it("gives the render a budget from what its consumer's invocation has left, not a sync render's (issue 47)", async () => {
