@@ -48,6 +48,8 @@ describe('time budgets by mode', () => {
   before(async () => {
     receiver = await startTestServer({
       '/hook': (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok'),
+      '/hook-long': (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok'),
+      '/hook-data': (_req: unknown, res: ServerResponse) => res.writeHead(200).end('ok'),
       // A report's data by reference: 3,000 rows, read by the render, never sent in its body
       '/data.json': (_req: unknown, res: ServerResponse) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'By reference', rows: Array.from({ length: 3_000 }, (_, i) => `row-${i + 1}`) })),
@@ -99,7 +101,7 @@ describe('time budgets by mode', () => {
 
     // Act
     const queued = await service.request('/v1/pdf/async', {
-      json: { page: { htmlTemplate: b64(template), templateData: { rows } }, pdf: { footer: { html: b64(footer) } } },
+      json: { page: { htmlTemplate: b64(template), templateData: { rows } }, pdf: { footer: { html: b64(footer) } }, webhook: { url: `${receiver.url}/hook-long` } },
     });
     assert.equal(queued.status, 201, await queued.clone().text());
     const job = await ended(queued, 600_000);
@@ -124,7 +126,7 @@ describe('time budgets by mode', () => {
     // Act
     const [raw, queued, missing] = await Promise.all([
       service.request('/v1/pdf', { json: { page } }),
-      service.request('/v1/pdf/async', { json: { page } }),
+      service.request('/v1/pdf/async', { json: { page, webhook: { url: `${receiver.url}/hook-data` } } }),
       service.request('/v1/pdf', { json: { page: { ...page, templateDataUrl: `${receiver.url}/absent.json` } } }),
     ]);
 
