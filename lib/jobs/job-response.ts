@@ -29,9 +29,9 @@ export async function jobResponse(
     ...beside,
     ...(isFinished(job) ? { signedUrlStatus: signedUrlStatusOf(job) } : {}),
     ...(job.missingGlyphs ? { missingGlyphs: job.missingGlyphs } : {}),
-    ...(isFinished(job) && job.pageCount !== undefined ? { pageCount: job.pageCount } : {}),
-    ...(isFinished(job) && job.renderMs !== undefined ? { renderMs: job.renderMs } : {}),
     ...(job.error ? { error: job.error } : {}),
     webhook: { status: job.webhookStatus, attempts: job.webhookAttempts },
+    ...(isFinished(job) && job.pageCount !== undefined ? { pageCount: job.pageCount } : {}),
+    ...(isFinished(job) && job.renderMs !== undefined ? { renderMs: job.renderMs } : {}),
   };
 }

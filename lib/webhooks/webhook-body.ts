@@ -22,13 +22,13 @@ export type WebhookBody = {
   signedUrlStatus: SignedUrlStatus;
   /** Characters the file draws with no glyph (issue 46): present only when there are any. */
   missingGlyphs?: MissingGlyphReport;
-  /** What the job cost (issue 47), each where known: the PDF's pages, and the milliseconds from taking the job to its file (render and finishing). */
-  pageCount?: number;
-  renderMs?: number;
   metadata: Record<string, string>;
   error?: JobError;
   createdAt: string;
   completedAt: string | null;
+  /** What the job cost (issue 47), each where known: the PDF's pages, and the milliseconds from taking the job to its file (render and finishing). */
+  pageCount?: number;
+  renderMs?: number;
 };
 
 /**
@@ -36,7 +36,7 @@ export type WebhookBody = {
  * shape: the file's fields are null when the job failed, and `error` appears
  * only then; `missingGlyphs`, as in a synchronous answer, only when the file
  * draws characters no font has; `pageCount` and `renderMs` (issue 47) where
- * known, as additions after those decisions.md lists.
+ * known, last, after every field decisions.md lists.
  */
 export function webhookBody(job: Job, file: WebhookFile, beside: Pick<WebhookBody, 'fileUrls' | 'previewUrl'> = {}): WebhookBody {
   const stored = job.status === 'COMPLETED' ? job.file : undefined;
@@ -50,12 +50,13 @@ export function webhookBody(job: Job, file: WebhookFile, beside: Pick<WebhookBod
     ...beside,
     signedUrlStatus: signedUrlStatusOf(job),
     ...(stored && job.missingGlyphs ? { missingGlyphs: job.missingGlyphs } : {}),
-    ...(job.pageCount !== undefined ? { pageCount: job.pageCount } : {}),
-    ...(job.renderMs !== undefined ? { renderMs: job.renderMs } : {}),
     metadata: job.webhook?.metadata ?? {},
     ...(job.error ? { error: job.error } : {}),
     createdAt: job.createdAt,
     completedAt: job.completedAt ?? null,
+    // Additions after every field decisions.md lists, in its order (issue 47).
+    ...(job.pageCount !== undefined ? { pageCount: job.pageCount } : {}),
+    ...(job.renderMs !== undefined ? { renderMs: job.renderMs } : {}),
   };
 }
 

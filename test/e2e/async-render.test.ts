@@ -26,7 +26,8 @@ type JobBody = {
   webhook: { status: string; attempts: number };
 };
 
-const WEBHOOK_FIELDS = ['id', 'status', 'output', 'contentType', 'fileSize', 'fileUrl', 'signedUrlStatus', 'metadata', 'createdAt', 'completedAt'];
+/** decisions.md's fields in its order, then the additions a completed PDF job carries (what it cost, issue 47), last. */
+const WEBHOOK_FIELDS = ['id', 'status', 'output', 'contentType', 'fileSize', 'fileUrl', 'signedUrlStatus', 'metadata', 'createdAt', 'completedAt', 'pageCount', 'renderMs'];
 
 /** Verifies a Standard Webhooks signature the way a receiver would, with node:crypto alone. */
 function verifySignature(secret: string, call: WebhookCall): boolean {

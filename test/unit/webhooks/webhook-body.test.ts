@@ -48,6 +48,20 @@ describe('webhookBody', () => {
     });
   });
 
+  it('puts what the job cost last, after every field decisions.md lists, and only where known (issue 47)', () => {
+    // Prepare
+    const file = { key: 'files/acct-1/x.pdf', contentType: 'application/pdf', size: 9, createdAt: '2026-01-02T03:04:08.000Z' };
+
+    // Act
+    const completed = webhookBody(finishedJob({ status: 'COMPLETED', file, signedUrlStatus: 'NOT_PROVIDED', pageCount: 1_204, renderMs: 61_500 }), { fileUrl: 'https://files.example/x.pdf' });
+    const refused = webhookBody(finishedJob({ status: 'FAILED', error: { code: 'api.validation', message: 'x' } }), { fileUrl: null });
+
+    // Assess
+    assert.deepEqual(Object.keys(completed).slice(-5), ['metadata', 'createdAt', 'completedAt', 'pageCount', 'renderMs']);
+    assert.deepEqual([completed.pageCount, completed.renderMs], [1_204, 61_500]);
+    assert.deepEqual(Object.keys(refused).slice(-2), ['createdAt', 'completedAt']);
+  });
+
   it('names the characters a completed file draws with no glyph, after signedUrlStatus, and nothing when there are none', () => {
     // Prepare
     const file = { key: 'files/acct-1/x.pdf', contentType: 'application/pdf', size: 9, createdAt: '2026-01-02T03:04:08.000Z' };
