@@ -26,8 +26,9 @@ type JobBody = {
   webhook: { status: string; attempts: number };
 };
 
-/** decisions.md's fields in its order, then the additions a completed PDF job carries (what it cost, issue 47), last. */
-const WEBHOOK_FIELDS = ['id', 'status', 'output', 'contentType', 'fileSize', 'fileUrl', 'signedUrlStatus', 'metadata', 'createdAt', 'completedAt', 'pageCount', 'renderMs'];
+/** decisions.md's fields in its order; a completed job adds what it cost (issue 47) last: a PDF's pages and the render's milliseconds. */
+const WEBHOOK_FIELDS = ['id', 'status', 'output', 'contentType', 'fileSize', 'fileUrl', 'signedUrlStatus', 'metadata', 'createdAt', 'completedAt'];
+const PDF_COST = ['pageCount', 'renderMs'];
 
 /** Verifies a Standard Webhooks signature the way a receiver would, with node:crypto alone. */
 function verifySignature(secret: string, call: WebhookCall): boolean {
@@ -149,7 +150,7 @@ describe('async rendering, webhooks and the job endpoint', () => {
     assert.ok(verifySignature(account.webhookSecret, call), 'signature verifies with the account secret');
     assert.equal(verifySignature(account.webhookSecret, { ...call, body: call.body.replace('42', '43') }), false);
     const body = JSON.parse(call.body) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), WEBHOOK_FIELDS);
+    assert.deepEqual(Object.keys(body), [...WEBHOOK_FIELDS, ...PDF_COST]);
     assert.equal(body.id, queued.body.id);
     assert.equal(body.status, 'COMPLETED');
     assert.equal(body.output, 'PDF');
@@ -185,7 +186,8 @@ describe('async rendering, webhooks and the job endpoint', () => {
     assert.equal(call.method, 'PUT');
     assert.ok(verifySignature(account.webhookSecret, call));
     const body = JSON.parse(call.body) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), WEBHOOK_FIELDS.map((field) => (field === 'fileUrl' ? 'fileBase64' : field)));
+    // an image has no page count: only its render time is added
+    assert.deepEqual(Object.keys(body), [...WEBHOOK_FIELDS.map((field) => (field === 'fileUrl' ? 'fileBase64' : field)), 'renderMs']);
     assert.equal(body.output, 'IMAGE');
     assert.equal(body.contentType, 'image/png');
     assert.equal(body.signedUrlStatus, 'UPLOADED');
