@@ -12,6 +12,7 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { base64TextPattern } from '../validation/base64-text.js';
 import { BatchRequestSchema } from '../schemas/batch-requests.js';
+import { FontUploadSchema } from '../schemas/font-requests.js';
 import { CSS_VALUE } from '../validation/css-value.js';
 import { HTTP_URL_PATTERN, S3_KEY_PATTERN } from '../validation/http-url-pattern.js';
 import { JS_WHITESPACE } from '../validation/js-whitespace.js';
@@ -143,14 +144,14 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       return part;
     },
   ],
-  // pdf.watermark: one of text or image; fontSize and color only with text; the image a PNG or a JPEG.
+  // pdf.watermark: one of text or image; fontSize, color and fontFamily only with text; the image a PNG or a JPEG.
   [
     lastOf(WatermarkSchema),
     (watermark) => {
       Object.assign(stringOf(watermark, 'image'), { pattern: base64StartingWith(PNG_MAGIC, JPEG_MAGIC), contentEncoding: 'base64' });
       return withRules(watermark, exactlyOne(['text', 'string'], ['image', 'string']), {
         if: given('image', 'string'),
-        then: { properties: { fontSize: { type: 'null' }, color: { type: 'null' } } },
+        then: { properties: { fontSize: { type: 'null' }, color: { type: 'null' }, fontFamily: { type: 'null' } } },
       });
     },
   ],
@@ -253,6 +254,8 @@ const RULES = new Map<unknown, (converted: Schema) => Schema>([
       return overlay;
     },
   ],
+  // POST /v1/fonts as JSON: exactly one of file and fileUrl (font-requests.ts).
+  [lastOf(FontUploadSchema), (body) => withRules(body, exactlyOne(['file', 'string'], ['fileUrl', 'string']))],
   // A batch: exactly one of items and itemsUrl; itemsUrl an http(s) URL or an s3://bucket/key (batch-requests.ts).
   [
     lastOf(BatchRequestSchema),

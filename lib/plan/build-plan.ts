@@ -365,6 +365,7 @@ export function printPlan(pdf: PdfOptionsOutput | null | undefined): Pick<PdfPla
     if (margin.bottom === undefined && (chromiumDefaults || Boolean(footer))) margin.bottom = HEADER_FOOTER_MARGIN;
   }
   if (Object.keys(margin).length > 0) options.margin = margin;
+  marginsFit(options);
   const given = displayHeaderFooter && !(header === undefined && footer === undefined);
   return { print: options, headerFooter: { header: given && Boolean(o.headerHtml), footer: given && Boolean(o.footerHtml) } };
 }
@@ -417,6 +418,33 @@ const FORMAT_INCHES: Record<string, [number, number]> = {
   a0: [33.1102, 46.811], a1: [23.3858, 33.1102], a2: [16.5354, 23.3858], a3: [11.6929, 16.5354],
   a4: [8.2677, 11.6929], a5: [5.8268, 8.2677], a6: [4.1339, 5.8268],
 };
+
+/**
+ * The margins must leave room on the paper: left and right together
+ * narrower than its width, top and bottom lower than its height, or Chromium
+ * answers the print with "Printing failed" (a 500 before this 400). A CSS
+ * @page size (preferCSSPageSize) may still change the paper: then the
+ * options' size is not the page's, and Chromium is left to judge.
+ */
+function marginsFit(print: PDFOptions): void {
+  if (!print.margin || print.preferCSSPageSize) return;
+  const px = (length: string | number | undefined) => (length === undefined ? 0 : typeof length === 'number' ? length : paperLengthInPx(length));
+  const format = print.format ? FORMAT_INCHES[print.format.toLowerCase()] : undefined;
+  // puppeteer's default for a side not given is US letter's.
+  const [portraitWidth, portraitHeight] = format ? format.map((inches) => inches * 96) : [print.width === undefined ? 816 : px(print.width), print.height === undefined ? 1056 : px(print.height)];
+  const [width, height] = print.landscape ? [portraitHeight, portraitWidth] : [portraitWidth, portraitHeight];
+  const { top, bottom, left, right } = print.margin;
+  const problems: Record<string, string> = {};
+  if (width !== undefined && px(left) + px(right) >= width) {
+    const message = `Must leave room on the page: the paper is ${Math.round(width)}px wide, the left and right margins together must be less`;
+    Object.assign(problems, { 'pdf.margin.left': message, 'pdf.margin.right': message });
+  }
+  if (height !== undefined && px(top) + px(bottom) >= height) {
+    const message = `Must leave room on the page: the paper is ${Math.round(height)}px high, the top and bottom margins together must be less`;
+    Object.assign(problems, { 'pdf.margin.top': message, 'pdf.margin.bottom': message });
+  }
+  if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+}
 
 /** The printed page's height in points, as far as the options tell (a CSS @page size may still change it: the finishing checks again). */
 function pageHeightPt(print: PDFOptions): number | undefined {

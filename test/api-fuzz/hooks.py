@@ -119,6 +119,21 @@ MERGED_RULES = (
 
 BEYOND_JSON_SCHEMA = (
     Rule(
+        r"(^|\.)pdf\.watermark\.fontFamily$",
+        r'^(The family name may hold letters, digits, spaces, "-", "_" and "\." only|The family name must be at most \d+ characters'
+        r'|".*" is a keyword of CSS, not a family)$',
+        "A family name is letters and digits of any script (Unicode's L and N classes) with spaces, - _ and .: a "
+        "pattern with Unicode property escapes, which the fuzzer's regular expressions do not read; CSS keywords "
+        "(inherit, initial…) are no family (lib/fonts/family-names.ts).",
+    ),
+    Rule(
+        r"(^|\.)page\.templateDataUrl$",
+        r"^(Give page\.templateData or page\.templateDataUrl, not both|Only used together with page\.htmlTemplate)$",
+        "On a template render the request is merged over the stored template first: data by value in one and by "
+        "reference in the other, or a reference where the merged page has no htmlTemplate, only shows once merged.",
+        TEMPLATE_RENDERS,
+    ),
+    Rule(
         r"(^|\.)(page\.(html|htmlTemplate)|pdf\.(headerHtml|footerHtml))$",
         r"^(Must be base64-encoded UTF-8 text|Must not be empty)$",
         "The base64 must decode to UTF-8 (the document's pattern checks the base64; "
@@ -344,6 +359,12 @@ BEYOND_JSON_SCHEMA = (
         r"|The header and footer together must be less than the page)",
         "A band's height with a unit compares its value in inches, and the bands must fit the page the format, "
         "width, height and landscape (or a CSS @page size) make: arithmetic across fields.",
+    ),
+    Rule(
+        r"(^|\.)pdf\.margin\.(top|bottom|left|right)$",
+        r"^Must leave room on the page: ",
+        "Two margins (each with its own unit) together must be less than the paper the format, width, height and "
+        "landscape make: arithmetic across fields (lib/plan/build-plan.ts, marginsFit).",
     ),
     Rule(
         r"(^|\.)pdf\.(sectionHeadings|header|footer)$",

@@ -111,4 +111,20 @@ describe('toPdfOptions', () => {
     );
     assert.deepEqual(options.margin, { top: '1cm', bottom: '2cm', left: '3mm', right: 10 });
   });
+
+  it('refuses margins that leave no room on the paper, naming both sides (Chromium answered the print with "Printing failed", a 500)', () => {
+    // The fuzzer's case: 7111 px wide, left and right 25,660 px together
+    assert.throws(
+      () => toPdfOptions({ width: 7111.3, margin: { left: 11804.1, right: 13855.9, top: '.17', bottom: '8.6' } }),
+      (error: Error & { fields?: Record<string, string> }) => Object.keys(error.fields ?? {}).sort().join() === 'pdf.margin.left,pdf.margin.right',
+    );
+    // A4 landscape is 1123 px wide and 794 px high: 4in + 4.5in top and bottom is 816 px
+    assert.throws(
+      () => toPdfOptions({ format: 'a4', landscape: true, margin: { top: '4in', bottom: '4.5in' } }),
+      (error: Error & { fields?: Record<string, string> }) => /Must leave room on the page/.test(error.fields?.['pdf.margin.top'] ?? ''),
+    );
+    // ...while margins that leave room, and a CSS page size the options do not know, are Chromium's to print
+    assert.doesNotThrow(() => toPdfOptions({ format: 'a4', margin: { top: '4in', bottom: '4.5in' } }));
+    assert.doesNotThrow(() => toPdfOptions({ width: 100, margin: { left: 80, right: 80 }, preferCSSPageSize: true }));
+  });
 });
