@@ -119,6 +119,14 @@ MERGED_RULES = (
 
 BEYOND_JSON_SCHEMA = (
     Rule(
+        r"^(file|fileUrl)$",
+        r".",
+        "What a font upload holds is read as a font (TrueType, OpenType, WOFF or WOFF2, with a family name fontkit "
+        "reads: lib/fonts/user-fonts/font-file.ts), and a fileUrl is read from the caller's own uploads: the bytes' "
+        "grammar and the account's keys, not a pattern.",
+        ("createFont",),
+    ),
+    Rule(
         r"(^|\.)pdf\.watermark\.fontFamily$",
         r'^(The family name may hold letters, digits, spaces, "-", "_" and "\." only|The family name must be at most \d+ characters'
         r'|".*" is a keyword of CSS, not a family)$',
