@@ -4,7 +4,7 @@ import { inflateSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import fontkit from '@cantoo/fontkit';
-import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { PNG } from 'pngjs';
 import { documentBudget, DocumentBudgetError, unboundedBudget } from '../../../lib/budget/document-budget.js';
 import { joinTextRuns } from '../../../lib/finishing/steps/compress/text-runs.js';
@@ -156,6 +156,20 @@ describe('compress: text runs', () => {
     // Assess: nothing to join, so the stream is the file's
     assert.equal(replaced, 0);
     assert.equal(contentOf(pdf), contentOf(original));
+  });
+
+  it('does not follow a font whose /W is thousands of ranges (each glyph would search them all)', async () => {
+    // Prepare: the line glyph by glyph, its font's widths rewritten as 10,000 ranges
+    const pdf = await pageWith(`BT /F1 12 Tf 1 0 0 1 20 100 Tm ${glyphByGlyph('Ranges', 12, { error: 1e-5 })} ET`);
+    const doc = await PDFDocument.load(pdf);
+    for (const [, object] of doc.context.enumerateIndirectObjects()) {
+      if (object instanceof PDFDict && object.get(PDFName.of('Subtype')) === PDFName.of('CIDFontType2')) {
+        object.set(PDFName.of('W'), doc.context.obj(Array.from({ length: 10_000 }, (_, i) => [i * 2, i * 2 + 1, 500]).flat()));
+      }
+    }
+
+    // Act + Assess
+    assert.equal(joinTextRuns(doc, unboundedBudget()), 0);
   });
 
   it('counts the operators it walks against the document budget', async () => {

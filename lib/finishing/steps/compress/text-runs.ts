@@ -33,6 +33,9 @@ const name = (value: string) => PDFName.of(value);
 /** How far a glyph may sit from where the file put it, in ems: half a thousandth (0.008 pt at 16 pt). */
 const TOLERANCE_EM = 0.0005;
 
+/** Ranges (`first last width`) of a CID font's /W followed, at most: see cidWidths. */
+const MAX_W_RANGES = 64;
+
 /** Operators that change neither matrix nor font: copied as they are, ending any run being written. */
 const POSITIONLESS = new Set([
   'BDC', 'BMC', 'EMC', 'MP', 'DP', 'Tr', 'Ts', 'TL', 'w', 'J', 'j', 'M', 'd', 'ri', 'i',
@@ -116,6 +119,9 @@ function cidWidths(cidFont: PDFDict, budget: DocumentBudget): ((cid: number) => 
       }
     }
   }
+  // Each glyph's width is looked up through the ranges: a file's /W of many ranges would make that ranges × glyphs,
+  // so such a font is not followed (Chromium writes its widths one by one, in a handful of entries).
+  if (ranges.length > MAX_W_RANGES) return undefined;
   return (cid) => single.get(cid) ?? ranges.find(([first, last]) => cid >= first && cid <= last)?.[2] ?? fallback;
 }
 
